@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Attachment bytes as files named by their SHA-256 under `blobs/<first two hex>/<id>`.
+/// Written durably (temp file, fsync, rename, fsync folder), deduplicated by name, and
+/// streamed in 1 MiB chunks: attaching a 2 GiB file never holds it in memory.
+public struct BlobStore: Sendable {
+    public let root: String
+
+    public init(root: String) { self.root = root }
+
+    /// The file holding blob `id`.
+    public func path(for id: String) -> String {
+        root + "/" + id.prefix(2) + "/" + id
+    }
+
+    public func contains(_ id: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(for: id))
+    }
+
+    /// A blob id is 64 lower-case hex characters; anything else is refused before it
+    /// can become a path.
+    public static func isValidID(_ id: String) -> Bool {
+        id.utf8.count == 64 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    public struct Added: Sendable {
+        public let id: String
+        public let size: Int64
+        /// False when identical bytes were already stored.
+        public let isNew: Bool
+    }
+
+    /// Copies the file at `source` into the store, hashing while it streams.
+    /// - Throws: `.fileUnreadable` for a missing or unreadable source, `.io` when writing fails.
+    public func add(fileAt source: String) throws -> Added {
+        let input = try FileIO.openForReading(source)
+        defer { close(input) }
+        let tempFolder = root + "/tmp"
+        try FileIO.makeFolder(tempFolder)
+        let temp = tempFolder + "/" + UUID().uuidString.lowercased()
+        // 1. Write to a private temporary name: a crash leaves only garbage in tmp/.
+        let output = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw StoreError(.io, path: temp, detail: FileIO.errnoText()) }
+        var hash = SHA256()
+        var size: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileIO.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            while true {
+                let n = try FileIO.readSome(input, buffer, path: source)
+                if n == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                hash.update(chunk)
+                try FileIO.writeAll(output, chunk, path: temp)
+                size += Int64(n)
+            }
+            // 2. Make the bytes durable before the name points at them.
+            guard fsync(output) == 0 else { throw StoreError(.io, path: temp, detail: FileIO.errnoText()) }
+            close(output)
+        } catch {
+            close(output)
+            unlink(temp)
+            throw error
+        }
+        let id = hash.finalizeHex()
+        let final = path(for: id)
+        if FileManager.default.fileExists(atPath: final) {
+            unlink(temp)
+            return Added(id: id, size: size, isNew: false)
+        }
+        let folder = root + "/" + id.prefix(2)
+        try FileIO.makeFolder(folder)
+        // 3. Rename is atomic: readers see no blob or the whole blob.
+        guard rename(temp, final) == 0 else {
+            let reason = FileIO.errnoText()
+            unlink(temp)
+            throw StoreError(.io, path: final, detail: reason)
+        }
+        // 4. Persist the new folder entry.
+        FileIO.syncFolder(folder)
+        return Added(id: id, size: size, isNew: true)
+    }
+
+    /// Removes blob `id`'s file (used to undo blobs added by a transaction that rolled back).
+    public func remove(_ id: String) {
+        guard Self.isValidID(id) else { return }
+        unlink(path(for: id))
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small POSIX helpers for durable, streamed file writes.
+enum FileIO {
+    static let chunkSize = 1 << 20
+
+    /// Opens `path` for reading, refusing folders and anything that is not a regular file.
+    /// - Throws: `.fileUnreadable` naming the path and the reason.
+    static func openForReading(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(.fileUnreadable, path: path, detail: errnoText()) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw StoreError(.fileUnreadable, path: path, detail: "not a regular file")
+        }
+        return fd
+    }
+
+    static func errnoText(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code)).lowercased()
+    }
+
+    /// Writes all of `buffer` to `fd`, retrying short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+        guard var p = buffer.baseAddress else { return }
+        var left = buffer.count
+        while left > 0 {
+            let n = write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(.io, path: path, detail: errnoText())
+            }
+            p += n
+            left -= n
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes, retrying EINTR; 0 means end of file.
+    static func readSome(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+        while true {
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw StoreError(.fileUnreadable, path: path, detail: errnoText()) }
+        }
+    }
+
+    /// Flushes the folder entry of a rename to disk, so the new name survives a crash.
+    static func syncFolder(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// Creates `path` and its parents with mode 0700 when missing.
+    static func makeFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError(.io, path: path, detail: "cannot create folder")
+        }
+    }
+
+    /// Writes `data` to `path` durably: temp file in the same folder, fsync, rename, fsync folder.
+    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
+        do {
+            try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+            guard fsync(fd) == 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temp)
+            throw error
+        }
+        guard rename(temp, path) == 0 else {
+            let reason = errnoText()
+            unlink(temp)
+            throw StoreError(.io, path: path, detail: reason)
+        }
+        syncFolder(folder)
+    }
+
+    /// Copies `source` to `destination` in constant memory, durably (temp, fsync, rename).
+    static func copyAtomically(from source: String, to destination: String) throws {
+        let input = try openForReading(source)
+        defer { close(input) }
+        let folder = (destination as NSString).deletingLastPathComponent
+        let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
+        let output = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw StoreError(.io, path: destination, detail: errnoText()) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            while true {
+                let n = try readSome(input, buffer, path: source)
+                if n == 0 { break }
+                try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: destination)
+            }
+            guard fsync(output) == 0 else { throw StoreError(.io, path: destination, detail: errnoText()) }
+            close(output)
+        } catch {
+            close(output)
+            unlink(temp)
+            throw error
+        }
+        guard rename(temp, destination) == 0 else {
+            let reason = errnoText()
+            unlink(temp)
+            throw StoreError(.io, path: destination, detail: reason)
+        }
+        syncFolder(folder)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+/// A parsed JSON value. A small strict parser of our own (RFC 8259): exact errors with a
+/// position, duplicate keys refused, numbers kept as Double, no trap on any input.
+public enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public struct ParseError: Error, Equatable {
+        public let offset: Int
+        public let reason: String
+    }
+
+    /// Parses one JSON document from `bytes`; anything after it but whitespace is an error.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> JSONValue {
+        var parser = Parser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw ParseError(offset: parser.index, reason: "unexpected text after the value") }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+        let bytes = Array(text.utf8)
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(ParseError) -> JSONValue in try parse(buffer) }
+        }
+        return try result.get()
+    }
+
+    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
+    public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    public var isNull: Bool { self == .null }
+
+    /// Segments stored in the canonical form written by `JSONWriter.segments`.
+    static func parseSegments(_ text: String) throws -> [Segment] {
+        guard let items = try parse(text).array else { return [] }
+        return items.compactMap { item in
+            guard let o = item.object, let start = o["start"]?.number, let end = o["end"]?.number else { return nil }
+            return Segment(start: start, end: end, text: o["text"]?.string ?? "")
+        }
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        static let maxDepth = 64
+
+        mutating func skipWhitespace() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+
+        func fail(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason) }
+
+        mutating func value(depth: Int) throws(ParseError) -> JSONValue {
+            guard depth < Self.maxDepth else { throw fail("nested too deeply") }
+            guard index < bytes.count else { throw fail("unexpected end of line") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "["): return try array(depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+            default: throw fail("unexpected character")
+            }
+        }
+
+        mutating func literal(_ word: StaticString) throws(ParseError) {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { throw fail("unexpected end of line") }
+            for k in 0..<count where bytes[index + k] != word.utf8Start[k] { throw fail("unexpected character") }
+            index += count
+        }
+
+        mutating func object(depth: Int) throws(ParseError) -> JSONValue {
+            index += 1
+            var result: [String: JSONValue] = [:]
+            skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(result) }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes") }
+                let key = try string()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after key \"\(key)\"") }
+                index += 1
+                skipWhitespace()
+                let item = try value(depth: depth + 1)
+                guard result.updateValue(item, forKey: key) == nil else { throw fail("duplicate key \"\(key)\"") }
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of line inside an object") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(result) }
+                throw fail("expected ',' or '}'")
+            }
+        }
+
+        mutating func array(depth: Int) throws(ParseError) -> JSONValue {
+            index += 1
+            var result: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(result) }
+            while true {
+                skipWhitespace()
+                result.append(try value(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of line inside an array") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(result) }
+                throw fail("expected ',' or ']'")
+            }
+        }
+
+        mutating func hex4() throws(ParseError) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                let c = bytes[index]
+                let d: UInt32
+                switch c {
+                case 48...57: d = UInt32(c - 48)
+                case 97...102: d = UInt32(c - 87)
+                case 65...70: d = UInt32(c - 55)
+                default: throw fail("bad \\u escape")
+                }
+                v = v << 4 | d
+                index += 1
+            }
+            return v
+        }
+
+        mutating func string() throws(ParseError) -> String {
+            index += 1
+            let start = index
+            // Fast path: no escapes.
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\"") {
+                    let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    index += 1
+                    guard let s = String(validating: slice, as: UTF8.self) else { throw fail("text is not valid UTF-8") }
+                    return s
+                }
+                if c == UInt8(ascii: "\\") { break }
+                if c < 0x20 { throw fail("control character inside a string") }
+                index += 1
+            }
+            var out = Array(bytes[start..<index])
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\"") {
+                    index += 1
+                    guard let s = String(validating: out, as: UTF8.self) else { throw fail("text is not valid UTF-8") }
+                    return s
+                }
+                if c < 0x20 { throw fail("control character inside a string") }
+                if c != UInt8(ascii: "\\") { out.append(c); index += 1; continue }
+                index += 1
+                guard index < bytes.count else { break }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw fail("unpaired surrogate in \\u escape")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired surrogate in \\u escape") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw fail("unpaired surrogate in \\u escape")
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw fail("bad \\u escape") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                default:
+                    throw fail("unknown escape")
+                }
+            }
+            throw fail("unterminated string")
+        }
+
+        mutating func number() throws(ParseError) -> Double {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            func digits(_ p: inout Parser) -> Int {
+                let s = p.index
+                while p.index < p.bytes.count, (48...57).contains(p.bytes[p.index]) { p.index += 1 }
+                return p.index - s
+            }
+            let intStart = index
+            guard digits(&self) > 0 else { throw fail("bad number") }
+            if bytes[intStart] == UInt8(ascii: "0") && index - intStart > 1 { throw fail("bad number (leading zero)") }
+            if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits(&self) > 0 else { throw fail("bad number") }
+            }
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+                index += 1
+                if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+                guard digits(&self) > 0 else { throw fail("bad number") }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
+            return value
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// Writes JSON with keys in the order given and numbers in Swift's shortest round-trip form,
+/// so the same data always gives the same bytes (the interchange dump is canonical).
+struct JSONWriter {
+    private(set) var output: [UInt8] = []
+
+    init() { output.reserveCapacity(1024) }
+
+    var text: String { String(decoding: output, as: UTF8.self) }
+
+    mutating func raw(_ s: String) { output.append(contentsOf: s.utf8) }
+
+    mutating func string(_ s: String) {
+        output.append(0x22)
+        for byte in s.utf8 {
+            switch byte {
+            case 0x22: output.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: output.append(contentsOf: [0x5C, 0x72])
+            case 0x09: output.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
+            default: output.append(byte)
+            }
+        }
+        output.append(0x22)
+    }
+
+    mutating func number(_ d: Double) {
+        // Whole numbers print as "12.0" — stable and still a JSON number.
+        raw(d.isFinite ? d.description : "null")
+    }
+
+    mutating func optionalNumber(_ d: Double?) {
+        if let d { number(d) } else { raw("null") }
+    }
+
+    mutating func bool(_ b: Bool) { raw(b ? "true" : "false") }
+
+    /// Writes `{"k": v, ...}` calling `fields` to add members through `member`.
+    mutating func object(_ fields: (inout ObjectWriter) -> Void) {
+        raw("{")
+        var writer = ObjectWriter(json: self)
+        output = []  // hand the buffer over without a copy
+        fields(&writer)
+        self = writer.json
+        raw("}")
+    }
+
+    mutating func array<T>(_ items: [T], _ item: (inout JSONWriter, T) -> Void) {
+        raw("[")
+        for (i, value) in items.enumerated() {
+            if i > 0 { raw(", ") }
+            item(&self, value)
+        }
+        raw("]")
+    }
+
+    struct ObjectWriter {
+        var json: JSONWriter
+        private var count = 0
+
+        init(json: JSONWriter) { self.json = json }
+
+        mutating func key(_ name: String) {
+            if count > 0 { json.raw(", ") }
+            json.string(name)
+            json.raw(": ")
+            count += 1
+        }
+
+        mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
+        mutating func number(_ name: String, _ value: Double?) { key(name); json.optionalNumber(value) }
+        mutating func bool(_ name: String, _ value: Bool) { key(name); json.bool(value) }
+    }
+
+    /// The canonical stored form of transcript segments.
+    static func segments(_ segments: [Segment]) -> String {
+        var w = JSONWriter()
+        w.array(segments) { w, s in
+            w.object { o in
+                o.number("start", s.start)
+                o.number("end", s.end)
+                o.string("text", s.text)
+            }
+        }
+        return w.text
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// What kind of thing an attachment is.
+public enum MediaKind: String, CaseIterable, Sendable {
+    case voice, photo, video, file
+
+    /// A kind guessed from a MIME type, for attachments given without `--kind`.
+    public static func guess(mime: String) -> MediaKind {
+        if mime.hasPrefix("audio/") { return .voice }
+        if mime.hasPrefix("image/") { return .photo }
+        if mime.hasPrefix("video/") { return .video }
+        return .file
+    }
+}
+
+public struct Location: Equatable, Sendable {
+    public var latitude: Double
+    public var longitude: Double
+    public var name: String?
+
+    public init(latitude: Double, longitude: Double, name: String? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.name = name
+    }
+}
+
+/// One timed piece of a transcript, in seconds from the start of the recording.
+public struct Segment: Equatable, Sendable {
+    public var start: Double
+    public var end: Double
+    public var text: String
+
+    public init(start: Double, end: Double, text: String) {
+        self.start = start
+        self.end = end
+        self.text = text
+    }
+
+    /// The transcript text of `segments`: their texts joined by single spaces.
+    public static func transcript(of segments: [Segment]) -> String {
+        segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+/// An attachment of an entry: its bytes are blob `blobID` in the store's `blobs/`.
+public struct Media: Equatable, Sendable {
+    public var id: String
+    public var entryID: String
+    public var position: Int
+    public var kind: MediaKind
+    public var blobID: String
+    public var size: Int64
+    public var filename: String
+    public var mime: String
+    public var duration: Double?
+    public var transcript: String
+    public var segments: [Segment]
+
+    public init(id: String, entryID: String, position: Int, kind: MediaKind, blobID: String, size: Int64,
+                filename: String, mime: String, duration: Double?, transcript: String, segments: [Segment]) {
+        self.id = id
+        self.entryID = entryID
+        self.position = position
+        self.kind = kind
+        self.blobID = blobID
+        self.size = size
+        self.filename = filename
+        self.mime = mime
+        self.duration = duration
+        self.transcript = transcript
+        self.segments = segments
+    }
+}
+
+/// A journal entry with its tags and attachments.
+public struct Entry: Equatable, Sendable {
+    public var id: String
+    public var journal: String
+    public var title: String
+    public var body: String
+    public var created: Timestamp
+    public var modified: Timestamp
+    public var tags: [String]
+    public var starred: Bool
+    public var location: Location?
+    public var media: [Media]
+
+    public init(id: String, journal: String, title: String, body: String, created: Timestamp, modified: Timestamp,
+                tags: [String], starred: Bool, location: Location?, media: [Media]) {
+        self.id = id
+        self.journal = journal
+        self.title = title
+        self.body = body
+        self.created = created
+        self.modified = modified
+        self.tags = tags
+        self.starred = starred
+        self.location = location
+        self.media = media
+    }
+
+    /// The title, or the first line of the body when there is none.
+    public var displayTitle: String {
+        if !title.isEmpty { return title }
+        let firstLine = body.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
+        return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
+    }
+}
+
+/// A concurrent write that lost on a text field, kept as a revision.
+public struct Revision: Equatable, Sendable {
+    public var record: String
+    public var recordID: String
+    public var field: String
+    public var value: String
+    public var hlc: HLC
+    public var device: String
+}
+
+/// Kinds of synced records, as named in `field_clocks.record`.
+public enum RecordKind: String, Sendable {
+    case journal, entry, media
+}
+
+/// Which entries a listing or export covers.
+public struct EntryFilter: Sendable {
+    public var journals: [String] = []
+    public var tags: [String] = []
+    public var from: Timestamp?
+    public var to: Timestamp?
+
+    public init(journals: [String] = [], tags: [String] = [], from: Timestamp? = nil, to: Timestamp? = nil) {
+        self.journals = journals
+        self.tags = tags
+        self.from = from
+        self.to = to
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A new entry as a person writes it.
+public struct NewEntry: Sendable {
+    public var journal: String
+    public var title: String
+    public var body: String
+    public var created: Timestamp?
+    public var tags: [String]
+    public var starred: Bool
+    public var location: Location?
+
+    public init(journal: String = Store.defaultJournal, title: String = "", body: String = "", created: Timestamp? = nil,
+                tags: [String] = [], starred: Bool = false, location: Location? = nil) {
+        self.journal = journal
+        self.title = title
+        self.body = body
+        self.created = created
+        self.tags = tags
+        self.starred = starred
+        self.location = location
+    }
+}
+
+/// Changes to an entry; nil leaves a field as it is.
+public struct EntryEdit: Sendable {
+    public var title: String?
+    public var body: String?
+    public var created: Timestamp?
+    public var journal: String?
+    public var addTags: [String] = []
+    public var removeTags: [String] = []
+    public var starred: Bool?
+
+    public init(title: String? = nil, body: String? = nil, created: Timestamp? = nil, journal: String? = nil,
+                addTags: [String] = [], removeTags: [String] = [], starred: Bool? = nil) {
+        self.title = title
+        self.body = body
+        self.created = created
+        self.journal = journal
+        self.addTags = addTags
+        self.removeTags = removeTags
+        self.starred = starred
+    }
+}
+
+extension Store {
+    public static let defaultJournal = "Journal"
+
+    /// Validates and normalises a tag or journal name: trimmed, not empty, no control characters.
+    static func cleanName(_ name: String, what: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw StoreError(.invalid, detail: "\(what) is empty") }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw StoreError(.invalid, detail: "\(what) contains a control character")
+        }
+        guard trimmed.utf8.count <= 200 else { throw StoreError(.invalid, detail: "\(what) is longer than 200 bytes") }
+        return trimmed
+    }
+
+    static func cleanTags(_ tags: [String]) throws -> [String] {
+        Array(Set(try tags.map { try cleanName($0, what: "tag") })).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    static func checkLocation(_ location: Location?) throws {
+        guard let location else { return }
+        guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
+            throw StoreError(.invalid, detail: "location is outside latitude -90…90, longitude -180…180")
+        }
+    }
+
+    /// Adds an entry, created now unless a date is given.
+    /// - Throws: `.invalid` for an empty journal or tag name or an impossible location.
+    @discardableResult
+    public func add(_ new: NewEntry) throws -> Entry {
+        let now = Timestamp.now(clock: clock.now)
+        let created = new.created ?? now
+        try Self.checkLocation(new.location)
+        let entry = Entry(id: StableID.random(), journal: try Self.cleanName(new.journal, what: "journal name"),
+                          title: new.title, body: new.body, created: created, modified: now,
+                          tags: try Self.cleanTags(new.tags), starred: new.starred, location: new.location, media: [])
+        try write { try $0.save(entry, previous: nil) }
+        return entry
+    }
+
+    /// Applies `edit` to entry `id`. Only fields that really change are written (with
+    /// `modified` set to now); an edit that changes nothing writes nothing.
+    /// - Throws: `.notFound` for an unknown or deleted entry, `.invalid` for bad names.
+    @discardableResult
+    public func edit(entryID id: String, _ edit: EntryEdit) throws -> Entry {
+        try write { writer in
+            guard let stored = try storedEntry(id: id), !stored.deleted else {
+                throw StoreError(.notFound, detail: "no entry with id \(id)")
+            }
+            var entry = stored.entry
+            if let title = edit.title { entry.title = title }
+            if let body = edit.body { entry.body = body }
+            if let created = edit.created { entry.created = created }
+            if let journal = edit.journal { entry.journal = try Self.cleanName(journal, what: "journal name") }
+            if let starred = edit.starred { entry.starred = starred }
+            let removed = Set(try edit.removeTags.map { try Self.cleanName($0, what: "tag") })
+            entry.tags = try Self.cleanTags(entry.tags.filter { !removed.contains($0) } + edit.addTags)
+            guard entry != stored.entry else { return entry }
+            entry.modified = Timestamp.now(clock: clock.now)
+            try writer.save(entry, previous: stored)
+            return entry
+        }
+    }
+
+    /// Deletes an entry (a tombstone that syncs); its attachments go with it.
+    /// - Throws: `.notFound` when there is no live entry `id`.
+    public func remove(entryID id: String) throws {
+        try write { writer in
+            guard let stored = try storedEntry(id: id), !stored.deleted else {
+                throw StoreError(.notFound, detail: "no entry with id \(id)")
+            }
+            try writer.deleteEntry(id)
+        }
+    }
+
+    /// Removes one attachment from its entry.
+    public func remove(mediaID id: String) throws {
+        try write { writer in
+            guard let stored = try storedMedia(id: id), !stored.deleted else {
+                throw StoreError(.notFound, detail: "no attachment with id \(id)")
+            }
+            try writer.deleteMedia(id)
+        }
+    }
+}

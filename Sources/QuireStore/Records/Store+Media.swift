@@ -1,0 +1,100 @@
+import Foundation
+
+/// A file to attach, with what is known about it.
+public struct NewAttachment: Sendable {
+    public var path: String
+    public var kind: MediaKind?
+    public var filename: String?
+    public var mime: String?
+    public var duration: Double?
+    public var transcript: String
+    public var segments: [Segment]
+
+    public init(path: String, kind: MediaKind? = nil, filename: String? = nil, mime: String? = nil,
+                duration: Double? = nil, transcript: String = "", segments: [Segment] = []) {
+        self.path = path
+        self.kind = kind
+        self.filename = filename
+        self.mime = mime
+        self.duration = duration
+        self.transcript = transcript
+        self.segments = segments
+    }
+}
+
+extension Store {
+    /// Attaches a file to entry `entryID`, streaming its bytes into `blobs/` (stored once
+    /// however often attached). The kind is guessed from the file's type when not given.
+    /// - Throws: `.notFound` for an unknown entry, `.fileUnreadable` for a missing file,
+    ///   `.invalid` for a negative duration or disordered segments.
+    @discardableResult
+    public func attach(to entryID: String, _ attachment: NewAttachment) throws -> Media {
+        let filename = attachment.filename ?? (attachment.path as NSString).lastPathComponent
+        let mime = attachment.mime ?? MimeTypes.guess(filename: filename)
+        try Self.checkTimings(duration: attachment.duration, segments: attachment.segments)
+        return try write { writer in
+            guard let entry = try storedEntry(id: entryID), !entry.deleted else {
+                throw StoreError(.notFound, detail: "no entry with id \(entryID)")
+            }
+            let blob = try writer.addBlob(fileAt: attachment.path)
+            let position = (entry.entry.media.map(\.position).max() ?? -1) + 1
+            let transcript = attachment.segments.isEmpty ? attachment.transcript : Segment.transcript(of: attachment.segments)
+            let media = Media(id: StableID.random(), entryID: entryID, position: position,
+                              kind: attachment.kind ?? MediaKind.guess(mime: mime), blobID: blob.id, size: blob.size,
+                              filename: filename, mime: mime, duration: attachment.duration,
+                              transcript: transcript, segments: attachment.segments)
+            try writer.save(media, previous: nil)
+            return media
+        }
+    }
+
+    /// Replaces the transcript of attachment `mediaID`. With segments, the text is their
+    /// texts joined; with plain text, any earlier segments are dropped.
+    @discardableResult
+    public func setTranscript(mediaID: String, text: String, segments: [Segment] = []) throws -> Media {
+        try Self.checkTimings(duration: nil, segments: segments)
+        return try write { writer in
+            guard let stored = try storedMedia(id: mediaID), !stored.deleted else {
+                throw StoreError(.notFound, detail: "no attachment with id \(mediaID)")
+            }
+            var media = stored.media
+            media.segments = segments
+            media.transcript = segments.isEmpty ? text : Segment.transcript(of: segments)
+            try writer.save(media, previous: stored)
+            return media
+        }
+    }
+
+    static func checkTimings(duration: Double?, segments: [Segment]) throws {
+        if let duration, !(duration >= 0 && duration.isFinite) {
+            throw StoreError(.invalid, detail: "duration must be a number of seconds ≥ 0")
+        }
+        for (i, s) in segments.enumerated() {
+            guard s.start.isFinite, s.end.isFinite, s.start >= 0, s.end >= s.start else {
+                throw StoreError(.invalid, detail: "segment \(i + 1) ends before it starts or has a negative time")
+            }
+        }
+    }
+}
+
+/// MIME types from file name extensions, for the formats a journal holds.
+public enum MimeTypes {
+    static let byExtension: [String: String] = [
+        "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+        "heic": "image/heic", "heif": "image/heif", "svg": "image/svg+xml", "tif": "image/tiff", "tiff": "image/tiff",
+        "m4a": "audio/mp4", "mp3": "audio/mpeg", "ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/ogg; codecs=opus",
+        "wav": "audio/wav", "flac": "audio/flac", "aac": "audio/aac", "amr": "audio/amr", "caf": "audio/x-caf",
+        "mp4": "video/mp4", "m4v": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mkv": "video/x-matroska",
+        "pdf": "application/pdf", "txt": "text/plain", "md": "text/markdown", "json": "application/json",
+    ]
+
+    public static func guess(filename: String) -> String {
+        let ext = (filename as NSString).pathExtension.lowercased()
+        return byExtension[ext] ?? "application/octet-stream"
+    }
+
+    /// A file extension for `mime`, for naming exported files that lack one.
+    public static func fileExtension(for mime: String) -> String? {
+        byExtension.filter { $0.value == mime }.keys.sorted().first
+    }
+}

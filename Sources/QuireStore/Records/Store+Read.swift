@@ -1,0 +1,169 @@
+import Foundation
+
+extension Store {
+    private static let entryColumns = """
+        SELECT e.id, j.name, e.title, e.body, e.created, e.created_us, e.modified, e.starred,
+               e.latitude, e.longitude, e.place, e.deleted
+        FROM entries e JOIN journals j ON j.id = e.journal_id
+        """
+
+    private static let mediaColumns = """
+        SELECT m.id, m.entry_id, m.position, m.kind, m.blob_id, b.size, m.filename, m.mime, m.duration,
+               m.transcript, m.segments, m.deleted
+        FROM media m JOIN blobs b ON b.id = m.blob_id
+        """
+
+    /// The live entry `id` with its tags and media, or nil.
+    public func entry(id: String) throws -> Entry? {
+        guard let stored = try storedEntry(id: id), !stored.deleted else { return nil }
+        return stored.entry
+    }
+
+    func storedEntry(id: String) throws -> StoredEntry? {
+        guard var stored = try database.cached(Self.entryColumns + " WHERE e.id = ?").first([.text(id)], Self.readEntry) else {
+            return nil
+        }
+        try attachDetails(&stored.entry)
+        return stored
+    }
+
+    func storedMedia(id: String) throws -> StoredMedia? {
+        try database.cached(Self.mediaColumns + " WHERE m.id = ?").first([.text(id)], Self.readMedia)
+    }
+
+    /// Live entries matching `filter`, ordered by (created instant, id).
+    public func entries(matching filter: EntryFilter = EntryFilter()) throws -> [Entry] {
+        var result: [Entry] = []
+        try forEachEntry(matching: filter) { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` for each live entry matching `filter` in (created instant, id) order,
+    /// without holding them all in memory.
+    public func forEachEntry(matching filter: EntryFilter = EntryFilter(), _ body: (Entry) throws -> Void) throws {
+        var sql = Self.entryColumns + " WHERE e.deleted = 0"
+        var values: [SQLValue] = []
+        if !filter.journals.isEmpty {
+            sql += " AND j.name IN (" + filter.journals.map { _ in "?" }.joined(separator: ", ") + ")"
+            values += filter.journals.map { .text($0) }
+        }
+        for tag in filter.tags {
+            sql += " AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.id AND t.tag = ?)"
+            values.append(.text(tag))
+        }
+        if let from = filter.from {
+            sql += " AND e.created_us >= ?"
+            values.append(.integer(from.microseconds))
+        }
+        if let to = filter.to {
+            sql += " AND e.created_us <= ?"
+            values.append(.integer(to.microseconds))
+        }
+        sql += " ORDER BY e.created_us, e.id"
+        // A separate statement: `body` may itself read entries through the cached ones.
+        let statement = try database.prepare(sql)
+        try statement.forEach(values) { row in
+            var entry = Self.readEntry(row).entry
+            try attachDetails(&entry)
+            try body(entry)
+        }
+    }
+
+    private func attachDetails(_ entry: inout Entry) throws {
+        entry.tags = try database.cached("SELECT tag FROM entry_tags WHERE entry_id = ? ORDER BY tag")
+            .rows([.text(entry.id)]) { $0.text(0) }
+        entry.media = try database.cached(Self.mediaColumns + " WHERE m.entry_id = ? AND m.deleted = 0 ORDER BY m.position, m.id")
+            .rows([.text(entry.id)]) { Self.readMedia($0).media }
+    }
+
+    private static func readEntry(_ row: Statement) -> StoredEntry {
+        let created = Timestamp(rfc3339: row.text(4)) ?? Timestamp(microseconds: row.int(5), offsetSeconds: 0)
+        let modified = Timestamp(rfc3339: row.text(6)) ?? created
+        var location: Location?
+        if let latitude = row.optionalDouble(8), let longitude = row.optionalDouble(9) {
+            location = Location(latitude: latitude, longitude: longitude, name: row.optionalText(10))
+        }
+        let entry = Entry(id: row.text(0), journal: row.text(1), title: row.text(2), body: row.text(3),
+                          created: created, modified: modified, tags: [], starred: row.int(7) != 0,
+                          location: location, media: [])
+        return StoredEntry(entry: entry, deleted: row.int(11) != 0)
+    }
+
+    private static func readMedia(_ row: Statement) -> StoredMedia {
+        let media = Media(id: row.text(0), entryID: row.text(1), position: Int(row.int(2)),
+                          kind: MediaKind(rawValue: row.text(3)) ?? .file, blobID: row.text(4), size: row.int(5),
+                          filename: row.text(6), mime: row.text(7), duration: row.optionalDouble(8),
+                          transcript: row.text(9), segments: (try? JSONValue.parseSegments(row.text(10))) ?? [])
+        return StoredMedia(media: media, deleted: row.int(11) != 0)
+    }
+
+    /// The live media record `id`, or nil.
+    public func media(id: String) throws -> Media? {
+        guard let stored = try storedMedia(id: id), !stored.deleted else { return nil }
+        return stored.media
+    }
+
+    /// What an id or id prefix names.
+    public enum Resolved: Equatable, Sendable {
+        case entry(String)
+        case media(String)
+    }
+
+    /// Resolves a full id or a unique prefix of at least 8 characters among live entries
+    /// and media.
+    /// - Throws: `.invalid` for a short or malformed prefix, `.notFound`, `.ambiguous`.
+    public func resolve(_ prefix: String, allowing kinds: Set<RecordKind> = [.entry, .media]) throws -> Resolved {
+        let key = prefix.lowercased()
+        guard key.utf8.count >= 8, key.utf8.count <= 36,
+              key.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) || $0 == 45 }) else {
+            throw StoreError(.invalid, detail: "'\(prefix)' is not an id (a UUID or a prefix of at least 8 characters)")
+        }
+        var found: [Resolved] = []
+        let pattern: [SQLValue] = [.text(key), .text(key + "\u{10FFFF}")]
+        if kinds.contains(.entry) {
+            found += try database.cached("SELECT id FROM entries WHERE id >= ? AND id < ? AND deleted = 0 LIMIT 3")
+                .rows(pattern) { Resolved.entry($0.text(0)) }
+        }
+        if kinds.contains(.media) {
+            found += try database.cached("SELECT id FROM media WHERE id >= ? AND id < ? AND deleted = 0 LIMIT 3")
+                .rows(pattern) { Resolved.media($0.text(0)) }
+        }
+        guard let first = found.first else {
+            let what = kinds == [.media] ? "attachment" : kinds == [.entry] ? "entry" : "entry or attachment"
+            throw StoreError(.notFound, detail: "no \(what) with id \(prefix)")
+        }
+        guard found.count == 1 else {
+            throw StoreError(.ambiguous, detail: "id prefix \(prefix) matches more than one record; give more characters")
+        }
+        return first
+    }
+
+    /// Concurrent edits kept as revisions, newest first.
+    public func conflicts() throws -> [Revision] {
+        try database.prepare("SELECT record, record_id, field, value, hlc, device FROM revisions ORDER BY hlc DESC, device")
+            .rows { Revision(record: $0.text(0), recordID: $0.text(1), field: $0.text(2), value: $0.text(3),
+                             hlc: HLC(rawValue: $0.int(4)), device: $0.text(5)) }
+    }
+
+    /// Field clocks written after `clock`, as (record, id, field) sorted — what changed.
+    public func changes(since clock: HLC) throws -> [FieldChange] {
+        try database.prepare("SELECT record, record_id, field, hlc, device FROM field_clocks WHERE hlc > ? ORDER BY record, record_id, field")
+            .rows([.integer(clock.rawValue)]) {
+                FieldChange(record: $0.text(0), recordID: $0.text(1), field: $0.text(2), hlc: HLC(rawValue: $0.int(3)), device: $0.text(4))
+            }
+    }
+
+    /// Number of live entries.
+    public func entryCount() throws -> Int {
+        Int(try database.cached("SELECT count(*) FROM entries WHERE deleted = 0").first { $0.int(0) } ?? 0)
+    }
+}
+
+/// One field of one record written at `hlc` by `device`.
+public struct FieldChange: Equatable, Sendable {
+    public var record: String
+    public var recordID: String
+    public var field: String
+    public var hlc: HLC
+    public var device: String
+}

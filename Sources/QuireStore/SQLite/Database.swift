@@ -1,0 +1,89 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection. The only file (with `Statement.swift` and `FTSTokenizer+Register`)
+/// that talks to the C API; everything above sees Swift types and `StoreError`.
+final class Database {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens (or creates, when `create` is true) the database at `path`.
+    /// - Throws: `StoreError` of kind `.unreadable` when the file cannot be opened.
+    init(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if create { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(.unreadable, path: path, detail: message, code: rc)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements without results.
+    func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw StoreError.sqlite(rc, message: message, path: path)
+        }
+    }
+
+    func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Cached prepared statements, keyed by their SQL text.
+    private var cache: [String: Statement] = [:]
+
+    func cached(_ sql: String) throws -> Statement {
+        if let statement = cache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back if it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func check(_ rc: Int32) throws {
+        if rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW {
+            throw StoreError.sqlite(rc, message: String(cString: sqlite3_errmsg(handle)), path: path)
+        }
+    }
+
+    /// Sets an int `sqlite3_db_config` option (the C function is variadic).
+    func configure(_ option: Int32, _ value: Int32) throws {
+        try check(quire_sqlite_db_config_int(handle, option, value))
+    }
+
+    static let defensiveOption = SQLITE_DBCONFIG_DEFENSIVE
+    static let trustedSchemaOption = SQLITE_DBCONFIG_TRUSTED_SCHEMA
+}

@@ -1,0 +1,110 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement. Values are bound by position (1-based) and read by column (0-based).
+final class Statement {
+    private let handle: OpaquePointer
+    private unowned let database: Database
+
+    init(database: Database, sql: String) throws {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw StoreError.sqlite(rc, message: String(cString: sqlite3_errmsg(database.handle)) + " in: \(sql)", path: database.path)
+        }
+        self.handle = statement
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values` in order, replacing earlier bindings.
+    @discardableResult
+    func bind(_ values: [SQLValue]) throws -> Statement {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, quire_sqlite_transient())
+            }
+            try database.check(rc)
+        }
+        return self
+    }
+
+    /// Steps once; returns true while a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let message = String(cString: sqlite3_errmsg(database.handle))
+        sqlite3_reset(handle)
+        throw StoreError.sqlite(rc, message: message, path: database.path)
+    }
+
+    /// Runs the statement to completion, ignoring rows.
+    func run(_ values: [SQLValue] = []) throws {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Calls `row` for each result row.
+    func forEach(_ values: [SQLValue] = [], _ row: (Statement) throws -> Void) throws {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() { try row(self) }
+    }
+
+    func rows<T>(_ values: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try forEach(values) { result.append(try map($0)) }
+        return result
+    }
+
+    func first<T>(_ values: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> T? {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        return try step() ? try map(self) : nil
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+/// A value bound to a statement.
+enum SQLValue: Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+}
+
+extension SQLValue {
+    init(_ value: String?) { self = value.map { .text($0) } ?? .null }
+    init(_ value: Double?) { self = value.map { .real($0) } ?? .null }
+    init(_ value: Bool) { self = .integer(value ? 1 : 0) }
+    init(_ value: Int) { self = .integer(Int64(value)) }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// The word splitter behind full-text search, shared by indexing and queries:
+/// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
+///   diacritics (so «canción» finds «cancion», Arabic harakat and tatweel are ignored, and
+///   أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
+/// - Han, Hiragana and Katakana, written without spaces, are indexed as overlapping bigrams
+///   with each character also indexed on its own at the same position, so any word of two
+///   or more characters is found as a phrase of bigrams, and a single character by itself.
+public enum QuireTokenizer {
+    public enum Mode: Sendable {
+        case document
+        case query
+        /// A query term ending in `*`: no stemming, so the prefix matches as typed.
+        case prefix
+    }
+
+    /// One token with the byte range of the text it came from.
+    public struct Token: Equatable, Sendable {
+        public var text: String
+        public var start: Int
+        public var end: Int
+        /// At the same position as the previous token (a CJK unigram beside its bigram).
+        public var colocated: Bool
+    }
+
+    /// Splits `text` into tokens (a convenience for tests and snippets).
+    public static func tokens(_ text: String, mode: Mode = .document) -> [Token] {
+        var result: [Token] = []
+        var copy = text
+        copy.withUTF8 { buffer in
+            _ = tokenize(buffer, mode: mode) { token, start, end, colocated in
+                result.append(Token(text: String(decoding: token, as: UTF8.self), start: start, end: end, colocated: colocated))
+                return 0
+            }
+        }
+        return result
+    }
+
+    /// Calls `emit(tokenBytes, start, end, colocated)` for each token; stops at and returns
+    /// the first nonzero result of `emit`.
+    static func tokenize(_ text: UnsafeBufferPointer<UInt8>, mode: Mode,
+                         emit: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Int32) -> Int32 {
+        var i = 0
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(64)
+        var cjk: [(start: Int, end: Int)] = []
+        while i < text.count {
+            let (scalar, length) = decode(text, at: i)
+            let kind = classify(scalar)
+            if kind == .separator {
+                i += length
+                continue
+            }
+            let start = i
+            if kind == .cjk {
+                cjk.removeAll(keepingCapacity: true)
+                while i < text.count {
+                    let (s, n) = decode(text, at: i)
+                    guard classify(s) == .cjk else { break }
+                    cjk.append((i, i + n))
+                    i += n
+                }
+                let rc = emitCJK(text, cjk, mode: mode, emit: emit)
+                if rc != 0 { return rc }
+                continue
+            }
+            var ascii = true
+            while i < text.count {
+                let (s, n) = decode(text, at: i)
+                guard classify(s) == .word else { break }
+                if n > 1 { ascii = false }
+                i += n
+            }
+            let word = UnsafeBufferPointer(rebasing: text[start..<i])
+            let rc: Int32
+            if ascii {
+                scratch.removeAll(keepingCapacity: true)
+                for b in word { scratch.append((65...90).contains(b) ? b + 32 : b) }
+                rc = scratch.withUnsafeBufferPointer { emit($0, start, i, false) }
+            } else {
+                var normalized = normalize(String(decoding: word, as: UTF8.self), mode: mode)
+                if normalized.isEmpty { continue }
+                rc = normalized.withUTF8 { emit($0, start, i, false) }
+            }
+            if rc != 0 { return rc }
+        }
+        return 0
+    }
+
+    private static func emitCJK(_ text: UnsafeBufferPointer<UInt8>, _ chars: [(start: Int, end: Int)], mode: Mode,
+                                emit: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Int32) -> Int32 {
+        func piece(_ a: Int, _ b: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: text[chars[a].start..<chars[b].end])
+        }
+        if chars.count == 1 {
+            return emit(piece(0, 0), chars[0].start, chars[0].end, false)
+        }
+        for k in 0..<(chars.count - 1) {
+            var rc = emit(piece(k, k + 1), chars[k].start, chars[k + 1].end, false)
+            if rc != 0 { return rc }
+            if mode == .document {
+                rc = emit(piece(k, k), chars[k].start, chars[k].end, true)
+                if rc != 0 { return rc }
+            }
+        }
+        if mode == .document {
+            let last = chars.count - 1
+            return emit(piece(last, last), chars[last].start, chars[last].end, true)
+        }
+        return 0
+    }
+
+    /// Folds a non-ASCII word for matching.
+    static func normalize(_ word: String, mode: Mode) -> String {
+        let lower = word.lowercased()
+        if lower.unicodeScalars.contains(where: { (0x0400...0x04FF).contains($0.value) }) {
+            let folded = lower.replacingOccurrences(of: "ё", with: "е")
+            return mode == .prefix ? folded : RussianStemmer.stem(folded)
+        }
+        var scalars = String.UnicodeScalarView()
+        for scalar in lower.decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark: continue
+            default: if scalar.value != 0x0640 { scalars.append(scalar) }  // tatweel
+            }
+        }
+        return String(scalars).precomposedStringWithCanonicalMapping
+    }
+
+    enum Class { case separator, word, cjk }
+
+    static func classify(_ scalar: Unicode.Scalar) -> Class {
+        let v = scalar.value
+        if v < 0x80 {
+            if (48...57).contains(v) || (65...90).contains(v) || (97...122).contains(v) { return .word }
+            return .separator
+        }
+        switch v {
+        case 0x3005, 0x3006, 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F:
+            return .cjk
+        default:
+            break
+        }
+        let p = scalar.properties
+        if p.isAlphabetic { return .word }
+        switch p.generalCategory {
+        case .decimalNumber, .nonspacingMark, .spacingMark, .enclosingMark: return .word
+        default: return .separator
+        }
+    }
+
+    /// Decodes one UTF-8 scalar at `i`; invalid bytes decode as U+FFFD of length 1.
+    @inline(__always)
+    static func decode(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Unicode.Scalar, Int) {
+        let c0 = b[i]
+        if c0 < 0x80 { return (Unicode.Scalar(c0), 1) }
+        let replacement = (Unicode.Scalar(0xFFFD as UInt32) ?? " ", 1)
+        func cont(_ k: Int) -> UInt32? {
+            guard i + k < b.count, b[i + k] & 0xC0 == 0x80 else { return nil }
+            return UInt32(b[i + k] & 0x3F)
+        }
+        var value: UInt32
+        var length: Int
+        switch c0 {
+        case 0xC2...0xDF:
+            guard let a = cont(1) else { return replacement }
+            value = UInt32(c0 & 0x1F) << 6 | a; length = 2
+        case 0xE0...0xEF:
+            guard let a = cont(1), let c = cont(2) else { return replacement }
+            value = UInt32(c0 & 0x0F) << 12 | a << 6 | c; length = 3
+        case 0xF0...0xF4:
+            guard let a = cont(1), let c = cont(2), let d = cont(3) else { return replacement }
+            value = UInt32(c0 & 0x07) << 18 | a << 12 | c << 6 | d; length = 4
+        default:
+            return replacement
+        }
+        guard let scalar = Unicode.Scalar(value) else { return replacement }
+        return (scalar, length)
+    }
+}

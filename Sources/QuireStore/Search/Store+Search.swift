@@ -1,0 +1,59 @@
+import Foundation
+
+/// One search result.
+public struct SearchHit: Equatable, Sendable {
+    public var id: String
+    public var created: Timestamp
+    public var title: String
+    /// Context around the match; matched words are wrapped in `SearchHit.markStart`/`markEnd`.
+    public var snippet: String
+
+    public static let markStart: Character = "\u{1}"
+    public static let markEnd: Character = "\u{2}"
+
+    /// The snippet with match marks replaced by `open` and `close`.
+    public func snippet(open: String, close: String) -> String {
+        snippet.replacingOccurrences(of: String(Self.markStart), with: open)
+            .replacingOccurrences(of: String(Self.markEnd), with: close)
+    }
+}
+
+extension Store {
+    /// Builds an FTS5 query from what a person typed: every word must match (in the title,
+    /// body or a transcript); `word*` matches a prefix. Quoting every term means no input can
+    /// be an FTS5 syntax error.
+    /// - Throws: `.invalid` when the query has no words at all.
+    static func ftsQuery(_ input: String) throws -> String {
+        var terms: [String] = []
+        for raw in input.split(whereSeparator: { $0.isWhitespace }) {
+            var word = String(raw)
+            let isPrefix = word.count > 1 && word.hasSuffix("*")
+            if isPrefix { word.removeLast() }
+            guard !QuireTokenizer.tokens(word, mode: isPrefix ? .prefix : .query).isEmpty else { continue }
+            terms.append("\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (isPrefix ? "*" : ""))
+        }
+        guard !terms.isEmpty else { throw StoreError(.invalid, detail: "the search has no words to look for") }
+        return terms.joined(separator: " ")
+    }
+
+    /// Entries whose title, body or transcripts contain every word of `query`, best first.
+    public func search(_ query: String, limit: Int = 50) throws -> [SearchHit] {
+        let match = try Self.ftsQuery(query)
+        return try database.cached("""
+            SELECT e.id, e.created, e.created_us, e.title, e.body,
+                   snippet(search, -1, char(1), char(2), '…', 12)
+            FROM search JOIN entries e ON e.rowid = search.rowid
+            WHERE search MATCH ? AND e.deleted = 0
+            ORDER BY bm25(search, 4.0, 1.0, 1.0), e.created_us DESC
+            LIMIT ?
+            """).rows([.text(match), .integer(Int64(max(1, limit)))]) { row in
+            let created = Timestamp(rfc3339: row.text(1)) ?? Timestamp(microseconds: row.int(2), offsetSeconds: 0)
+            var title = row.text(3)
+            if title.isEmpty {
+                title = Entry(id: "", journal: "", title: "", body: row.text(4), created: created, modified: created,
+                              tags: [], starred: false, location: nil, media: []).displayTitle
+            }
+            return SearchHit(id: row.text(0), created: created, title: title, snippet: row.text(5))
+        }
+    }
+}

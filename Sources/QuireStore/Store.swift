@@ -1,0 +1,132 @@
+import Foundation
+
+/// A journal store: a folder holding `journal.sqlite` (WAL) and `blobs/`.
+/// Not thread-safe: use one `Store` per thread (SQLite handles other processes).
+public final class Store {
+    public struct Options: Sendable {
+        /// Create the folder and database when missing.
+        public var create: Bool
+        /// How long to wait for another process's write lock before failing as `.busy`.
+        public var busyTimeoutMilliseconds: Int32
+        public var clock: WallClock
+        /// Tests only: stop after this many migrations, to build an older schema.
+        var migrationLimit: Int?
+
+        public init(create: Bool = false, busyTimeoutMilliseconds: Int32 = 5000, clock: WallClock = .system) {
+            self.create = create
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.clock = clock
+        }
+    }
+
+    public let folder: String
+    public let blobs: BlobStore
+    public let deviceID: String
+    let database: Database
+    let clock: WallClock
+
+    public static let databaseName = "journal.sqlite"
+
+    /// Opens the store in `folder`, creating it when `options.create` is set, and upgrades
+    /// its schema. A store written by a newer Quire is refused before anything is changed.
+    /// - Throws: `StoreError` `.unreadable` (no store, not a database, permissions),
+    ///   `.newerSchema`, `.busy`.
+    public init(folder: String, options: Options = Options()) throws {
+        let folder = (folder as NSString).standardizingPath
+        let databasePath = folder + "/" + Self.databaseName
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        let exists = manager.fileExists(atPath: folder, isDirectory: &isFolder)
+        if exists && !isFolder.boolValue {
+            throw StoreError(.unreadable, path: folder, detail: "not a folder")
+        }
+        let hasDatabase = manager.fileExists(atPath: databasePath)
+        if !hasDatabase {
+            guard options.create else {
+                throw StoreError(.unreadable, path: folder, detail: "no journal here yet")
+            }
+            // Only an empty or missing folder becomes a store, never someone's home folder.
+            if exists, let contents = try? manager.contentsOfDirectory(atPath: folder),
+               contents.contains(where: { !$0.hasPrefix(".") && $0 != "blobs" }) {
+                throw StoreError(.unreadable, path: folder, detail: "folder is not empty and holds no Quire store")
+            }
+            try FileIO.makeFolder(folder)
+        }
+        let database = try Database(path: databasePath, create: !hasDatabase,
+                                    busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        if !hasDatabase { chmod(databasePath, 0o600) }
+        let migrator = Migrator(database: database, migrations: Migration.all)
+        // Reading the header first: a foreign file fails here as "not a database", and a
+        // newer store is refused before any pragma or migration writes to it.
+        try migrator.checkNotNewer()
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        try database.configure(Database.defensiveOption, 1)
+        try QuireTokenizer.register(on: database)
+        try migrator.migrate(limit: options.migrationLimit)
+
+        self.folder = folder
+        self.database = database
+        self.clock = options.clock
+        self.blobs = BlobStore(root: folder + "/blobs")
+        try FileIO.makeFolder(folder + "/blobs")
+        self.deviceID = try Self.ensureDeviceID(database, limit: options.migrationLimit)
+    }
+
+    private static func ensureDeviceID(_ database: Database, limit: Int?) throws -> String {
+        if let limit, limit == 0 { return "" }
+        let read = try database.prepare("SELECT value FROM meta WHERE key = 'device_id'")
+        if let id = try read.first([], { $0.text(0) }) { return id }
+        let id = UUID().uuidString.lowercased()
+        try database.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('device_id', ?)").run([.text(id)])
+        return try read.first([], { $0.text(0) }) ?? id
+    }
+
+    /// Ids of the migrations applied to this store, in order.
+    public func appliedMigrations() throws -> [String] {
+        try database.prepare("SELECT id FROM schema_migrations ORDER BY id").rows { $0.text(0) }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" for a healthy database.
+    public func integrityCheck() throws -> String {
+        try database.prepare("PRAGMA integrity_check").rows { $0.text(0) }.joined(separator: "; ")
+    }
+
+    // MARK: - Clock
+
+    func meta(_ key: String) throws -> String? {
+        try database.cached("SELECT value FROM meta WHERE key = ?").first([.text(key)]) { $0.text(0) }
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        try database.cached("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .run([.text(key), .text(value)])
+    }
+
+    /// The last clock value this store issued or received.
+    public func lastClock() throws -> HLC {
+        HLC(rawValue: Int64(try meta("hlc") ?? "0") ?? 0)
+    }
+
+    // MARK: - Writing
+
+    /// Runs `body` in one immediate transaction with a fresh clock value for its changes.
+    /// If `body` throws, nothing it wrote remains, field clocks included, and blob files it
+    /// added are removed again.
+    func write<T>(_ body: (Writer) throws -> T) throws -> T {
+        let writer = Writer(store: self)
+        do {
+            return try database.transaction {
+                let result = try body(writer)
+                if let hlc = writer.issuedClock { try setMeta("hlc", String(hlc.rawValue)) }
+                return result
+            }
+        } catch {
+            // Blob files this transaction brought in and nothing else references go again.
+            let referenced = try? database.cached("SELECT 1 FROM media WHERE blob_id = ? LIMIT 1")
+            for blob in writer.newBlobs where (try? referenced?.first([.text(blob)]) { _ in true }) == nil {
+                blobs.remove(blob)
+            }
+            throw error
+        }
+    }
+}

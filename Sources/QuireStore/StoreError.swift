@@ -1,0 +1,70 @@
+import CSQLite
+
+/// The one error type of the Store layer. It carries a kind for callers to branch on and
+/// context (path, line, SQLite code) — never entry text. The CLI turns it into one line.
+public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// The store folder or database cannot be opened or is not a Quire store.
+        case unreadable
+        /// Another process holds the store's write lock.
+        case busy
+        /// The store was written by a newer Quire.
+        case newerSchema
+        /// No record with that id (or prefix).
+        case notFound
+        /// More than one record matches the id prefix.
+        case ambiguous
+        /// An argument or a field value is not acceptable.
+        case invalid
+        /// A line of an interchange or subtitle file is malformed.
+        case malformed
+        /// A file that should be read cannot be.
+        case fileUnreadable
+        /// Writing files failed (disk full, permissions).
+        case io
+        /// Any other SQLite failure.
+        case database
+    }
+
+    public let kind: Kind
+    /// File or folder the error is about, if any.
+    public var path: String?
+    /// 1-based line in `path`, if any.
+    public var line: Int?
+    /// What is wrong, in a few words, without user content.
+    public var detail: String
+    /// SQLite's result code, if it came from SQLite.
+    public var code: Int32?
+
+    public init(_ kind: Kind, path: String? = nil, line: Int? = nil, detail: String, code: Int32? = nil) {
+        self.kind = kind
+        self.path = path
+        self.line = line
+        self.detail = detail
+        self.code = code
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let path {
+            parts.append(line.map { "\(path):\($0)" } ?? path)
+        } else if let line {
+            parts.append("line \(line)")
+        }
+        parts.append(detail)
+        return parts.joined(separator: ": ")
+    }
+
+    static func sqlite(_ rc: Int32, message: String, path: String) -> StoreError {
+        switch rc & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return StoreError(.busy, path: path, detail: "the store is in use by another process", code: rc)
+        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+            return StoreError(.unreadable, path: path, detail: message, code: rc)
+        case SQLITE_FULL, SQLITE_IOERR:
+            return StoreError(.io, path: path, detail: message, code: rc)
+        default:
+            return StoreError(.database, path: path, detail: message, code: rc)
+        }
+    }
+}

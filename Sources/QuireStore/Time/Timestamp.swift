@@ -1,0 +1,182 @@
+import Foundation
+
+/// A moment as a person wrote it: RFC 3339 with its original UTC offset kept
+/// (`2025-03-01T21:14:05.250+03:00`). `Date` has no offset, so this is its own type.
+public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Canonical text: upper-case `T`, fraction as written (trailing zeros kept), `Z` or `±HH:MM`.
+    public let text: String
+    /// Microseconds since 1970-01-01T00:00:00Z (fractions below a microsecond are truncated).
+    public let microseconds: Int64
+    /// Offset from UTC in seconds.
+    public let offsetSeconds: Int
+
+    public var description: String { text }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool {
+        (a.microseconds, a.text) < (b.microseconds, b.text)
+    }
+
+    /// Parses RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`); `t`, `z` and a space
+    /// instead of `T` are accepted. Returns nil for anything else, including impossible dates.
+    public init?(rfc3339 input: String) {
+        let b = Array(input.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += n
+            return v
+        }
+        func expect(_ chars: UInt8...) -> Bool {
+            guard i < b.count, chars.contains(b[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
+              expect(84, 116, 32), let hour = digits(2), expect(58), let minute = digits(2), expect(58),
+              let second = digits(2) else { return nil }
+        var fraction = ""
+        if i < b.count && b[i] == 46 {
+            i += 1
+            let start = i
+            while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }
+            guard i > start, i - start <= 9 else { return nil }
+            fraction = String(decoding: b[start..<i], as: UTF8.self)
+        }
+        var offset = 0
+        var zone = "Z"
+        guard i < b.count else { return nil }
+        if b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if b[i] == 43 || b[i] == 45 {
+            let sign = b[i] == 45 ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect(58), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+            zone = (sign < 0 ? "-" : "+") + Self.pad(oh, 2) + ":" + Self.pad(om, 2)
+        } else {
+            return nil
+        }
+        guard i == b.count,
+              (1...9999).contains(year), (1...12).contains(month),
+              (1...Self.daysIn(month: month, year: year)).contains(day),
+              hour <= 23, minute <= 59, second <= 60 else { return nil }
+        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let localSeconds = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
+        let micros = Int64((fraction + "000000").prefix(6)) ?? 0
+        self.microseconds = (localSeconds - Int64(offset)) * 1_000_000 + micros
+        self.offsetSeconds = offset
+        self.text = Self.pad(year, 4) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + "T"
+            + Self.pad(hour, 2) + ":" + Self.pad(minute, 2) + ":" + Self.pad(second, 2)
+            + (fraction.isEmpty ? "" : "." + fraction) + zone
+    }
+
+    /// The moment `microseconds` shown at `offsetSeconds`, with milliseconds when nonzero.
+    public init(microseconds: Int64, offsetSeconds: Int) {
+        let local = microseconds + Int64(offsetSeconds) * 1_000_000
+        let seconds = Self.floorDiv(local, 1_000_000)
+        let micros = local - seconds * 1_000_000
+        let days = Self.floorDiv(seconds, 86400)
+        let secondOfDay = Int(seconds - days * 86400)
+        let (y, m, d) = Self.civil(fromDays: Int(days))
+        var zone = "Z"
+        if offsetSeconds != 0 {
+            let sign = offsetSeconds < 0 ? "-" : "+"
+            let a = abs(offsetSeconds)
+            zone = sign + Self.pad(a / 3600, 2) + ":" + Self.pad((a % 3600) / 60, 2)
+        }
+        let fraction = micros == 0 ? "" : "." + Self.pad(Int(micros / 1000), 3) + (micros % 1000 == 0 ? "" : Self.pad(Int(micros % 1000), 3))
+        let text = Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2) + "T"
+            + Self.pad(secondOfDay / 3600, 2) + ":" + Self.pad((secondOfDay % 3600) / 60, 2) + ":"
+            + Self.pad(secondOfDay % 60, 2) + fraction + zone
+        // Built from valid components, so parsing cannot fail; fall back defensively anyway.
+        self = Timestamp(rfc3339: text) ?? Timestamp(unchecked: text, microseconds: microseconds, offset: offsetSeconds)
+    }
+
+    private init(unchecked text: String, microseconds: Int64, offset: Int) {
+        self.text = text
+        self.microseconds = microseconds
+        self.offsetSeconds = offset
+    }
+
+    /// Now, at this machine's current UTC offset.
+    public static func now(clock: () -> Date = Date.init) -> Timestamp {
+        let date = clock()
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        let offset = TimeZone.current.secondsFromGMT(for: date)
+        return Timestamp(microseconds: micros - micros % 1000, offsetSeconds: offset)
+    }
+
+    /// Parses a date for filters and `--date`: RFC 3339, or `YYYY-MM-DD` (midnight at this
+    /// machine's offset), or `YYYY-MM-DDTHH:MM[:SS]` without offset (this machine's offset).
+    public static func parseLenient(_ input: String, endOfDay: Bool = false) -> Timestamp? {
+        if let t = Timestamp(rfc3339: input) { return t }
+        let probe: String
+        switch input.utf8.count {
+        case 10: probe = input + (endOfDay ? "T23:59:59.999999Z" : "T00:00:00Z")
+        case 16: probe = input + ":00Z"
+        case 19: probe = input + "Z"
+        default: return nil
+        }
+        guard let utc = Timestamp(rfc3339: probe) else { return nil }
+        let date = Date(timeIntervalSince1970: Double(utc.microseconds) / 1_000_000)
+        let offset = TimeZone.current.secondsFromGMT(for: date)
+        return Timestamp(microseconds: utc.microseconds - Int64(offset) * 1_000_000, offsetSeconds: offset)
+    }
+
+    /// `YYYY-MM-DD HH:MM` in the timestamp's own offset (how the writer saw the clock).
+    public var localMinute: String {
+        let t = Array(text.utf8)
+        guard t.count >= 16 else { return text }
+        return String(decoding: t[0..<10], as: UTF8.self) + " " + String(decoding: t[11..<16], as: UTF8.self)
+    }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, after H. Hinnant's algorithms)
+
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let s = String(value)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
