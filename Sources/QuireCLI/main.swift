@@ -1,1 +1,4 @@
-print("quire")
+import Foundation
+import QuireStore
+
+exit(QuireMain.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

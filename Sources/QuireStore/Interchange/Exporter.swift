@@ -15,7 +15,7 @@ extension Store {
     /// Two stores hold the same journal exactly when their dumps are byte-identical.
     /// `entries.jsonl` is written to a temporary file and renamed, so it is never half there.
     @discardableResult
-    public func exportJSON(to outdir: String, filter: EntryFilter = EntryFilter(), progress: Progress? = nil) throws -> ExportSummary {
+    public func exportJSON(to outdir: String, filter: EntryFilter = EntryFilter(), progress: ProgressHandler? = nil) throws -> ExportSummary {
         let mediaFolder = outdir + "/media"
         try FileIO.makeFolder(mediaFolder)
         let target = outdir + "/entries.jsonl"

@@ -10,7 +10,7 @@ public struct ImportSummary: Equatable, Sendable {
 }
 
 /// Progress of long work: units done, and the total when known.
-public typealias Progress = (_ done: Int64, _ total: Int64) -> Void
+public typealias ProgressHandler = (_ done: Int64, _ total: Int64) -> Void
 
 extension Store {
     /// Imports a JSON-lines file (CLI.md, "Interchange"). Atomic: the whole file is one
@@ -19,7 +19,7 @@ extension Store {
     /// Entries whose id exists are updated; importing the same file twice changes nothing.
     /// - Throws: `.malformed` with the line number, `.fileUnreadable`, `.invalid`.
     @discardableResult
-    public func importJSONLines(at path: String, progress: Progress? = nil) throws -> ImportSummary {
+    public func importJSONLines(at path: String, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let reader = try LineReader(path: path)
         let folder = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
         var summary = ImportSummary()

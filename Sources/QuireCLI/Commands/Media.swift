@@ -1,0 +1,63 @@
+import Foundation
+import QuireStore
+
+struct AttachCommand: Command {
+    static let name = "attach"
+    static let abstract = "Attach a file (voice note, photo, video, any file) and print its id."
+    static let help = """
+        Usage: quire attach ENTRY_ID FILE [--kind voice|photo|video|file]
+                            [--transcript TEXT | --transcript-file F | --srt F | --vtt F] [--duration SECONDS]
+
+        The file is copied into the store (streamed; the same bytes are stored once).
+          --kind K             what it is (default: guessed from the file type)
+          --transcript TEXT    what is said in a voice note
+          --transcript-file F  the transcript from a UTF-8 text file
+          --srt F, --vtt F     a timed transcript; its text is the cues' text joined
+          --duration SECONDS   length of a recording
+        """
+    static let spec = Arguments.Spec(options: ["kind", "transcript", "transcript-file", "srt", "vtt", "duration"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        let positionals = try arguments.positionals("ENTRY_ID", "FILE")
+        var kind: MediaKind?
+        if let k = arguments.value("kind") {
+            guard let parsed = MediaKind(rawValue: k) else { throw CLIError.usage("--kind must be voice, photo, video or file") }
+            kind = parsed
+        }
+        var duration: Double?
+        if let d = arguments.value("duration") {
+            guard let parsed = Double(d), parsed >= 0, parsed.isFinite else { throw CLIError.usage("--duration must be seconds ≥ 0") }
+            duration = parsed
+        }
+        let transcript = try Options.transcript(arguments, context: context, textOption: "transcript", fileOption: "transcript-file")
+        let store = try context.openStore()
+        let entryID = try Options.entryID(positionals[0], in: store)
+        let media = try store.attach(to: entryID, NewAttachment(path: positionals[1], kind: kind, duration: duration,
+                                                                transcript: transcript?.0 ?? "", segments: transcript?.1 ?? []))
+        context.print(media.id)
+    }
+}
+
+struct TranscriptCommand: Command {
+    static let name = "transcript"
+    static let abstract = "Set the transcript of a voice note (or any attachment)."
+    static let help = """
+        Usage: quire transcript MEDIA_ID (--text TEXT | --file F | --srt F | --vtt F)
+
+          --text TEXT   the transcript
+          --file F      the transcript from a UTF-8 text file
+          --srt F       a SubRip file: timed segments, text joined
+          --vtt F       a WebVTT file: timed segments, text joined
+        A malformed subtitle file is refused with the line it fails on; nothing changes.
+        """
+    static let spec = Arguments.Spec(options: ["text", "file", "srt", "vtt"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        let id = try arguments.positionals("MEDIA_ID")[0]
+        guard let (text, segments) = try Options.transcript(arguments, context: context, textOption: "text", fileOption: "file") else {
+            throw CLIError.usage("give one of --text, --file, --srt or --vtt")
+        }
+        let store = try context.openStore()
+        try store.setTranscript(mediaID: try Options.mediaID(id, in: store), text: text, segments: segments)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import QuireStore
+
+/// Option handling shared by several commands.
+enum Options {
+    static func date(_ arguments: Arguments, _ name: String, endOfDay: Bool = false) throws -> Timestamp? {
+        guard let text = arguments.value(name) else { return nil }
+        guard let date = Timestamp.parseLenient(text, endOfDay: endOfDay) else {
+            throw CLIError.usage("--\(name) '\(text)' is not a date: use RFC 3339 (2025-03-01T21:14:05+03:00) or 2025-03-01")
+        }
+        return date
+    }
+
+    /// `--body TEXT`, `--body-file F`, or (when `stdinFallback`) standard input.
+    static func body(_ arguments: Arguments, context: Context, stdinFallback: Bool) throws -> String? {
+        try arguments.exclusive("body", "body-file")
+        if let body = arguments.value("body") { return body }
+        if let path = arguments.value("body-file") {
+            return path == "-" ? try context.readStandardInput(what: "entry") : try context.readText(path, what: "body file")
+        }
+        return stdinFallback ? try context.readStandardInput(what: "entry") : nil
+    }
+
+    /// `--text`, `--transcript-file`/`--file`, `--srt` or `--vtt`, as (text, segments); nil if none given.
+    static func transcript(_ arguments: Arguments, context: Context, textOption: String, fileOption: String) throws -> (String, [Segment])? {
+        try arguments.exclusive(textOption, fileOption, "srt", "vtt")
+        if let text = arguments.value(textOption) { return (text, []) }
+        if let path = arguments.value(fileOption) { return (try context.readText(path, what: "transcript file"), []) }
+        for format in [Subtitles.Format.srt, .vtt] {
+            if let path = arguments.value(format.rawValue) {
+                let segments = try Subtitles.parse(try context.readText(path, what: "subtitle file"), format: format, path: path)
+                return (Segment.transcript(of: segments), segments)
+            }
+        }
+        return nil
+    }
+
+    static func filter(_ arguments: Arguments) throws -> EntryFilter {
+        EntryFilter(journals: arguments.all("journal"), tags: arguments.all("tag"),
+                    from: try date(arguments, "from"), to: try date(arguments, "to", endOfDay: true))
+    }
+
+    static let filterSpec: Set<String> = ["journal", "tag", "from", "to"]
+
+    static func entryID(_ text: String, in store: Store) throws -> String {
+        guard case .entry(let id) = try store.resolve(text, allowing: [.entry]) else {
+            throw CLIError.failure("no entry with id \(text)", hint: nil)
+        }
+        return id
+    }
+
+    static func mediaID(_ text: String, in store: Store) throws -> String {
+        guard case .media(let id) = try store.resolve(text, allowing: [.media]) else {
+            throw CLIError.failure("no attachment with id \(text)", hint: nil)
+        }
+        return id
+    }
+}
+
+/// Text shown to people (scripts use --json).
+enum Format {
+    static func short(_ id: String) -> String { String(id.prefix(8)) }
+
+    static func entryLine(_ entry: Entry) -> String {
+        var line = short(entry.id) + "  " + entry.created.localMinute + "  " + (entry.starred ? "★ " : "") + entry.displayTitle
+        if !entry.tags.isEmpty { line += "  " + entry.tags.map { "#" + $0 }.joined(separator: " ") }
+        if !entry.media.isEmpty { line += "  [\(entry.media.count) attachment\(entry.media.count == 1 ? "" : "s")]" }
+        return line
+    }
+
+    static func size(_ bytes: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let total = Int(s.rounded(.down))
+        return String(format: "%d:%02d", total / 60, total % 60)
+    }
+
+    static func entryDetail(_ entry: Entry) -> String {
+        var lines = [
+            "id:        \(entry.id)",
+            "journal:   \(entry.journal)",
+            "created:   \(entry.created.text)",
+            "modified:  \(entry.modified.text)",
+        ]
+        if !entry.tags.isEmpty { lines.append("tags:      " + entry.tags.joined(separator: ", ")) }
+        if entry.starred { lines.append("starred:   yes") }
+        if let l = entry.location {
+            lines.append("location:  \(l.latitude), \(l.longitude)" + (l.name.map { " (\($0))" } ?? ""))
+        }
+        lines.append("")
+        if !entry.title.isEmpty { lines.append("# " + entry.title); lines.append("") }
+        if !entry.body.isEmpty { lines.append(entry.body) }
+        for media in entry.media {
+            lines.append("")
+            var about = "\(media.kind.rawValue) \(media.id)  \(media.filename)  \(media.mime), \(size(media.size))"
+            if let d = media.duration { about += ", \(seconds(d))" }
+            lines.append(about)
+            if !media.segments.isEmpty {
+                for s in media.segments { lines.append("  [\(seconds(s.start))] \(s.text)") }
+            } else if !media.transcript.isEmpty {
+                lines.append("  " + media.transcript)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

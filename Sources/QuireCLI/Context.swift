@@ -1,0 +1,99 @@
+import Foundation
+import QuireStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a command runs with: where the store is, the environment, and the terminal.
+final class Context {
+    let storePath: String
+    let environment: [String: String]
+    let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+    let stderrIsTerminal = isatty(STDERR_FILENO) == 1
+
+    init(storeOption: String?, environment: [String: String]) {
+        self.environment = environment
+        if let storeOption, !storeOption.isEmpty {
+            storePath = storeOption
+        } else if let fromEnv = environment["QUIRE_STORE"], !fromEnv.isEmpty {
+            storePath = fromEnv
+        } else if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            storePath = data + "/quire"
+        } else {
+            storePath = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share/quire"
+        }
+    }
+
+    /// Opens the store; `create` for commands that write something new.
+    func openStore(create: Bool = false) throws -> Store {
+        var options = Store.Options(create: create)
+        if let ms = environment["QUIRE_BUSY_TIMEOUT_MS"].flatMap(Int32.init) { options.busyTimeoutMilliseconds = ms }
+        return try Store(folder: storePath, options: options)
+    }
+
+    func print(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// A progress line on a terminal's stderr; nothing in pipes.
+    func progress(_ label: String) -> ProgressHandler? {
+        guard stderrIsTerminal else { return nil }
+        return { done, total in
+            let line: String
+            if total > 0 {
+                let fraction = min(1, Double(done) / Double(total))
+                let width = 30
+                let filled = Int(fraction * Double(width))
+                line = "\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                    + "] \(Int(fraction * 100))%"
+            } else {
+                line = "\r\(label) \(done)"
+            }
+            FileHandle.standardError.write(Data(line.utf8))
+            if total > 0 && done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+        }
+    }
+
+    /// Reads a text file that must be UTF-8.
+    func readText(_ path: String, what: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError.failure("cannot read \(what) \(path)", hint: nil)
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw CLIError.failure("\(what) \(path) is not UTF-8 text", hint: "convert it, e.g. with iconv -t UTF-8")
+        }
+        return text
+    }
+
+    /// Reads all of standard input as UTF-8 text.
+    func readStandardInput(what: String) throws -> String {
+        if isatty(STDIN_FILENO) == 1 {
+            printError("Type the \(what); end with Ctrl-D on a line of its own.")
+        }
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw CLIError.failure("standard input is not UTF-8 text", hint: nil)
+        }
+        return text
+    }
+}
+
+/// A subcommand: a one-sentence abstract, its help text, and `run`.
+protocol Command: Sendable {
+    static var name: String { get }
+    static var abstract: String { get }
+    /// Usage lines and option descriptions, shown by `--help`.
+    static var help: String { get }
+    static var spec: Arguments.Spec { get }
+    static func run(_ arguments: Arguments, context: Context) throws
+}
+
+extension Command {
+    static var fullHelp: String {
+        "\(abstract)\n\n\(help)\n\nGlobal options:\n  --store DIR   the journal store (default $QUIRE_STORE, else $XDG_DATA_HOME/quire)\n  -h, --help    show this help"
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+@testable import QuireStore
+
+/// A temporary folder removed when the value is deinitialised.
+final class TempDir: @unchecked Sendable {
+    let path: String
+
+    init() {
+        let base = FileManager.default.temporaryDirectory.path + "/quire-test-" + UUID().uuidString.lowercased()
+        try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        path = base
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String, _ contents: String) -> String {
+        let p = path + "/" + name
+        try? FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: p, contents: Data(contents.utf8))
+        return p
+    }
+
+    func file(_ name: String, bytes: [UInt8]) -> String {
+        let p = path + "/" + name
+        try? FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        return p
+    }
+
+    func read(_ name: String) -> String {
+        (try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? ""
+    }
+}
+
+/// A wall clock tests can move, including backwards.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now: Date
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) { now = start }
+
+    func set(_ date: Date) { lock.withLock { now = date } }
+    func advance(_ seconds: Double) { lock.withLock { now = now.addingTimeInterval(seconds) } }
+    var wallClock: WallClock { WallClock(now: { [self] in lock.withLock { now } }) }
+}
+
+func makeStore(_ dir: TempDir, name: String = "store", clock: ManualClock? = nil, migrationLimit: Int? = nil) throws -> Store {
+    var options = Store.Options(create: true)
+    if let clock { options.clock = clock.wallClock }
+    options.migrationLimit = migrationLimit
+    return try Store(folder: dir.path + "/" + name, options: options)
+}
+
+func ts(_ text: String) -> Timestamp {
+    guard let t = Timestamp(rfc3339: text) else { fatalError("bad test timestamp \(text)") }
+    return t
+}
+
+/// The set of (record, field) pairs written after `clock`, for change-tracking assertions.
+func fieldsChanged(_ store: Store, since clock: HLC) throws -> Set<String> {
+    Set(try store.changes(since: clock).map { "\($0.record).\($0.field)" })
+}
+
+/// Runs the built `quire` binary.
+struct QuireRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+enum QuireBinary {
+    static let path: String = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quire").path,
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("quire").path,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(".build/debug/quire").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
+    }()
+
+    static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: String? = nil) throws -> QuireRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = (store.map { ["--store", $0] } ?? []) + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["QUIRE_STORE"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes fully before waiting, so a large output cannot block the child.
+        var outData = Data(), errData = Data()
+        let group = DispatchGroup()
+        let queue = DispatchQueue(label: "quire-test-read", attributes: .concurrent)
+        let box = DataBox()
+        group.enter()
+        queue.async { box.set(err: err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+        outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        errData = box.err
+        process.waitUntilExit()
+        return QuireRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                        stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _err = Data()
+    func set(err: Data) { lock.withLock { _err = err } }
+    var err: Data { lock.withLock { _err } }
+}
