@@ -83,7 +83,8 @@ public final class Store {
 
     /// Ids of the migrations applied to this store, in order.
     public func appliedMigrations() throws -> [String] {
-        try database.prepare("SELECT id FROM schema_migrations ORDER BY id").rows { $0.text(0) }
+        guard try Migrator(database: database, migrations: Migration.all).appliedCount() > 0 else { return [] }
+        return try database.prepare("SELECT id FROM schema_migrations ORDER BY id").rows { $0.text(0) }
     }
 
     /// `PRAGMA integrity_check`: "ok" for a healthy database.

@@ -48,10 +48,14 @@ enum RussianStemmer {
 
         // Step 1.
         if !removeGroup(&word, perfectiveGerund1, perfectiveGerund2, limit: rv) {
-            _ = removeLongest(&word, reflexive, limit: rv)
+            // Unlike Snowball, a reflexive «ся/сь» is only taken off when a verb or adjectival
+            // ending follows it: «запись» is a noun («запис», like «записи»), not «зап».
+            let original = word
+            let reflexiveRemoved = removeLongest(&word, reflexive, limit: rv)
             if removeLongest(&word, adjective, limit: rv) {
                 _ = removeGroup(&word, participle1, participle2, limit: rv)
             } else if !removeGroup(&word, verb1, verb2, limit: rv) {
+                if reflexiveRemoved { word = original }
                 _ = removeLongest(&word, noun, limit: rv)
             }
         }

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import QuireStore
+
+@Suite struct TokenizerTests {
+    @Test(arguments: [
+        ("москва", "москв"), ("учиться", "уч"), ("улыбаясь", "улыб"), ("москве", "москв"), ("москву", "москв"), ("запись", "запис"), ("записи", "запис"),
+        ("старая", "стар"), ("старый", "стар"), ("путешествие", "путешеств"), ("путешествия", "путешеств"),
+        ("красивейший", "красив"), ("бежавший", "бежа"), ("книги", "книг"), ("книгами", "книг"),
+    ])
+    func russianStems(word: String, stem: String) {
+        #expect(RussianStemmer.stem(word) == stem)
+    }
+
+    @Test func foldsCaseAndDiacritics() {
+        #expect(QuireTokenizer.tokens("Canción ÉTÉ Ёлка").map(\.text) == ["cancion", "ete", QuireTokenizer.tokens("елка")[0].text])
+        // Arabic: harakat, tatweel and hamza forms fold away.
+        #expect(QuireTokenizer.tokens("كَتَبَ").map(\.text) == QuireTokenizer.tokens("كتب").map(\.text))
+        #expect(QuireTokenizer.tokens("أحمد إلى").map(\.text) == ["احمد", "الى"])
+        #expect(QuireTokenizer.tokens("جمـــيل").map(\.text) == ["جميل"])
+    }
+
+    @Test func japaneseIsIndexedAsBigramsWithUnigrams() {
+        let doc = QuireTokenizer.tokens("東京タワー")
+        #expect(doc.filter { !$0.colocated }.map(\.text) == ["東京", "京タ", "タワ", "ワー"])
+        #expect(doc.filter(\.colocated).map(\.text) == ["東", "京", "タ", "ワ", "ー"])
+        #expect(QuireTokenizer.tokens("東京", mode: .query).map(\.text) == ["東京"])
+        #expect(QuireTokenizer.tokens("猫", mode: .query).map(\.text) == ["猫"])
+    }
+
+    @Test func byteOffsetsPointAtTheSourceText() {
+        let text = "Hi Москва, 東京!"
+        let bytes = Array(text.utf8)
+        for token in QuireTokenizer.tokens(text) {
+            let source = String(decoding: bytes[token.start..<token.end], as: UTF8.self)
+            #expect(!source.isEmpty)
+        }
+        #expect(QuireTokenizer.tokens(text).first?.start == 0)
+        #expect(QuireTokenizer.tokens(text).first?.end == 2)
+    }
+
+    @Test func invalidUTF8NeverTraps() {
+        let garbage: [UInt8] = [0xFF, 0xC3, 0x28, 0xE2, 0x82, 0x41, 0xF0, 0x9F, 0x98]
+        garbage.withUnsafeBufferPointer { buffer in
+            _ = QuireTokenizer.tokenize(buffer, mode: .document) { _, start, end, _ in
+                #expect(start < end && end <= garbage.count)
+                return 0
+            }
+        }
+    }
+}
+
+@Suite struct SearchTests {
+    func journal() throws -> (TempDir, Store, [String: String]) {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        var ids: [String: String] = [:]
+        ids["ru"] = try store.add(NewEntry(title: "Поездка", body: "Вчера мы гуляли по Москве и видели Кремль.")).id
+        ids["ja"] = try store.add(NewEntry(title: "日記", body: "今日は東京タワーに行きました。とても楽しかったです。")).id
+        ids["es"] = try store.add(NewEntry(title: "Música", body: "La canción de mi abuela sonaba en la cocina.")).id
+        ids["ar"] = try store.add(NewEntry(title: "رحلة", body: "ذَهَبْتُ إلى المَكْتَبَةِ في الصباح")).id
+        ids["en"] = try store.add(NewEntry(title: "Walking", body: "Long walk along the river with Sam.")).id
+        let voice = try store.add(NewEntry(title: "Voice memo"))
+        ids["voice"] = voice.id
+        try store.attach(to: voice.id, NewAttachment(path: dir.file("memo.m4a", bytes: [1, 2, 3]),
+                                                     transcript: "Remember to call the plumber about the leaking radiator"))
+        return (dir, store, ids)
+    }
+
+    @Test func findsWordsInEveryLanguage() throws {
+        let (_, store, ids) = try journal()
+        func found(_ query: String) throws -> [String] { try store.search(query).map(\.id) }
+        #expect(try found("Москва") == [ids["ru"]])        // another grammatical form
+        #expect(try found("кремля") == [ids["ru"]])
+        #expect(try found("東京") == [ids["ja"]])           // mid-sentence, no spaces
+        #expect(try found("タワー") == [ids["ja"]])
+        #expect(try found("楽しかった") == [ids["ja"]])
+        #expect(try found("京") == [ids["ja"]])             // a single character
+        #expect(try found("cancion") == [ids["es"]])       // accents ignored
+        #expect(try found("CANCIÓN abuela") == [ids["es"]])
+        #expect(try found("المكتبة") == [ids["ar"]])       // harakat ignored
+        #expect(try found("river") == [ids["en"]])
+        #expect(try found("riv*") == [ids["en"]])
+        #expect(try found("radiator") == [ids["voice"]])  // transcripts are searched
+        #expect(try found("river plumber") == [])          // every word must match
+        #expect(try found("大阪") == [])
+    }
+
+    @Test func hostileQueriesAreJustWords() throws {
+        let (_, store, _) = try journal()
+        for query in ["river\"", "NEAR(a b)", "a AND OR NOT", "title:river", "-river", "^river", "river*\"", "\"river\" OR 1"] {
+            _ = try store.search(query)
+        }
+        for query in ["\"", "(((", "*", "!!! ...", "   "] {
+            #expect(throws: StoreError.self) { try store.search(query) }
+        }
+    }
+
+    @Test func searchFollowsEditsAndDeletes() throws {
+        let (_, store, ids) = try journal()
+        let en = try #require(ids["en"])
+        try store.edit(entryID: en, EntryEdit(body: "Swimming in the lake."))
+        #expect(try store.search("river").isEmpty)
+        #expect(try store.search("lake").map(\.id) == [en])
+        let voiceID = try #require(ids["voice"])
+        let voice = try #require(try store.entry(id: voiceID))
+        try store.setTranscript(mediaID: voice.media[0].id, text: "Buy bread")
+        #expect(try store.search("radiator").isEmpty)
+        #expect(try store.search("bread").map(\.id) == [voice.id])
+        try store.remove(mediaID: voice.media[0].id)
+        #expect(try store.search("bread").isEmpty)
+        try store.remove(entryID: en)
+        #expect(try store.search("lake").isEmpty)
+    }
+
+    @Test func snippetsMarkTheMatch() throws {
+        let (_, store, _) = try journal()
+        let hit = try #require(try store.search("Москве").first)
+        #expect(hit.snippet(open: "[", close: "]").contains("[Москве]"))
+    }
+}
