@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+@testable import QuireStore
+
+@Suite struct InterchangeTests {
+    /// A journal file exercising the hard cases: non-Latin text, odd offsets, fractional
+    /// seconds, empty bodies, one attachment shared by two entries, timed segments.
+    static func sampleFile(in dir: TempDir) -> String {
+        _ = dir.file("in/media/voice.m4a", bytes: Array("fake m4a bytes".utf8))
+        _ = dir.file("in/media/photo.jpg", bytes: [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 5000))
+        let lines = [
+            #"{"journal": "Сны", "created": "2025-03-01T21:14:05.123+05:30", "title": "Сон о море", "body": "Я видел **море**.\n\n- one\n- two", "tags": ["сны", "море"], "starred": true, "location": {"lat": 55.7558, "lon": 37.6173, "name": "Москва"}, "media": [{"kind": "voice", "path": "media/voice.m4a", "filename": "запись 1.m4a", "duration": 12.5, "segments": [{"start": 0.0, "end": 2.1, "text": "Мне снилось"}, {"start": 2.1, "end": 4.75, "text": "море."}]}]}"#,
+            #"{"journal": "日記", "created": "2024-12-31T23:59:59.999999-09:30", "body": "", "media": [{"path": "media/photo.jpg"}]}"#,
+            #"{"id": "6F1C2B9A-0000-4000-8000-000000000001", "created": "2025-01-01T00:00:00Z", "modified": "2025-01-02T03:04:05.5+01:00", "title": "مرحبا", "body": "نص عربي", "tags": [], "media": [{"path": "media/photo.jpg", "filename": "same photo.jpg", "transcript": "a shared photo"}]}"#,
+            #"{"created": "2025-06-15T12:00:00+00:00", "title": "Emoji 👩‍👩‍👧 and \"quotes\" \\ backslash\ttab", "body": "line\u2028separator"}"#,
+            "",
+        ]
+        return dir.file("in/journal.jsonl", lines.joined(separator: "\n"))
+    }
+
+    @Test func roundTripIsByteIdentical() throws {
+        let dir = TempDir()
+        let file = Self.sampleFile(in: dir)
+        let first = try makeStore(dir, name: "first")
+        let summary = try first.importJSONLines(at: file)
+        #expect(summary.lines == 4 && summary.entriesAdded == 4 && summary.media == 3)
+        try first.exportJSON(to: dir.path + "/out1")
+
+        let second = try makeStore(dir, name: "second")
+        try second.importJSONLines(at: dir.path + "/out1/entries.jsonl")
+        try second.exportJSON(to: dir.path + "/out2")
+
+        let dump1 = dir.read("out1/entries.jsonl")
+        #expect(!dump1.isEmpty)
+        #expect(dump1 == dir.read("out2/entries.jsonl"))
+        let media1 = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out1/media").sorted()
+        let media2 = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out2/media").sorted()
+        #expect(media1 == media2 && media1.count == 2)  // the shared photo is written once (one extension)
+        for name in media1 {
+            #expect(FileManager.default.contentsEqual(atPath: dir.path + "/out1/media/" + name, andPath: dir.path + "/out2/media/" + name))
+        }
+
+        // What was kept, exactly.
+        let lines = dump1.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        // 2025-01-01T00:00:00Z comes before 2024-12-31T23:59:59.999999-09:30 (09:29:59Z).
+        #expect(lines[0].contains(#""id": "6f1c2b9a-0000-4000-8000-000000000001""#))
+        #expect(lines[0].contains(#""modified": "2025-01-02T03:04:05.5+01:00""#))
+        #expect(lines[1].contains(#""created": "2024-12-31T23:59:59.999999-09:30""#))
+        #expect(lines[1].contains(#""body": """#))
+        #expect(lines[2].contains(#""created": "2025-03-01T21:14:05.123+05:30""#))
+        #expect(lines[2].contains(#""segments": [{"start": 0.0, "end": 2.1, "text": "Мне снилось"}, {"start": 2.1, "end": 4.75, "text": "море."}]"#))
+        #expect(lines[2].contains(#""transcript": "Мне снилось море.""#))
+        #expect(lines[2].contains(#""location": {"lat": 55.7558, "lon": 37.6173, "name": "Москва"}"#))
+        #expect(lines[2].contains(#""filename": "запись 1.m4a""#))
+        #expect(lines[3].contains(#"\"quotes\" \\ backslash\ttab"#))
+        #expect(lines[3].contains(#""created": "2025-06-15T12:00:00+00:00""#))
+    }
+
+    @Test func importingTheSameFileTwiceChangesNothing() throws {
+        let dir = TempDir()
+        let file = Self.sampleFile(in: dir)
+        let store = try makeStore(dir)
+        try store.importJSONLines(at: file)
+        try store.exportJSON(to: dir.path + "/a")
+        let before = try store.lastClock()
+        let again = try store.importJSONLines(at: file)
+        #expect(again.entriesAdded == 0 && again.entriesUpdated == 0 && again.entriesUnchanged == 4)
+        #expect(try store.changes(since: before).isEmpty)
+        try store.exportJSON(to: dir.path + "/b")
+        #expect(dir.read("a/entries.jsonl") == dir.read("b/entries.jsonl"))
+        // Re-importing the store's own dump changes nothing either.
+        let before2 = try store.lastClock()
+        try store.importJSONLines(at: dir.path + "/a/entries.jsonl")
+        #expect(try store.changes(since: before2).isEmpty)
+    }
+
+    @Test func importingAnExistingIdUpdatesIt() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let id = "6f1c2b9a-0000-4000-8000-000000000009"
+        _ = dir.file("one.jsonl", #"{"id": "\#(id)", "created": "2025-01-01T00:00:00Z", "title": "old", "tags": ["a"]}"#)
+        _ = dir.file("two.jsonl", #"{"id": "\#(id)", "created": "2025-01-01T00:00:00Z", "modified": "2025-02-01T00:00:00Z", "title": "new", "tags": ["b"]}"#)
+        try store.importJSONLines(at: dir.path + "/one.jsonl")
+        let before = try store.lastClock()
+        let summary = try store.importJSONLines(at: dir.path + "/two.jsonl")
+        #expect(summary.entriesUpdated == 1)
+        #expect(try fieldsChanged(store, since: before) == ["entry.title", "entry.modified", "entry.tag:a", "entry.tag:b"])
+        #expect(try store.entry(id: id)?.title == "new")
+    }
+
+    @Test(arguments: [
+        (#"{"created": "2025-01-01T00:00:00Z"}"# + "\n" + #"{"created": "yesterday"}"#, 2, "RFC 3339"),
+        (#"{"created": "2025-01-01T00:00:00Z"}"# + "\n\n" + #"{"created": "2025-01-01T00:00:00Z", "title": }"#, 3, "unexpected character"),
+        (#"{"created": "2025-01-01T00:00:00Z", "colour": "red"}"#, 1, "unknown key"),
+        (#"["not", "an", "object"]"#, 1, "JSON object"),
+        (#"{"title": "no date"}"#, 1, "created"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "/etc/passwd"}]}"#, 1, "relative"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "../secret.txt"}]}"#, 1, "leaves"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "media/../../secret.txt"}]}"#, 1, "leaves"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "media/missing.jpg"}]}"#, 1, "missing.jpg"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "link/secret.txt"}]}"#, 1, "leaves"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "ok.jpg", "kind": "hologram"}]}"#, 1, "kind"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "ok.jpg", "segments": [{"start": 5, "end": 1}]}]}"#, 1, "segment"),
+        (#"{"created": "2025-01-01T00:00:00Z", "location": {"lat": 200, "lon": 0}}"#, 1, "latitude"),
+        (#"{"created": "2025-01-01T00:00:00Z", "id": "not-a-uuid"}"#, 1, "UUID"),
+        (#"{"created": "2025-01-01T00:00:00Z", "title": "a", "title": "b"}"#, 1, "duplicate"),
+    ])
+    func aMalformedLineNamesItsLineAndChangesNothing(content: String, line: Int, reason: String) throws {
+        let dir = TempDir()
+        _ = dir.file("secret.txt", "outside")
+        _ = dir.file("in/ok.jpg", "jpeg")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/in/link", withDestinationPath: dir.path)
+        // A first, good line with an attachment: it must be undone too.
+        let good = #"{"created": "2024-01-01T00:00:00Z", "title": "good", "media": [{"path": "ok.jpg"}]}"#
+        let file = dir.file("in/bad.jsonl", good + "\n" + content)
+        let store = try makeStore(dir)
+        try store.add(NewEntry(title: "already here"))
+        try store.exportJSON(to: dir.path + "/before")
+        let clock = try store.lastClock()
+        #expect {
+            try store.importJSONLines(at: file)
+        } throws: { error in
+            guard let e = error as? StoreError else { return false }
+            return e.line == line + 1 && e.description.contains(reason) && e.path == file
+        }
+        #expect(try store.changes(since: clock).isEmpty)
+        try store.exportJSON(to: dir.path + "/after")
+        #expect(dir.read("before/entries.jsonl") == dir.read("after/entries.jsonl"))
+        let blobFiles = try FileManager.default.subpathsOfDirectory(atPath: store.blobs.root).filter { $0.count > 60 }
+        #expect(blobFiles.isEmpty)
+    }
+
+    @Test func nonUTF8FileIsRefused() throws {
+        let dir = TempDir()
+        let file = dir.file("latin1.jsonl", bytes: Array(#"{"created": "2025-01-01T00:00:00Z", "title": ""#.utf8) + [0xE9, 0x74, 0xE9] + Array(#""}"#.utf8))
+        let store = try makeStore(dir)
+        #expect {
+            try store.importJSONLines(at: file)
+        } throws: { ($0 as? StoreError)?.description.contains("UTF-8") == true }
+        #expect(try store.entryCount() == 0)
+    }
+
+    @Test func emptyFileImportsNothing() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let summary = try store.importJSONLines(at: dir.file("empty.jsonl", ""))
+        #expect(summary.lines == 0)
+    }
+
+    @Test func hugeLineAndManyEntries() throws {
+        let dir = TempDir()
+        let big = String(repeating: "слово ", count: 120_000)  // ~1.3 MB body, longer than the reader's chunk
+        var lines = [#"{"created": "2025-01-01T00:00:00Z", "body": "\#(big)"}"#]
+        for i in 0..<2000 { lines.append(#"{"created": "2025-01-01T00:00:\#(String(format: "%02d", i % 60)).\#(i)Z", "title": "n\#(i)"}"#) }
+        let file = dir.file("big.jsonl", lines.joined(separator: "\n"))
+        let store = try makeStore(dir)
+        let summary = try store.importJSONLines(at: file)
+        #expect(summary.entriesAdded == 2001)
+        #expect(try store.entries().first { $0.body.count > 500_000 }?.body == big)
+    }
+
+    @Test func filtersSelectEntries() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        try store.add(NewEntry(journal: "A", title: "1", created: ts("2025-01-01T10:00:00Z"), tags: ["x"]))
+        try store.add(NewEntry(journal: "B", title: "2", created: ts("2025-02-01T10:00:00+05:00"), tags: ["x", "y"]))
+        try store.add(NewEntry(journal: "A", title: "3", created: ts("2025-03-01T10:00:00-03:00")))
+        func titles(_ f: EntryFilter) throws -> [String] { try store.entries(matching: f).map(\.title) }
+        #expect(try titles(EntryFilter()) == ["1", "2", "3"])
+        #expect(try titles(EntryFilter(journals: ["A"])) == ["1", "3"])
+        #expect(try titles(EntryFilter(tags: ["x", "y"])) == ["2"])
+        #expect(try titles(EntryFilter(from: ts("2025-02-01T05:00:00Z"), to: ts("2025-02-28T00:00:00Z"))) == ["2"])
+    }
+}
