@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "quire", targets: ["QuireCLI"]),
         .library(name: "QuireKit", targets: ["QuireStore"]),
+        .executable(name: "quire-bench", targets: ["QuireBench"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each.

@@ -60,6 +60,12 @@ CREATE TABLE media (
 CREATE INDEX media_by_entry ON media(entry_id, position);
 CREATE INDEX media_by_blob ON media(blob_id);
 
+-- Devices that wrote to this journal, numbered locally so each clock row stays small.
+CREATE TABLE devices (
+    num INTEGER PRIMARY KEY,
+    id  TEXT NOT NULL UNIQUE                 -- the device's UUID
+);
+
 -- The synced state: for each field of each record, the clock of its last write.
 -- hlc = milliseconds since 1970 << 16 | logical counter.
 CREATE TABLE field_clocks (
@@ -67,7 +73,7 @@ CREATE TABLE field_clocks (
     record_id TEXT NOT NULL,
     field     TEXT NOT NULL,
     hlc       INTEGER NOT NULL,
-    device    TEXT NOT NULL,
+    device    INTEGER NOT NULL REFERENCES devices(num),
     PRIMARY KEY (record, record_id, field)
 ) WITHOUT ROWID;
 CREATE INDEX field_clocks_by_hlc ON field_clocks(hlc);
@@ -79,6 +85,6 @@ CREATE TABLE revisions (
     field     TEXT NOT NULL,
     value     TEXT NOT NULL,
     hlc       INTEGER NOT NULL,
-    device    TEXT NOT NULL,
+    device    INTEGER NOT NULL REFERENCES devices(num),
     PRIMARY KEY (record, record_id, field, hlc, device)
 ) WITHOUT ROWID;

@@ -22,6 +22,8 @@ public final class Store {
     public let folder: String
     public let blobs: BlobStore
     public let deviceID: String
+    /// This device's row in `devices`, used in `field_clocks.device`.
+    let deviceNumber: Int64
     let database: Database
     let clock: WallClock
 
@@ -59,7 +61,8 @@ public final class Store {
         // Reading the header first: a foreign file fails here as "not a database", and a
         // newer store is refused before any pragma or migration writes to it.
         try migrator.checkNotNewer()
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        // A 64 MiB page cache keeps a large import from spilling and rewriting pages mid-transaction.
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536")
         try database.configure(Database.defensiveOption, 1)
         try QuireTokenizer.register(on: database)
         try migrator.migrate(limit: options.migrationLimit)
@@ -69,16 +72,23 @@ public final class Store {
         self.clock = options.clock
         self.blobs = BlobStore(root: folder + "/blobs")
         try FileIO.makeFolder(folder + "/blobs")
-        self.deviceID = try Self.ensureDeviceID(database, limit: options.migrationLimit)
+        (self.deviceID, self.deviceNumber) = try Self.ensureDevice(database, limit: options.migrationLimit)
     }
 
-    private static func ensureDeviceID(_ database: Database, limit: Int?) throws -> String {
-        if let limit, limit == 0 { return "" }
-        let read = try database.prepare("SELECT value FROM meta WHERE key = 'device_id'")
-        if let id = try read.first([], { $0.text(0) }) { return id }
+    /// This store's device id, made on first use (two processes racing agree on one).
+    private static func ensureDevice(_ database: Database, limit: Int?) throws -> (String, Int64) {
+        if let limit, limit == 0 { return ("", 0) }
+        let read = try database.prepare("SELECT d.id, d.num FROM meta m JOIN devices d ON d.id = m.value WHERE m.key = 'device_id'")
+        if let found = try read.first([], { ($0.text(0), $0.int(1)) }) { return found }
         let id = UUID().uuidString.lowercased()
-        try database.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('device_id', ?)").run([.text(id)])
-        return try read.first([], { $0.text(0) }) ?? id
+        try database.transaction {
+            try database.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('device_id', ?)").run([.text(id)])
+            try database.execute("INSERT OR IGNORE INTO devices (id) SELECT value FROM meta WHERE key = 'device_id'")
+        }
+        guard let found = try read.first([], { ($0.text(0), $0.int(1)) }) else {
+            throw StoreError(.database, path: database.path, detail: "cannot record this device")
+        }
+        return found
     }
 
     /// Ids of the migrations applied to this store, in order.
@@ -118,6 +128,7 @@ public final class Store {
         do {
             return try database.transaction {
                 let result = try body(writer)
+                try writer.refreshSearch()
                 if let hlc = writer.issuedClock { try setMeta("hlc", String(hlc.rawValue)) }
                 return result
             }

@@ -42,7 +42,7 @@ import Testing
     @Test func invalidUTF8NeverTraps() {
         let garbage: [UInt8] = [0xFF, 0xC3, 0x28, 0xE2, 0x82, 0x41, 0xF0, 0x9F, 0x98]
         garbage.withUnsafeBufferPointer { buffer in
-            _ = QuireTokenizer.tokenize(buffer, mode: .document) { _, start, end, _ in
+            _ = QuireTokenizer.tokenize(buffer, mode: .document, cache: QuireTokenizer.Cache()) { _, start, end, _ in
                 #expect(start < end && end <= garbage.count)
                 return 0
             }

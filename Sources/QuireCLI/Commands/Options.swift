@@ -93,9 +93,8 @@ enum Format {
         if let l = entry.location {
             lines.append("location:  \(l.latitude), \(l.longitude)" + (l.name.map { " (\($0))" } ?? ""))
         }
-        lines.append("")
-        if !entry.title.isEmpty { lines.append("# " + entry.title); lines.append("") }
-        if !entry.body.isEmpty { lines.append(entry.body) }
+        if !entry.title.isEmpty { lines += ["", "# " + entry.title] }
+        if !entry.body.isEmpty { lines += ["", entry.body] }
         for media in entry.media {
             lines.append("")
             var about = "\(media.kind.rawValue) \(media.id)  \(media.filename)  \(media.mime), \(size(media.size))"

@@ -140,14 +140,20 @@ extension Store {
 
     /// Concurrent edits kept as revisions, newest first.
     public func conflicts() throws -> [Revision] {
-        try database.prepare("SELECT record, record_id, field, value, hlc, device FROM revisions ORDER BY hlc DESC, device")
+        try database.prepare("""
+            SELECT r.record, r.record_id, r.field, r.value, r.hlc, d.id FROM revisions r JOIN devices d ON d.num = r.device
+            ORDER BY r.hlc DESC, d.id
+            """)
             .rows { Revision(record: $0.text(0), recordID: $0.text(1), field: $0.text(2), value: $0.text(3),
                              hlc: HLC(rawValue: $0.int(4)), device: $0.text(5)) }
     }
 
     /// Field clocks written after `clock`, as (record, id, field) sorted — what changed.
     public func changes(since clock: HLC) throws -> [FieldChange] {
-        try database.prepare("SELECT record, record_id, field, hlc, device FROM field_clocks WHERE hlc > ? ORDER BY record, record_id, field")
+        try database.prepare("""
+            SELECT c.record, c.record_id, c.field, c.hlc, d.id FROM field_clocks c JOIN devices d ON d.num = c.device
+            WHERE c.hlc > ? ORDER BY c.record, c.record_id, c.field
+            """)
             .rows([.integer(clock.rawValue)]) {
                 FieldChange(record: $0.text(0), recordID: $0.text(1), field: $0.text(2), hlc: HLC(rawValue: $0.int(3)), device: $0.text(4))
             }

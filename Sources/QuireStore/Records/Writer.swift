@@ -10,7 +10,11 @@ final class Writer {
     /// Blob files this transaction created, removed again if it rolls back.
     private(set) var newBlobs: [String] = []
 
+    /// Entries whose searchable text (title, body, transcripts, deletion) changed.
+    private var searchDirty: Set<String> = []
     private var touches = 0
+    /// Journals known to exist in this transaction, by name.
+    private var journals: [String: String] = [:]
     private var touchesAtMark = 0
 
     init(store: Store) { self.store = store }
@@ -29,13 +33,45 @@ final class Writer {
         return next
     }
 
-    /// Records that `field` of a record changed now, on this device.
-    func touch(_ record: RecordKind, _ id: String, _ field: String) throws {
-        touches += 1
-        try database.cached("""
-            INSERT INTO field_clocks (record, record_id, field, hlc, device) VALUES (?, ?, ?, ?, ?)
+    /// Refreshes the full-text rows of the entries this transaction changed. Called once,
+    /// just before commit (see migrations/0002_create_search.sql for why not triggers).
+    func refreshSearch() throws {
+        guard !searchDirty.isEmpty else { return }
+        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (id TEXT PRIMARY KEY) WITHOUT ROWID")
+        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (id) VALUES (?)")
+        for id in searchDirty { try insert.run([.text(id)]) }
+        try database.execute("""
+            DELETE FROM search WHERE rowid IN (SELECT e.rowid FROM entries e JOIN temp.search_dirty d ON d.id = e.id);
+            INSERT INTO search (rowid, title, body, transcripts)
+                SELECT s.rowid, s.title, s.body, s.transcripts FROM temp.search_dirty d JOIN search_source s ON s.id = d.id;
+            DELETE FROM temp.search_dirty;
+            """)
+        searchDirty.removeAll()
+    }
+
+    /// Records that `fields` of a record changed now, on this device (one statement).
+    func touch(_ record: RecordKind, _ id: String, _ fields: [String]) throws {
+        guard !fields.isEmpty else { return }
+        touches += fields.count
+        if record == .entry && fields.contains(where: { $0 == "title" || $0 == "body" || $0 == "deleted" }) {
+            searchDirty.insert(id)
+        }
+        let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", ")
+        let statement = try database.cached("""
+            INSERT INTO field_clocks (record, record_id, field, hlc, device) VALUES \(rows)
             ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device
-            """).run([.text(record.rawValue), .text(id), .text(field), .integer(try clock().rawValue), .text(store.deviceID)])
+            """)
+        let hlc = SQLValue.integer(try clock().rawValue)
+        var values: [SQLValue] = []
+        values.reserveCapacity(fields.count * 5)
+        for field in fields {
+            values += [.text(record.rawValue), .text(id), .text(field), hlc, .integer(store.deviceNumber)]
+        }
+        try statement.run(values)
+    }
+
+    func touch(_ record: RecordKind, _ id: String, _ field: String) throws {
+        try touch(record, id, [field])
     }
 
     func addBlob(fileAt path: String) throws -> BlobStore.Added {
@@ -49,7 +85,9 @@ final class Writer {
 
     /// The id of journal `name`, creating the journal record when it is new.
     func journalID(named name: String) throws -> String {
+        if let known = journals[name] { return known }
         let id = StableID.derived("journal\u{0}" + name)
+        defer { journals[name] = id }
         let exists = try database.cached("SELECT deleted FROM journals WHERE id = ?").first([.text(id)]) { $0.int(0) }
         switch exists {
         case nil:
@@ -83,10 +121,9 @@ final class Writer {
                 INSERT INTO entries (journal_id, title, body, created, created_us, modified, starred,
                                      latitude, longitude, place, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run(values)
-            for field in ["journal", "title", "body", "created", "modified", "starred", "location"] {
-                try touch(.entry, id, field)
-            }
-            try saveTags(entry.tags, previous: [], entryID: id)
+            try touch(.entry, id, ["journal", "title", "body", "created", "modified", "starred", "location"]
+                      + entry.tags.map { "tag:" + $0 })
+            try insertTags(entry.tags, entryID: id)
             return
         }
         let old = previous.entry
@@ -104,7 +141,7 @@ final class Writer {
                 UPDATE entries SET journal_id = ?, title = ?, body = ?, created = ?, created_us = ?, modified = ?,
                                    starred = ?, latitude = ?, longitude = ?, place = ?, deleted = 0 WHERE id = ?
                 """).run(values)
-            for field in changed { try touch(.entry, id, field) }
+            try touch(.entry, id, changed)
         }
         try saveTags(entry.tags, previous: old.tags, entryID: id)
     }
@@ -113,13 +150,17 @@ final class Writer {
     /// machine and another tag on a second machine both survive a merge.
     private func saveTags(_ tags: [String], previous: [String], entryID: String) throws {
         let new = Set(tags), old = Set(previous)
-        for tag in new.subtracting(old).sorted() {
-            try database.cached("INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)").run([.text(entryID), .text(tag)])
-            try touch(.entry, entryID, "tag:" + tag)
-        }
-        for tag in old.subtracting(new).sorted() {
+        let added = new.subtracting(old).sorted(), removed = old.subtracting(new).sorted()
+        try insertTags(added, entryID: entryID)
+        for tag in removed {
             try database.cached("DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?").run([.text(entryID), .text(tag)])
-            try touch(.entry, entryID, "tag:" + tag)
+        }
+        try touch(.entry, entryID, (added + removed).map { "tag:" + $0 })
+    }
+
+    private func insertTags(_ tags: [String], entryID: String) throws {
+        for tag in tags {
+            try database.cached("INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)").run([.text(entryID), .text(tag)])
         }
     }
 
@@ -140,14 +181,16 @@ final class Writer {
             .text(media.filename), .text(media.mime), SQLValue(media.duration), .text(media.transcript),
             .text(segments), .text(media.id),
         ]
+        if !media.transcript.isEmpty || previous?.media.transcript.isEmpty == false {
+            searchDirty.insert(media.entryID)
+            if let old = previous?.media.entryID { searchDirty.insert(old) }
+        }
         guard let previous else {
             try database.cached("""
                 INSERT INTO media (entry_id, position, kind, blob_id, filename, mime, duration, transcript, segments, id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run(values)
-            for field in ["entry", "position", "kind", "blob", "filename", "mime", "duration", "transcript", "segments"] {
-                try touch(.media, media.id, field)
-            }
+            try touch(.media, media.id, ["entry", "position", "kind", "blob", "filename", "mime", "duration", "transcript", "segments"])
             return
         }
         let old = previous.media
@@ -167,12 +210,17 @@ final class Writer {
             UPDATE media SET entry_id = ?, position = ?, kind = ?, blob_id = ?, filename = ?, mime = ?, duration = ?,
                              transcript = ?, segments = ?, deleted = 0 WHERE id = ?
             """).run(values)
-        for field in changed { try touch(.media, media.id, field) }
+        try touch(.media, media.id, changed)
     }
 
     func deleteMedia(_ id: String) throws {
         try database.cached("UPDATE media SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(id)])
-        if database.changes > 0 { try touch(.media, id, "deleted") }
+        if database.changes > 0 {
+            try touch(.media, id, "deleted")
+            if let entryID = try database.cached("SELECT entry_id FROM media WHERE id = ?").first([.text(id)], { $0.text(0) }) {
+                searchDirty.insert(entryID)
+            }
+        }
     }
 }
 

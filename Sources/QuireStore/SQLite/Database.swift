@@ -6,6 +6,8 @@ import Foundation
 final class Database {
     let handle: OpaquePointer
     let path: String
+    /// Memoised word folding for the full-text tokenizer on this connection.
+    let tokenizerCache = QuireTokenizer.Cache()
 
     /// Opens (or creates, when `create` is true) the database at `path`.
     /// - Throws: `StoreError` of kind `.unreadable` when the file cannot be opened.

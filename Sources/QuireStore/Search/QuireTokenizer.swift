@@ -28,8 +28,9 @@ public enum QuireTokenizer {
     public static func tokens(_ text: String, mode: Mode = .document) -> [Token] {
         var result: [Token] = []
         var copy = text
+        let cache = Cache()
         copy.withUTF8 { buffer in
-            _ = tokenize(buffer, mode: mode) { token, start, end, colocated in
+            _ = tokenize(buffer, mode: mode, cache: cache) { token, start, end, colocated in
                 result.append(Token(text: String(decoding: token, as: UTF8.self), start: start, end: end, colocated: colocated))
                 return 0
             }
@@ -39,7 +40,7 @@ public enum QuireTokenizer {
 
     /// Calls `emit(tokenBytes, start, end, colocated)` for each token; stops at and returns
     /// the first nonzero result of `emit`.
-    static func tokenize(_ text: UnsafeBufferPointer<UInt8>, mode: Mode,
+    static func tokenize(_ text: UnsafeBufferPointer<UInt8>, mode: Mode, cache: Cache,
                          emit: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Int32) -> Int32 {
         var i = 0
         var scratch: [UInt8] = []
@@ -79,9 +80,9 @@ public enum QuireTokenizer {
                 for b in word { scratch.append((65...90).contains(b) ? b + 32 : b) }
                 rc = scratch.withUnsafeBufferPointer { emit($0, start, i, false) }
             } else {
-                var normalized = normalize(String(decoding: word, as: UTF8.self), mode: mode)
+                let normalized = cache.normalized(word, mode: mode)
                 if normalized.isEmpty { continue }
-                rc = normalized.withUTF8 { emit($0, start, i, false) }
+                rc = normalized.withUnsafeBufferPointer { emit($0, start, i, false) }
             }
             if rc != 0 { return rc }
         }
@@ -111,6 +112,32 @@ public enum QuireTokenizer {
         return 0
     }
 
+    /// Folding and stemming cost microseconds per word, and text repeats its words (Zipf),
+    /// so results are memoised. One cache per SQLite connection (which one thread uses at a
+    /// time), keyed by an FNV-1a hash of the word's bytes and checked against them; bounded.
+    public final class Cache: @unchecked Sendable {
+        private struct Slot {
+            var key: [UInt8]
+            var value: [UInt8]
+        }
+        private var slots: [Mode: [UInt64: Slot]] = [:]
+        private var count = 0
+        static let limit = 100_000
+
+        public init() {}
+
+        func normalized(_ word: UnsafeBufferPointer<UInt8>, mode: Mode) -> [UInt8] {
+            var hash: UInt64 = 0xcbf29ce484222325
+            for byte in word { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+            if let slot = slots[mode]?[hash], slot.key.elementsEqual(word) { return slot.value }
+            let value = Array(QuireTokenizer.normalize(String(decoding: word, as: UTF8.self), mode: mode).utf8)
+            if count >= Self.limit { slots.removeAll(keepingCapacity: true); count = 0 }
+            slots[mode, default: [:]][hash] = Slot(key: Array(word), value: value)
+            count += 1
+            return value
+        }
+    }
+
     /// Folds a non-ASCII word for matching.
     static func normalize(_ word: String, mode: Mode) -> String {
         let lower = word.lowercased()
@@ -137,6 +164,8 @@ public enum QuireTokenizer {
             return .separator
         }
         switch v {
+        case 0x00C0...0x024F, 0x0400...0x0481, 0x048A...0x04FF, 0x0621...0x063A, 0x0641...0x064A, 0x0391...0x03C9:
+            return v == 0x00D7 || v == 0x00F7 ? .separator : .word  // Latin, Cyrillic, Arabic, Greek letters
         case 0x3005, 0x3006, 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
              0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F:
             return .cjk

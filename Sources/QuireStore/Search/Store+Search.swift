@@ -39,13 +39,15 @@ extension Store {
     /// Entries whose title, body or transcripts contain every word of `query`, best first.
     public func search(_ query: String, limit: Int = 50) throws -> [SearchHit] {
         let match = try Self.ftsQuery(query)
+        // Rank first, then make snippets for the page of results only: SQLite would otherwise
+        // compute a snippet (re-tokenising the text) for every match before sorting.
         return try database.cached("""
             SELECT e.id, e.created, e.created_us, e.title, e.body,
                    snippet(search, -1, char(1), char(2), '…', 12)
             FROM search JOIN entries e ON e.rowid = search.rowid
-            WHERE search MATCH ? AND e.deleted = 0
+            WHERE search MATCH ?1 AND search.rowid IN (
+                SELECT rowid FROM search WHERE search MATCH ?1 ORDER BY bm25(search, 4.0, 1.0, 1.0) LIMIT ?2)
             ORDER BY bm25(search, 4.0, 1.0, 1.0), e.created_us DESC
-            LIMIT ?
             """).rows([.text(match), .integer(Int64(max(1, limit)))]) { row in
             let created = Timestamp(rfc3339: row.text(1)) ?? Timestamp(microseconds: row.int(2), offsetSeconds: 0)
             var title = row.text(3)

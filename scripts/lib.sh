@@ -1,0 +1,34 @@
+# Shared by scripts/*: install what a fresh Debian 12 with Swift 6.3 lacks, skip what is there.
+
+# The Debian packages the build needs (C libraries through system-library targets).
+QUIRE_BUILD_PACKAGES=(pkg-config libsqlite3-dev)
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "scripts: need root to run: $*" >&2; return 1; fi
+}
+
+# ensure_packages PKG...: installs the missing ones (apt-get update first, once per run).
+ensure_packages() {
+    local missing=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "scripts: installing ${missing[*]}" >&2
+    if [ -z "${QUIRE_APT_UPDATED:-}" ]; then
+        as_root apt-get update -qq
+        export QUIRE_APT_UPDATED=1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+ensure_swift() {
+    if ! command -v swift >/dev/null; then
+        for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+            [ -x "$dir/swift" ] && export PATH="$dir:$PATH" && return 0
+        done
+        echo "scripts: swift not found: install Swift 6.3 from swift.org and put it on PATH" >&2
+        exit 1
+    fi
+}
