@@ -23,7 +23,7 @@ let package = Package(
         .executableTarget(name: "QuireCLI", dependencies: ["QuireStore"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireStoreTests", dependencies: ["QuireStore", "QuireCLI"]),
+        .testTarget(name: "QuireStoreTests", dependencies: ["QuireStore", "QuireCLI"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -73,10 +73,9 @@ CREATE TABLE field_clocks (
     record_id TEXT NOT NULL,
     field     TEXT NOT NULL,
     hlc       INTEGER NOT NULL,
-    device    INTEGER NOT NULL REFERENCES devices(num),
+    device    INTEGER NOT NULL,            -- devices.num
     PRIMARY KEY (record, record_id, field)
 ) WITHOUT ROWID;
-CREATE INDEX field_clocks_by_hlc ON field_clocks(hlc);
 
 -- Concurrent writes that lost on a text field, kept rather than dropped (`quire conflicts`).
 CREATE TABLE revisions (

@@ -12,7 +12,7 @@ enum QuireMain {
     ]
 
     static var overview: String {
-        var text = "quire — a private journal you can sync, restore and export\n\nUsage: quire [--store DIR] COMMAND [OPTIONS]\n\nCommands:\n"
+        var text = "quire — a private journal: write, attach voice notes and photos, search, import and export\n\nUsage: quire [--store DIR] COMMAND [OPTIONS]\n\nCommands:\n"
         for command in commands {
             text += "  " + command.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.abstract + "\n"
         }

@@ -27,6 +27,23 @@ import Testing
         for command in commands { #expect(overview.stdout.contains("  " + command)) }
     }
 
+    /// `--help` texts are part of the contract: compared with Fixtures/help/*.txt.
+    /// Run with QUIRE_UPDATE_GOLDEN=1 to rewrite them after a deliberate change.
+    @Test func helpTextsMatchTheirGoldenFiles() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/help")
+        let update = ProcessInfo.processInfo.environment["QUIRE_UPDATE_GOLDEN"] == "1"
+        for command in commands + ["overview"] {
+            let run = try QuireBinary.run(command == "overview" ? ["--help"] : [command, "--help"])
+            let golden = folder.appendingPathComponent(command + ".txt")
+            if update {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Data(run.stdout.utf8).write(to: golden)
+            }
+            let expected = try String(contentsOf: golden, encoding: .utf8)
+            #expect(run.stdout == expected, "quire \(command) --help differs from \(golden.lastPathComponent)")
+        }
+    }
+
     @Test func usageErrorsExitTwo() throws {
         let dir = TempDir()
         let store = dir.path + "/s"

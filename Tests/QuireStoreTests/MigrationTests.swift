@@ -43,6 +43,26 @@ import Testing
         }
     }
 
+    /// Stores exactly as older Quires left them, checked in (Fixtures/make-schema-fixture.py).
+    @Test(arguments: [1])
+    func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
+        let dir = TempDir()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent(String(format: "Fixtures/schema-%04d.sqlite", version))
+        try FileManager.default.createDirectory(atPath: dir.path + "/old", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: dir.path + "/old/journal.sqlite")
+        let upgraded = try Store(folder: dir.path + "/old")
+        let fresh = try makeStore(dir, name: "fresh")
+        #expect(try schema(upgraded) == schema(fresh))
+        #expect(try upgraded.appliedMigrations() == Migration.all.map(\.id))
+        #expect(upgraded.deviceID == "11111111-2222-4333-8444-555555555555")
+        let entry = try #require(try upgraded.entry(id: "e1"))
+        #expect(entry.title == "Старая запись" && entry.tags == ["архив"] && entry.media.first?.transcript == "голосовая заметка о поездке")
+        #expect(try upgraded.search("поездки").map(\.id) == ["e1"])  // transcripts indexed on upgrade
+        #expect(try upgraded.search("東京").map(\.id) == ["e1"])
+        #expect(try upgraded.integrityCheck() == "ok")
+    }
+
     @Test func aStoreFromANewerQuireIsRefusedUntouched() throws {
         let dir = TempDir()
         let store = try makeStore(dir)
