@@ -66,14 +66,16 @@ enum FileIO {
         }
     }
 
-    /// Writes `data` to `path` durably: temp file in the same folder, fsync, rename, fsync folder.
-    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+    /// Writes a file durably: `body` fills a temporary file in the same folder, which is then
+    /// fsynced, renamed over `path` (atomic: readers see the old or the new file, never half)
+    /// and the folder fsynced, so the new name survives a crash.
+    static func writeDurably(to path: String, mode: mode_t = 0o644, _ body: (Int32) throws -> Void) throws {
         let folder = (path as NSString).deletingLastPathComponent
         let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
         do {
-            try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+            try body(fd)
             guard fsync(fd) == 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
             close(fd)
         } catch {
@@ -89,34 +91,24 @@ enum FileIO {
         syncFolder(folder)
     }
 
-    /// Copies `source` to `destination` in constant memory, durably (temp, fsync, rename).
+    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+        try writeDurably(to: path, mode: mode) { fd in
+            try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+        }
+    }
+
+    /// Copies `source` to `destination` in constant memory, durably.
     static func copyAtomically(from source: String, to destination: String) throws {
         let input = try openForReading(source)
         defer { close(input) }
-        let folder = (destination as NSString).deletingLastPathComponent
-        let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
-        let output = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw StoreError(.io, path: destination, detail: errnoText()) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        do {
+        try writeDurably(to: destination) { output in
             while true {
                 let n = try readSome(input, buffer, path: source)
                 if n == 0 { break }
                 try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: destination)
             }
-            guard fsync(output) == 0 else { throw StoreError(.io, path: destination, detail: errnoText()) }
-            close(output)
-        } catch {
-            close(output)
-            unlink(temp)
-            throw error
         }
-        guard rename(temp, destination) == 0 else {
-            let reason = errnoText()
-            unlink(temp)
-            throw StoreError(.io, path: destination, detail: reason)
-        }
-        syncFolder(folder)
     }
 }
