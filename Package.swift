@@ -7,12 +7,15 @@ let package = Package(
     name: "Quire",
     products: [
         .executable(name: "quire", targets: ["QuireCLI"]),
-        .library(name: "QuireKit", targets: ["QuireStore"]),
+        .library(name: "QuireKit", targets: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"]),
         .executable(name: "quire-bench", targets: ["QuireBench"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
@@ -20,10 +23,14 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedTool"]),
 
         .target(name: "QuireStore", dependencies: ["CSQLite"], plugins: ["EmbedFiles"]),
-        .executableTarget(name: "QuireCLI", dependencies: ["QuireStore"]),
+        .target(name: "QuireCrypto", dependencies: ["CSodium"]),
+        .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
+        .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
+        .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireSync"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore"], path: "bench/QuireBench"),
 
         .testTarget(name: "QuireStoreTests", dependencies: ["QuireStore", "QuireCLI"], exclude: ["Fixtures"]),
+        .testTarget(name: "QuireRepositoryTests", dependencies: ["QuireCrypto", "QuireRemote", "QuireSync", "QuireStore", "QuireCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

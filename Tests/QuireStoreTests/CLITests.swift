@@ -130,6 +130,20 @@ import Testing
         #expect(try QuireBinary.run(["list"], store: store).stdout.split(separator: "\n").count == 2)
     }
 
+    /// Foundation traps on one-character paths in places; names like "a" must just work.
+    @Test func oneCharacterFileNames() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        _ = dir.file("a", bytes: [1, 2, 3])
+        _ = dir.file("j", #"{"created": "2025-01-01T00:00:00Z", "title": "x", "media": [{"path": "a"}]}"#)
+        let imported = try QuireBinary.run(["import", "j"], store: store, cwd: dir.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let id = try QuireBinary.run(["add", "--body", "b"], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let attached = try QuireBinary.run(["attach", id, "a"], store: store, cwd: dir.path)
+        #expect(attached.status == 0, "\(attached.stderr)")
+        #expect(PathText.parent("a") == "" && PathText.parent("/a") == "/" && PathText.parent("x/y/") == "x")
+    }
+
     @Test func aStoreInUseIsAClearError() throws {
         let dir = TempDir()
         let path = dir.path + "/s"

@@ -79,8 +79,10 @@ enum QuireBinary {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
     }()
 
-    static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: String? = nil) throws -> QuireRun {
+    static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: String? = nil,
+                    cwd: String? = nil) throws -> QuireRun {
         let process = Process()
+        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = (store.map { ["--store", $0] } ?? []) + arguments
         var env = ProcessInfo.processInfo.environment

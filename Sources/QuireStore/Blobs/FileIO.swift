@@ -70,7 +70,7 @@ enum FileIO {
     /// fsynced, renamed over `path` (atomic: readers see the old or the new file, never half)
     /// and the folder fsynced, so the new name survives a crash.
     static func writeDurably(to path: String, mode: mode_t = 0o644, _ body: (Int32) throws -> Void) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.parent(path)
         let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }

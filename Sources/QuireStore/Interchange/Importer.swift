@@ -21,7 +21,7 @@ extension Store {
     @discardableResult
     public func importJSONLines(at path: String, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let reader = try LineReader(path: path)
-        let folder = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
+        let folder = PathText.parent(URL(fileURLWithPath: path).standardizedFileURL.path)
         var summary = ImportSummary()
         var blobCache: [String: BlobStore.Added] = [:]
         try write { writer in

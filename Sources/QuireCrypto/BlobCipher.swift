@@ -1,0 +1,127 @@
+import CSodium
+import Foundation
+
+/// Attachments encrypted as a libsodium secretstream (XChaCha20-Poly1305) in 64 KiB chunks,
+/// each chunk's associated data naming the blob id. Truncation (no final tag), reordering,
+/// and swapping one blob's bytes for another's are all detected.
+/// Layout: "QBL1" ‖ header (24) ‖ chunks of up to 64 KiB + 17 bytes, the last tagged FINAL.
+public enum BlobCipher {
+    public static let chunkSize = 64 * 1024
+    static let magic = Array("QBL1".utf8)
+    static var headerBytes: Int { Int(crypto_secretstream_xchacha20poly1305_headerbytes()) }
+    static var overhead: Int { Int(crypto_secretstream_xchacha20poly1305_abytes()) }
+    static var sealedChunk: Int { chunkSize + overhead }
+
+    /// The encrypted size of `plaintextSize` bytes.
+    public static func sealedSize(plaintextSize: Int64) -> Int64 {
+        let chunks = plaintextSize / Int64(chunkSize) + 1  // the final chunk may be empty
+        return Int64(magic.count + headerBytes) + plaintextSize + chunks * Int64(overhead)
+    }
+
+    static func associatedData(_ blobID: String) -> [UInt8] { Array("quire-blob:\(blobID)".utf8) }
+
+    /// Encrypts a plaintext stream: feed it chunks of exactly `chunkSize` bytes, then the
+    /// last (possibly empty, shorter) one with `final: true`.
+    public final class Encryptor {
+        private var state = crypto_secretstream_xchacha20poly1305_state()
+        private let ad: [UInt8]
+        public private(set) var header: [UInt8]
+
+        public init(keys: RepositoryKeys, blobID: String) throws {
+            try Sodium.ready()
+            ad = BlobCipher.associatedData(blobID)
+            var h = [UInt8](repeating: 0, count: BlobCipher.headerBytes)
+            guard crypto_secretstream_xchacha20poly1305_init_push(&state, &h, keys.blobs.bytes) == 0 else {
+                throw CryptoError(.library, detail: "secretstream init failed")
+            }
+            header = BlobCipher.magic + h
+        }
+
+        deinit { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
+
+        /// Seals one chunk into `output` (which must hold `input.count + overhead` bytes); returns its length.
+        public func seal(_ input: UnsafeRawBufferPointer, final: Bool, into output: UnsafeMutableRawBufferPointer) throws -> Int {
+            var length: UInt64 = 0
+            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
+            let rc = crypto_secretstream_xchacha20poly1305_push(
+                &state, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count), ad, UInt64(ad.count), tag)
+            guard rc == 0 else { throw CryptoError(.library, detail: "secretstream push failed") }
+            return Int(length)
+        }
+    }
+
+    /// Decrypts a sealed blob fed in pieces of any size; hands plaintext to `output` chunk by
+    /// chunk. `finish()` fails unless the final chunk was seen and nothing follows it.
+    public final class Decryptor {
+        private var state = crypto_secretstream_xchacha20poly1305_state()
+        private let keys: RepositoryKeys
+        private let ad: [UInt8]
+        private let object: String
+        private var pending: [UInt8] = []
+        private var started = false
+        private var finished = false
+        private let output: (UnsafeRawBufferPointer) throws -> Void
+        private var plain = [UInt8](repeating: 0, count: BlobCipher.chunkSize)
+
+        public init(keys: RepositoryKeys, blobID: String, object: String, output: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
+            try Sodium.ready()
+            self.keys = keys
+            self.ad = BlobCipher.associatedData(blobID)
+            self.object = object
+            self.output = output
+            pending.reserveCapacity(BlobCipher.sealedChunk * 2)
+        }
+
+        deinit { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
+
+        private func fail(_ detail: String) -> CryptoError { CryptoError(.unauthenticated, object: object, detail: detail) }
+
+        public func feed(_ bytes: UnsafeRawBufferPointer) throws {
+            pending.append(contentsOf: bytes)
+            if !started {
+                let need = BlobCipher.magic.count + BlobCipher.headerBytes
+                guard pending.count >= need else { return }
+                guard Array(pending[0..<BlobCipher.magic.count]) == BlobCipher.magic else { throw fail("not a sealed Quire blob") }
+                let header = Array(pending[BlobCipher.magic.count..<need])
+                guard crypto_secretstream_xchacha20poly1305_init_pull(&state, header, keys.blobs.bytes) == 0 else {
+                    throw fail("bad blob header")
+                }
+                pending.removeFirst(need)
+                started = true
+            }
+            // Keep one whole chunk back until more arrives or the stream ends: only then do we
+            // know whether a full-size chunk is the last one.
+            var offset = 0
+            while pending.count - offset > BlobCipher.sealedChunk {
+                try open(offset..<(offset + BlobCipher.sealedChunk))
+                offset += BlobCipher.sealedChunk
+            }
+            if offset > 0 { pending.removeFirst(offset) }
+        }
+
+        public func finish() throws {
+            guard started else { throw fail("truncated: no blob header") }
+            if !pending.isEmpty {
+                try open(0..<pending.count)
+                pending.removeAll()
+            }
+            guard finished else { throw fail("truncated: the final chunk is missing") }
+        }
+
+        private func open(_ range: Range<Int>) throws {
+            guard !finished else { throw fail("data after the final chunk") }
+            guard range.count >= BlobCipher.overhead else { throw fail("truncated chunk") }
+            var length: UInt64 = 0
+            var tag: UInt8 = 0
+            let rc = pending.withUnsafeBufferPointer { p in
+                crypto_secretstream_xchacha20poly1305_pull(&state, &plain, &length, &tag,
+                                                           p.baseAddress.map { $0 + range.lowerBound }, UInt64(range.count),
+                                                           ad, UInt64(ad.count))
+            }
+            guard rc == 0 else { throw fail("does not authenticate (damaged, reordered, or another blob)") }
+            if tag == crypto_secretstream_xchacha20poly1305_tag_final() { finished = true }
+            try plain.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[0..<Int(length)])) }
+        }
+    }
+}

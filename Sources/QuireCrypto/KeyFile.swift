@@ -1,0 +1,109 @@
+import CSodium
+import Foundation
+
+/// A key file (`keys/<id>` on the remote): the master key wrapped by a key derived from a
+/// passphrase with Argon2id, with the KDF parameters stored beside it, so changing a
+/// passphrase rewrites this small file and never the data. Bound to its repository id.
+public struct KeyFile: Codable, Equatable, Sendable {
+    public var format: Int
+    public var kdf: String
+    public var opslimit: UInt64
+    public var memlimit: UInt64
+    public var salt: String
+    public var nonce: String
+    public var key: String
+
+    /// Argon2id cost. The default is libsodium's MODERATE (about 1 s and 256 MiB here);
+    /// tests store cheaper ones in the file itself, so opening needs no special case.
+    public struct Cost: Sendable, Equatable {
+        public var opslimit: UInt64
+        public var memlimit: UInt64
+        public init(opslimit: UInt64, memlimit: UInt64) {
+            self.opslimit = opslimit
+            self.memlimit = memlimit
+        }
+        public static var moderate: Cost {
+            Cost(opslimit: UInt64(crypto_pwhash_opslimit_moderate()), memlimit: UInt64(crypto_pwhash_memlimit_moderate()))
+        }
+        public static var minimum: Cost {
+            Cost(opslimit: UInt64(crypto_pwhash_opslimit_min()), memlimit: UInt64(crypto_pwhash_memlimit_min()))
+        }
+        /// The most a key file may ask for: a hostile file must not make us allocate 4 TiB.
+        static let ceiling = Cost(opslimit: 64, memlimit: 4 << 30)
+    }
+
+    static let format1 = 1
+    static let kdfName = "argon2id13"
+
+    private static func associatedData(_ repositoryID: String) -> [UInt8] { Array("quire-keyfile:\(repositoryID)".utf8) }
+
+    /// Wraps `keys.master` under `passphrase`.
+    public static func wrap(_ keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String, cost: Cost = .moderate) throws -> KeyFile {
+        try Sodium.ready()
+        let salt = Sodium.randomBytes(Int(crypto_pwhash_saltbytes()))
+        let nonce = Sodium.randomBytes(Int(crypto_aead_xchacha20poly1305_ietf_npubbytes()))
+        let wrapping = try derive(passphrase, salt: salt, cost: cost)
+        var sealed = [UInt8](repeating: 0, count: RepositoryKeys.keyBytes + Int(crypto_aead_xchacha20poly1305_ietf_abytes()))
+        var sealedLength: UInt64 = 0
+        let ad = associatedData(repositoryID)
+        guard crypto_aead_xchacha20poly1305_ietf_encrypt(&sealed, &sealedLength, keys.master.bytes, UInt64(keys.master.count),
+                                                         ad, UInt64(ad.count), nil, nonce, wrapping.bytes) == 0 else {
+            throw CryptoError(.library, detail: "cannot wrap the key")
+        }
+        return KeyFile(format: format1, kdf: kdfName, opslimit: cost.opslimit, memlimit: cost.memlimit,
+                       salt: Data(salt).base64EncodedString(), nonce: Data(nonce).base64EncodedString(),
+                       key: Data(sealed).base64EncodedString())
+    }
+
+    /// Unwraps the master key with `passphrase`.
+    /// - Throws: `.wrongPassphrase` when it does not open, `.badKeyFile` when malformed.
+    public func unwrap(passphrase: SecureBytes, repositoryID: String, name: String) throws -> RepositoryKeys {
+        guard format == Self.format1, kdf == Self.kdfName else {
+            throw CryptoError(.badKeyFile, object: name, detail: "unknown key file format")
+        }
+        let floor = Cost.minimum
+        guard opslimit >= floor.opslimit, memlimit >= floor.memlimit,
+              opslimit <= Cost.ceiling.opslimit, memlimit <= Cost.ceiling.memlimit else {
+            throw CryptoError(.badKeyFile, object: name, detail: "key derivation parameters out of range")
+        }
+        guard let salt = Data(base64Encoded: salt), salt.count == Int(crypto_pwhash_saltbytes()),
+              let nonce = Data(base64Encoded: nonce), nonce.count == Int(crypto_aead_xchacha20poly1305_ietf_npubbytes()),
+              let sealed = Data(base64Encoded: key),
+              sealed.count == RepositoryKeys.keyBytes + Int(crypto_aead_xchacha20poly1305_ietf_abytes()) else {
+            throw CryptoError(.badKeyFile, object: name, detail: "key file is malformed")
+        }
+        let wrapping = try Self.derive(passphrase, salt: Array(salt), cost: Cost(opslimit: opslimit, memlimit: memlimit))
+        let master = try SecureBytes(count: RepositoryKeys.keyBytes)
+        var length: UInt64 = 0
+        let ad = Self.associatedData(repositoryID)
+        let cipher = [UInt8](sealed), nonceBytes = [UInt8](nonce)
+        let rc = crypto_aead_xchacha20poly1305_ietf_decrypt(master.mutableBytes, &length, nil, cipher, UInt64(cipher.count),
+                                                            ad, UInt64(ad.count), nonceBytes, wrapping.bytes)
+        guard rc == 0 else { throw CryptoError(.wrongPassphrase, object: name, detail: "the passphrase does not open this key") }
+        return try RepositoryKeys(master: master)
+    }
+
+    private static func derive(_ passphrase: SecureBytes, salt: [UInt8], cost: Cost) throws -> SecureBytes {
+        let key = try SecureBytes(count: RepositoryKeys.keyBytes)
+        let rc = passphrase.pointer.withMemoryRebound(to: CChar.self, capacity: passphrase.count) { p in
+            crypto_pwhash(key.mutableBytes, UInt64(key.count), p, UInt64(passphrase.count), salt,
+                          cost.opslimit, Int(cost.memlimit), crypto_pwhash_alg_argon2id13())
+        }
+        guard rc == 0 else { throw CryptoError(.library, detail: "Argon2id failed (out of memory?)") }
+        return key
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    public static func decode(_ data: Data, name: String) throws -> KeyFile {
+        do {
+            return try JSONDecoder().decode(KeyFile.self, from: data)
+        } catch {
+            throw CryptoError(.badKeyFile, object: name, detail: "key file is not valid JSON")
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// One name in a remote folder.
+public struct RemoteEntry: Equatable, Sendable {
+    public var name: String
+    public var isFolder: Bool
+    /// Size in bytes, when the server says (never trusted for anything but progress).
+    public var size: Int64?
+
+    public init(name: String, isFolder: Bool, size: Int64?) {
+        self.name = name
+        self.isFolder = isFolder
+        self.size = size
+    }
+}
+
+/// The few verbs the repository needs, which every WebDAV server and a plain folder can do.
+/// Paths are relative to the repository root, "/"-separated, without a leading slash.
+/// Nothing here relies on atomic PUT, ETags, If-Match/If-None-Match, LOCK or Depth infinity.
+public protocol Backend: AnyObject {
+    /// Where this is, for messages (never with credentials).
+    var location: String { get }
+    /// Creates or replaces `path`. Only for names that one writer alone uses.
+    func put(_ path: String, from source: ByteSource) throws
+    /// Creates `path` only if nothing is there, and never shows it half-written: the bytes
+    /// go to a temporary name first, then move into place without overwriting.
+    /// - Throws: `.exists` when the name is taken.
+    func publish(_ path: String, from source: ByteSource) throws
+    /// Streams the object (or the byte `range` of it) into `sink`.
+    func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws
+    /// The names in one folder (not recursive), without temporary upload names.
+    /// - Throws: `.notFound` when the folder does not exist.
+    func list(_ folder: String) throws -> [RemoteEntry]
+    func delete(_ path: String) throws
+    /// - Throws: `.exists` when `overwrite` is false and `to` is taken.
+    func move(_ from: String, to: String, overwrite: Bool) throws
+}
+
+extension Backend {
+    /// The whole object in memory (small objects only: keys, config, segments).
+    public func getData(_ path: String, limit: Int = 64 << 20) throws -> Data {
+        let sink = DataSink(limit: limit)
+        try get(path, range: nil, into: sink)
+        return sink.data
+    }
+
+    public func putData(_ path: String, _ data: Data) throws {
+        try put(path, from: DataSource(data))
+    }
+
+    public func publishData(_ path: String, _ data: Data) throws {
+        try publish(path, from: DataSource(data))
+    }
+}
+
+/// Prefix of temporary names used while uploading; listings hide them.
+let temporaryPrefix = ".tmp-"
+
+/// A stream of bytes to upload; rewindable so a failed request can be retried.
+public protocol ByteSource: AnyObject {
+    /// The total length, when known.
+    var size: Int64? { get }
+    /// Fills `buffer` from the current position; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Back to the start; false when that is impossible.
+    func rewind() throws -> Bool
+}
+
+/// Where downloaded bytes go; resettable so a failed request can be retried.
+public protocol ByteSink: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Forgets everything written so far.
+    func reset() throws
+}
+
+public final class DataSource: ByteSource {
+    private let data: Data
+    private var offset = 0
+    public init(_ data: Data) { self.data = data }
+    public var size: Int64? { Int64(data.count) }
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = min(buffer.count, data.count - offset)
+        guard n > 0 else { return 0 }
+        data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<(offset + n))
+        offset += n
+        return n
+    }
+    public func rewind() throws -> Bool { offset = 0; return true }
+}
+
+public final class DataSink: ByteSink {
+    public private(set) var data = Data()
+    let limit: Int
+    public init(limit: Int = 64 << 20) { self.limit = limit }
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard data.count + bytes.count <= limit else {
+            throw RemoteError(.protocolError, detail: "object larger than \(limit) bytes")
+        }
+        data.append(contentsOf: bytes)
+    }
+    public func reset() throws { data.removeAll() }
+}
+
+/// Reads a local file in order (pread, so rewinding is free).
+public final class FileSource: ByteSource {
+    private let fd: Int32
+    private let path: String
+    private var offset: Int64 = 0
+    public let size: Int64?
+
+    public init(path: String) throws {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot read \(path): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        size = fstat(fd, &info) == 0 ? Int64(info.st_size) : nil
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if n >= 0 { offset += Int64(n); return n }
+            if errno != EINTR { throw RemoteError(.localIO, detail: "cannot read \(path): \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    public func rewind() throws -> Bool { offset = 0; return true }
+}
+
+/// Writes a local file; `reset` truncates it.
+public final class FileSink: ByteSink {
+    private let fd: Int32
+    private let path: String
+
+    public init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard var p = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RemoteError(.localIO, detail: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            p += n
+            left -= n
+        }
+    }
+
+    public func reset() throws {
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+            throw RemoteError(.localIO, detail: "cannot rewrite \(path)")
+        }
+    }
+
+    /// Flushes the file to disk.
+    public func sync() throws {
+        guard fsync(fd) == 0 else { throw RemoteError(.localIO, detail: "cannot sync \(path)") }
+    }
+}
+
+/// Checks a repository-relative path: no empty, "." or ".." components, no leading slash.
+func validatePath(_ path: String, allowRoot: Bool = false) throws {
+    if path.isEmpty && allowRoot { return }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard !path.isEmpty, !path.hasPrefix("/"),
+          parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }), !path.contains("\u{0}") else {
+        throw RemoteError(.invalid, path: path, detail: "not a valid repository path")
+    }
+}
+
+/// Everything before the last "/" ("" for a top-level name). Not NSString's
+/// deletingLastPathComponent, which traps on one-character paths on Linux.
+func parentPath(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "" }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}

@@ -1,0 +1,202 @@
+import CCurl
+import Foundation
+
+/// One HTTP exchange.
+struct HTTPRequest {
+    var method: String
+    var url: String
+    var headers: [String] = []
+    /// Request body, streamed.
+    var body: ByteSource?
+    /// Where a 2xx response body goes; other bodies are kept (first 4 KiB) for messages.
+    var sink: ByteSink?
+    /// The byte range asked for with a Range header; a 200 answer is trimmed to it.
+    var range: Range<Int64>?
+}
+
+struct HTTPResponse {
+    var status: Int
+    /// Header names lower-cased; the last response's headers only (after auth round trips).
+    var headers: [String: String]
+    /// The start of a non-2xx body.
+    var errorBody: Data
+}
+
+/// Connection settings for the WebDAV backend.
+public struct HTTPSettings: Sendable {
+    public var user: String?
+    /// Never logged, never put in a URL or process arguments.
+    public var password: String?
+    public var connectTimeout: Int = 30
+    /// Abort when fewer than 1 byte/s flows for this many seconds.
+    public var lowSpeedTime: Int = 60
+    public var verifyTLS = true
+    /// Attempts for transient failures (423, 429, 5xx, dropped connections).
+    public var attempts = 5
+    /// First back-off delay; doubles each attempt.
+    public var backoff: Double = 0.25
+
+    public init(user: String? = nil, password: String? = nil) {
+        self.user = user
+        self.password = password
+    }
+}
+
+/// A libcurl easy handle, reused across requests so the connection stays alive.
+/// The only file that talks to libcurl.
+final class Curl {
+    private let handle: UnsafeMutableRawPointer
+    private let settings: HTTPSettings
+    private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
+
+    init(settings: HTTPSettings) throws {
+        guard Self.globalInit, let handle = curl_easy_init() else {
+            throw RemoteError(.localIO, detail: "libcurl failed to initialise")
+        }
+        self.handle = handle
+        self.settings = settings
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// Performs `request` once. Transport failures throw; any HTTP status returns.
+    func perform(_ request: HTTPRequest) throws -> HTTPResponse {
+        // reset() keeps live connections, TLS sessions and the DNS cache.
+        curl_easy_reset(handle)
+        let transfer = Transfer(request: request)
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        // An empty Expect: stops libcurl waiting for 100-continue that some servers never send.
+        for header in request.headers + ["Expect:"] { headerList = curl_slist_append(headerList, header) }
+        defer { curl_slist_free_all(headerList) }
+
+        quire_curl_setopt_string(handle, CURLOPT_URL, request.url)
+        quire_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        quire_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
+        quire_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, settings.verifyTLS ? 1 : 0)
+        quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, settings.verifyTLS ? 2 : 0)
+        quire_curl_setopt_long(handle, CURLOPT_NETRC, QUIRE_CURL_NETRC_OPTIONAL)
+        quire_curl_setopt_string(handle, CURLOPT_USERAGENT, "quire/0.1")
+        if let user = settings.user { quire_curl_setopt_string(handle, CURLOPT_USERNAME, user) }
+        if let password = settings.password { quire_curl_setopt_string(handle, CURLOPT_PASSWORD, password) }
+        quire_curl_setopt_long(handle, CURLOPT_HTTPAUTH, QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST)
+        quire_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        if let body = request.body {
+            quire_curl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            if let size = body.size { quire_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size)) }
+            quire_curl_setopt_read(handle, curlRead)
+            quire_curl_setopt_seek(handle, curlSeek)
+        }
+        if request.method != "GET" && !(request.method == "PUT" && request.body != nil) {
+            quire_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        quire_curl_setopt_write(handle, curlWrite)
+        quire_curl_setopt_header(handle, curlHeader)
+
+        let code: CURLcode = withExtendedLifetime(transfer) {
+            let context = Unmanaged.passUnretained(transfer).toOpaque()
+            quire_curl_setopt_pointer(handle, CURLOPT_READDATA, context)
+            quire_curl_setopt_pointer(handle, CURLOPT_SEEKDATA, context)
+            quire_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+            quire_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+            transfer.handle = handle
+            return curl_easy_perform(handle)
+        }
+        if let error = transfer.error { throw error }
+        guard code == CURLE_OK else { throw Self.transportError(code) }
+        var status = 0
+        quire_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return HTTPResponse(status: status, headers: transfer.headers, errorBody: transfer.errorBody)
+    }
+
+    private static func transportError(_ code: CURLcode) -> RemoteError {
+        let message = String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION,
+             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+            return RemoteError(.unreachable, detail: message)
+        default:
+            // Refused or dropped connections, timeouts, partial bodies: worth another try.
+            return RemoteError(.transient, detail: message)
+        }
+    }
+}
+
+/// State shared with libcurl's C callbacks for one request.
+private final class Transfer {
+    let request: HTTPRequest
+    var handle: UnsafeMutableRawPointer?
+    var headers: [String: String] = [:]
+    var errorBody = Data()
+    var error: Error?
+    /// Bytes of the current response body seen so far.
+    var bodyOffset: Int64 = 0
+
+    init(request: HTTPRequest) { self.request = request }
+
+    var status: Int {
+        var status = 0
+        if let handle { quire_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) }
+        return status
+    }
+}
+
+private func transfer(_ pointer: UnsafeMutableRawPointer?) -> Transfer? {
+    pointer.map { Unmanaged<Transfer>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let t = transfer(context), let data else { return 0 }
+    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+    let status = t.status
+    if (200..<300).contains(status), let sink = t.request.sink {
+        do {
+            let start = t.bodyOffset
+            t.bodyOffset += Int64(bytes.count)
+            if status == 200, let range = t.request.range {
+                let lower = max(range.lowerBound, start), upper = min(range.upperBound, t.bodyOffset)
+                if lower < upper { try sink.write(UnsafeRawBufferPointer(rebasing: bytes[Int(lower - start)..<Int(upper - start)])) }
+            } else {
+                try sink.write(bytes)
+            }
+        } catch {
+            t.error = error
+            return 0
+        }
+    } else if t.errorBody.count < 4096 {
+        t.errorBody.append(contentsOf: bytes.prefix(4096 - t.errorBody.count))
+    }
+    return bytes.count
+}
+
+private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let t = transfer(context), let data else { return 0 }
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        t.headers = [:]  // a new response (after 100 Continue or an auth round trip)
+        t.errorBody = Data()
+        t.bodyOffset = 0
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].lowercased()
+        t.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    return size * count
+}
+
+private func curlRead(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let t = transfer(context), let body = t.request.body, let buffer else { return QUIRE_CURL_READFUNC_ABORT }
+    do {
+        return try body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    } catch {
+        t.error = error
+        return QUIRE_CURL_READFUNC_ABORT
+    }
+}
+
+private func curlSeek(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
+    guard let t = transfer(context), let body = t.request.body, offset == 0, origin == SEEK_SET,
+          (try? body.rewind()) == true else { return QUIRE_CURL_SEEKFUNC_CANTSEEK }
+    return QUIRE_CURL_SEEKFUNC_OK
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// A repository in a local folder (`file:///path`): the embedded default that needs no server,
+/// and the reference the WebDAV backend is tested against.
+public final class LocalBackend: Backend {
+    public let root: String
+    public var location: String { "file://" + root }
+
+    public init(root: String) {
+        self.root = (root as NSString).standardizingPath
+    }
+
+    private func full(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }
+
+    private func ioError(_ path: String, _ what: String, code: Int32 = errno) -> RemoteError {
+        if code == ENOENT || code == ENOTDIR { return RemoteError(.notFound, path: path, detail: "not found") }
+        if code == ENOSPC || code == EDQUOT { return RemoteError(.insufficientStorage, path: path, detail: "no space left") }
+        if code == EACCES || code == EPERM { return RemoteError(.forbidden, path: path, detail: "permission denied") }
+        return RemoteError(.localIO, path: path, detail: "\(what): \(String(cString: strerror(code)))")
+    }
+
+    private func makeParents(of path: String) throws {
+        let parent = parentPath(full(path))
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw RemoteError(.localIO, path: path, detail: "cannot create its folder")
+        }
+    }
+
+    /// Writes `source` to a fresh temporary file beside `path`, durably; returns its name.
+    private func writeTemporary(for path: String, from source: ByteSource) throws -> String {
+        try makeParents(of: path)
+        let folder = parentPath(full(path))
+        let temp = folder + "/" + temporaryPrefix + UUID().uuidString.lowercased()
+        // 1. A private temporary name: a crash leaves only a hidden leftover, never a half object.
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ioError(path, "cannot create") }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            _ = try source.rewind()
+            while true {
+                let n = try source.read(into: buffer)
+                if n == 0 { break }
+                var offset = 0
+                while offset < n {
+                    let w = write(fd, buffer.baseAddress.map { $0 + offset }, n - offset)
+                    if w < 0 { if errno == EINTR { continue }; throw ioError(path, "cannot write") }
+                    offset += w
+                }
+            }
+            // 2. The bytes reach the disk before any name points at them.
+            guard fsync(fd) == 0 else { throw ioError(path, "cannot sync") }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temp)
+            throw error
+        }
+        return temp
+    }
+
+    /// 4. Persist the folder entry, so the new name survives a crash.
+    private func syncFolder(of path: String) {
+        let fd = open(parentPath(full(path)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    public func put(_ path: String, from source: ByteSource) throws {
+        try validatePath(path)
+        let temp = try writeTemporary(for: path, from: source)
+        // 3. rename() replaces atomically: readers see the old or the new object.
+        guard rename(temp, full(path)) == 0 else {
+            let error = ioError(path, "cannot rename")
+            unlink(temp)
+            throw error
+        }
+        syncFolder(of: path)
+    }
+
+    public func publish(_ path: String, from source: ByteSource) throws {
+        try validatePath(path)
+        let temp = try writeTemporary(for: path, from: source)
+        defer { unlink(temp) }
+        // 3. link() creates the final name only if it is free — atomically, like MOVE with
+        //    Overwrite: F on a WebDAV server.
+        guard link(temp, full(path)) == 0 else {
+            if errno == EEXIST { throw RemoteError(.exists, path: path, detail: "already exists") }
+            throw ioError(path, "cannot publish")
+        }
+        syncFolder(of: path)
+    }
+
+    public func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+        try validatePath(path)
+        let fd = open(full(path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError(path, "cannot open") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RemoteError(.notFound, path: path, detail: "not a file")
+        }
+        var offset = range?.lowerBound ?? 0
+        let end = min(range?.upperBound ?? Int64(info.st_size), Int64(info.st_size))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while offset < end {
+            let want = Int(min(Int64(buffer.count), end - offset))
+            let n = pread(fd, buffer.baseAddress, want, off_t(offset))
+            if n < 0 { if errno == EINTR { continue }; throw ioError(path, "cannot read") }
+            if n == 0 { break }
+            try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += Int64(n)
+        }
+    }
+
+    public func list(_ folder: String) throws -> [RemoteEntry] {
+        try validatePath(folder, allowRoot: true)
+        guard let dir = opendir(full(folder)) else { throw ioError(folder, "cannot list") }
+        defer { closedir(dir) }
+        var entries: [RemoteEntry] = []
+        while let item = readdir(dir) {
+            let name = withUnsafePointer(to: item.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." || name.hasPrefix(temporaryPrefix) { continue }
+            var info = stat()
+            guard stat(full(folder.isEmpty ? name : folder + "/" + name), &info) == 0 else { continue }
+            let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+            entries.append(RemoteEntry(name: name, isFolder: isFolder, size: isFolder ? nil : Int64(info.st_size)))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    public func delete(_ path: String) throws {
+        try validatePath(path)
+        if unlink(full(path)) == 0 { syncFolder(of: path); return }
+        if errno == EISDIR || errno == EPERM, rmdir(full(path)) == 0 { return }
+        throw ioError(path, "cannot delete")
+    }
+
+    public func move(_ from: String, to: String, overwrite: Bool) throws {
+        try validatePath(from)
+        try validatePath(to)
+        try makeParents(of: to)
+        if overwrite {
+            guard rename(full(from), full(to)) == 0 else { throw ioError(from, "cannot move") }
+        } else {
+            guard link(full(from), full(to)) == 0 else {
+                if errno == EEXIST { throw RemoteError(.exists, path: to, detail: "already exists") }
+                throw ioError(from, "cannot move")
+            }
+            unlink(full(from))
+        }
+        syncFolder(of: to)
+    }
+}

@@ -1,0 +1,48 @@
+/// The Remote layer's one error type. Callers branch on `kind` (`isTransient`,
+/// `.notFound`, `.exists`), never on message text; nothing here carries a password.
+public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case notFound
+        /// A create-only write found the name taken.
+        case exists
+        /// 401: missing or wrong credentials.
+        case unauthorized
+        /// 403: the server refuses.
+        case forbidden
+        /// 507: the server is out of space.
+        case insufficientStorage
+        /// 423, 429, 5xx, timeouts and dropped connections, after retries ran out.
+        case transient
+        /// The server answered something we cannot use (bad XML, unexpected status).
+        case protocolError
+        /// TLS, DNS, refused connection: the server cannot be reached.
+        case unreachable
+        /// A local file could not be read or written.
+        case localIO
+        /// A path or URL that is not acceptable.
+        case invalid
+    }
+
+    public let kind: Kind
+    /// The remote object's path, if any.
+    public var path: String?
+    /// The HTTP status, if one was received.
+    public var status: Int?
+    public var detail: String
+
+    public init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String) {
+        self.kind = kind
+        self.path = path
+        self.status = status
+        self.detail = detail
+    }
+
+    public var isTransient: Bool { kind == .transient }
+
+    public var description: String {
+        var text = path.map { $0.isEmpty ? "/" : $0 } ?? ""
+        if !text.isEmpty { text += ": " }
+        if let status { text += "HTTP \(status): " }
+        return text + detail
+    }
+}

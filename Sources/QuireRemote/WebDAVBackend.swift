@@ -1,0 +1,224 @@
+import Foundation
+
+/// A repository on a WebDAV server, through libcurl. Uses only what Apache mod_dav, nginx
+/// (dav + dav-ext) and rclone all do: PUT, GET (ranged), PROPFIND Depth 1, MKCOL, DELETE and
+/// MOVE with an absolute Destination and an explicit Overwrite. Create-only writes are PUT to
+/// a temporary name, then MOVE with `Overwrite: F` (412 when taken, on every server tried).
+public final class WebDAVBackend: Backend {
+    /// The collection URL, always with a trailing slash.
+    public let base: String
+    private let settings: HTTPSettings
+    private let curl: Curl
+    /// Folders known to exist, so MKCOL is sent once per folder per session.
+    /// The root too: a repository URL may name a collection that does not exist yet.
+    private var knownFolders: Set<String> = []
+    /// Called before each retry with (attempt, delay); tests count retries with it.
+    public var onRetry: ((Int, Double) -> Void)?
+    /// Requests made, for `sync --json` and benchmarks.
+    public private(set) var requestCount = 0
+
+    public var location: String { Self.redacted(base) }
+
+    public init(url: String, settings: HTTPSettings) throws {
+        guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
+            throw RemoteError(.invalid, detail: "a WebDAV URL starts with https:// (or http:// on a trusted network)")
+        }
+        guard URL(string: url)?.host != nil else { throw RemoteError(.invalid, detail: "not a valid URL") }
+        guard URL(string: url)?.password == nil else {
+            throw RemoteError(.invalid, detail: "put the password in QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc, not in the URL")
+        }
+        base = url.hasSuffix("/") ? url : url + "/"
+        self.settings = settings
+        curl = try Curl(settings: settings)
+    }
+
+    static func redacted(_ url: String) -> String {
+        guard var parts = URLComponents(string: url) else { return url }
+        parts.password = nil
+        return parts.string ?? url
+    }
+
+    // MARK: - URLs
+
+    private static let unreserved: CharacterSet = {
+        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+
+    func url(_ path: String, folder: Bool = false) -> String {
+        let encoded = path.split(separator: "/").map {
+            String($0).addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? String($0)
+        }.joined(separator: "/")
+        return base + encoded + (folder && !encoded.isEmpty ? "/" : "")
+    }
+
+    // MARK: - Requests with retries
+
+    /// Runs `attempt` until it succeeds, a non-transient error occurs, or attempts run out.
+    /// Transient: 423, 429, 500, 502, 503, 504 and dropped or timed-out connections.
+    private func withRetries<T>(_ path: String, _ attempt: () throws -> T) throws -> T {
+        var tries = 0
+        while true {
+            tries += 1
+            do {
+                return try attempt()
+            } catch let error as RemoteError where error.isTransient && tries < settings.attempts {
+                let delay = settings.backoff * pow(2, Double(tries - 1)) * Double.random(in: 0.75...1.25)
+                onRetry?(tries, delay)
+                Thread.sleep(forTimeInterval: delay)
+            } catch var error as RemoteError {
+                if error.path == nil { error.path = path }
+                throw error
+            }
+        }
+    }
+
+    private func send(_ request: HTTPRequest, path: String) throws -> HTTPResponse {
+        requestCount += 1
+        return try curl.perform(request)
+    }
+
+    /// Maps a status outside `accepted` to an error.
+    private func check(_ response: HTTPResponse, path: String, accepted: Set<Int>) throws {
+        let status = response.status
+        if accepted.contains(status) { return }
+        switch status {
+        case 401: throw RemoteError(.unauthorized, path: path, status: status, detail: "the server wants a valid user and password")
+        case 403: throw RemoteError(.forbidden, path: path, status: status, detail: "the server refuses access")
+        case 404, 410: throw RemoteError(.notFound, path: path, status: status, detail: "not found")
+        case 412: throw RemoteError(.exists, path: path, status: status, detail: "already exists")
+        case 507: throw RemoteError(.insufficientStorage, path: path, status: status, detail: "the server is out of space")
+        case 423, 429, 500, 502, 503, 504:
+            throw RemoteError(.transient, path: path, status: status, detail: "the server is busy or failing")
+        default:
+            throw RemoteError(.protocolError, path: path, status: status, detail: "unexpected answer")
+        }
+    }
+
+    // MARK: - Folders
+
+    /// Creates `folder` and its missing parents (MKCOL each: 201 made, 405 already there).
+    private func ensureFolder(_ folder: String) throws {
+        guard !knownFolders.contains(folder) else { return }
+        if !folder.isEmpty { try ensureFolder(parentPath(folder)) }
+        try withRetries(folder) {
+            let response = try send(HTTPRequest(method: "MKCOL", url: url(folder, folder: true)), path: folder)
+            if response.status == 409 {
+                throw RemoteError(.notFound, path: folder, status: 409, detail: folder.isEmpty
+                    ? "the folder above \(location) does not exist on the server" : "its parent folder is missing")
+            }
+            try check(response, path: folder, accepted: [200, 201, 204, 301, 405])
+        }
+        knownFolders.insert(folder)
+    }
+
+    private func parent(of path: String) -> String {
+        let p = parentPath(path)
+        return p == "/" ? "" : p
+    }
+
+    // MARK: - Backend
+
+    public func put(_ path: String, from source: ByteSource) throws {
+        try validatePath(path)
+        try ensureFolder(parent(of: path))
+        try withRetries(path) {
+            guard try source.rewind() else { throw RemoteError(.localIO, path: path, detail: "upload cannot restart") }
+            let response = try send(HTTPRequest(method: "PUT", url: url(path), body: source), path: path)
+            if [404, 409].contains(response.status) {
+                // The folder went away under us: forget it and create it again next time.
+                knownFolders.remove(parent(of: path))
+            }
+            try check(response, path: path, accepted: [200, 201, 204])
+        }
+    }
+
+    public func publish(_ path: String, from source: ByteSource) throws {
+        try validatePath(path)
+        let folder = parent(of: path)
+        let temp = (folder.isEmpty ? "" : folder + "/") + temporaryPrefix + UUID().uuidString.lowercased()
+        try put(temp, from: source)
+        do {
+            try move(temp, to: path, overwrite: false)
+        } catch {
+            try? delete(temp)
+            throw error
+        }
+    }
+
+    public func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+        try validatePath(path)
+        try withRetries(path) {
+            try sink.reset()
+            var request = HTTPRequest(method: "GET", url: url(path), sink: sink)
+            if let range {
+                guard !range.isEmpty else { return }
+                request.headers.append("Range: bytes=\(range.lowerBound)-\(range.upperBound - 1)")
+                request.range = range  // a server that ignores Range answers 200: the transfer trims it
+            }
+            let response = try send(request, path: path)
+            try check(response, path: path, accepted: [200, 206])
+        }
+    }
+
+    public func list(_ folder: String) throws -> [RemoteEntry] {
+        try validatePath(folder, allowRoot: true)
+        let body = #"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><resourcetype/><getcontentlength/></prop></propfind>"#
+        let folderURL = url(folder, folder: true)
+        let items: [PropfindParser.Item] = try withRetries(folder) {
+            let sink = PropfindSink()
+            let response = try send(HTTPRequest(method: "PROPFIND", url: folderURL,
+                                                headers: ["Depth: 1", "Content-Type: application/xml; charset=utf-8"],
+                                                body: DataSource(Data(body.utf8)), sink: sink), path: folder)
+            try check(response, path: folder, accepted: [207])
+            guard sink.succeeded else {
+                throw RemoteError(.protocolError, path: folder, status: 207, detail: "the server's folder listing is not valid XML")
+            }
+            return sink.parser.items
+        }
+        knownFolders.insert(folder)
+        let own = Self.decodedPath(folderURL)
+        var entries: [RemoteEntry] = []
+        for item in items {
+            let path = Self.decodedPath(item.href)
+            let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+            if trimmed == (own.hasSuffix("/") ? String(own.dropLast()) : own) { continue }  // the folder itself
+            guard let name = trimmed.split(separator: "/").last.map(String.init), !name.hasPrefix(temporaryPrefix) else { continue }
+            // Only direct children of the folder we asked about count.
+            guard parentPath(trimmed) == (own.hasSuffix("/") ? String(own.dropLast()) : own) else { continue }
+            entries.append(RemoteEntry(name: name, isFolder: item.isCollection || path.hasSuffix("/"), size: item.isCollection ? nil : item.length))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    /// The percent-decoded path of an href, which servers give as a path or a full URL,
+    /// in either hex case, sometimes with `+`.
+    static func decodedPath(_ href: String) -> String {
+        var path = href
+        if let parts = URLComponents(string: href), parts.host != nil { path = parts.percentEncodedPath }
+        return path.removingPercentEncoding ?? path
+    }
+
+    public func delete(_ path: String) throws {
+        try validatePath(path)
+        try withRetries(path) {
+            let response = try send(HTTPRequest(method: "DELETE", url: url(path)), path: path)
+            try check(response, path: path, accepted: [200, 202, 204])
+        }
+    }
+
+    public func move(_ from: String, to: String, overwrite: Bool) throws {
+        try validatePath(from)
+        try validatePath(to)
+        try ensureFolder(parent(of: to))
+        try withRetries(from) {
+            // An absolute Destination (Apache answers 400 to a bare path) and an explicit Overwrite.
+            let response = try send(HTTPRequest(method: "MOVE", url: url(from),
+                                                headers: ["Destination: " + url(to), "Overwrite: " + (overwrite ? "T" : "F")]),
+                                    path: from)
+            if response.status == 412 { throw RemoteError(.exists, path: to, status: 412, detail: "already exists") }
+            try check(response, path: from, accepted: [200, 201, 204])
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+
+extension Repository {
+    /// `blobs/<first two hex>/<id>`.
+    public static func blobPath(_ id: String) -> String { "blobs/" + id.prefix(2) + "/" + id }
+
+    /// The repository's blob id of a local file: keyed BLAKE2b of its bytes, read in 1 MiB chunks.
+    public func blobID(ofFileAt path: String) throws -> String {
+        let source = try FileSource(path: path)
+        let hasher = try BlobHasher(keys: keys)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = try source.read(into: buffer)
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        return hasher.finalizeHex()
+    }
+
+    /// Encrypts and uploads a local file, streaming (constant memory), create-only: a blob
+    /// already on the server is left as it is. Returns the blob id.
+    @discardableResult
+    public func uploadBlob(fileAt path: String) throws -> String {
+        let id = try blobID(ofFileAt: path)
+        let source = try EncryptingSource(path: path, keys: keys, blobID: id)
+        do {
+            try backend.publish(Self.blobPath(id), from: source)
+        } catch let error as RemoteError where error.kind == .exists {
+            // Same id, same plaintext: someone uploaded it before.
+        }
+        return id
+    }
+
+    /// Downloads, authenticates and decrypts blob `id` into `destination` (written to a
+    /// temporary name and renamed only once every chunk authenticated and the plaintext hashes
+    /// to `id`), in constant memory.
+    /// - Throws: `CryptoError.unauthenticated` naming the blob for anything damaged or swapped.
+    public func downloadBlob(_ id: String, to destination: String) throws {
+        let object = Self.blobPath(id)
+        let temp = destination + ".part-" + UUID().uuidString.lowercased()
+        defer { unlink(temp) }
+        let sink = try DecryptingSink(path: temp, keys: keys, blobID: id, object: object)
+        try backend.get(object, range: nil, into: sink)
+        try sink.finish()
+        guard sink.plaintextID == id else {
+            throw CryptoError(.unauthenticated, object: object, detail: "content does not match its name")
+        }
+        guard rename(temp, destination) == 0 else {
+            throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// Reads a plaintext file and yields its secretstream encryption, chunk by chunk.
+final class EncryptingSource: ByteSource {
+    private let file: FileSource
+    private let keys: RepositoryKeys
+    private let blobID: String
+    private var encryptor: BlobCipher.Encryptor
+    private var plain: UnsafeMutableRawBufferPointer
+    private var next: UnsafeMutableRawBufferPointer
+    private var nextCount = 0
+    private var sealed: [UInt8]
+    private var sealedCount = 0
+    private var sealedOffset = 0
+    private var headerSent = false
+    private var done = false
+    let size: Int64?
+
+    init(path: String, keys: RepositoryKeys, blobID: String) throws {
+        file = try FileSource(path: path)
+        self.keys = keys
+        self.blobID = blobID
+        encryptor = try BlobCipher.Encryptor(keys: keys, blobID: blobID)
+        plain = .allocate(byteCount: BlobCipher.chunkSize, alignment: 16)
+        next = .allocate(byteCount: BlobCipher.chunkSize, alignment: 16)
+        sealed = [UInt8](repeating: 0, count: BlobCipher.chunkSize + 64)
+        size = file.size.map { BlobCipher.sealedSize(plaintextSize: $0) }
+        nextCount = try readChunk(into: next)
+    }
+
+    deinit {
+        plain.deallocate()
+        next.deallocate()
+    }
+
+    private func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if n == 0 { break }
+            filled += n
+        }
+        return filled
+    }
+
+    /// Seals the next plaintext chunk; a chunk is final when the one after it is empty.
+    private func refill() throws {
+        swap(&plain, &next)
+        let count = nextCount
+        nextCount = count == BlobCipher.chunkSize ? try readChunk(into: next) : 0
+        let final = nextCount == 0
+        sealedCount = try sealed.withUnsafeMutableBytes { out in
+            try encryptor.seal(UnsafeRawBufferPointer(rebasing: plain[0..<count]), final: final, into: out)
+        }
+        sealedOffset = 0
+        if final { done = true }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !headerSent {
+            sealed.replaceSubrange(0..<encryptor.header.count, with: encryptor.header)
+            sealedCount = encryptor.header.count
+            sealedOffset = 0
+            headerSent = true
+        }
+        if sealedOffset == sealedCount {
+            if done { return 0 }
+            try refill()
+        }
+        let n = min(buffer.count, sealedCount - sealedOffset)
+        sealed.withUnsafeBytes { src in
+            if let from = src.baseAddress { buffer.baseAddress?.copyMemory(from: from + sealedOffset, byteCount: n) }
+        }
+        sealedOffset += n
+        return n
+    }
+
+    func rewind() throws -> Bool {
+        guard try file.rewind() else { return false }
+        encryptor = try BlobCipher.Encryptor(keys: keys, blobID: blobID)
+        headerSent = false
+        done = false
+        sealedCount = 0
+        sealedOffset = 0
+        nextCount = try readChunk(into: next)
+        return true
+    }
+}
+
+/// Receives sealed bytes, writes authenticated plaintext to a file, and hashes it.
+final class DecryptingSink: ByteSink {
+    private let path: String
+    private let keys: RepositoryKeys
+    private let blobID: String
+    private let object: String
+    private var file: FileSink
+    private var decryptor: BlobCipher.Decryptor
+    private var hasher: BlobHasher
+    private(set) var plaintextID = ""
+
+    init(path: String, keys: RepositoryKeys, blobID: String, object: String) throws {
+        self.path = path
+        self.keys = keys
+        self.blobID = blobID
+        self.object = object
+        let file = try FileSink(path: path)
+        let hasher = try BlobHasher(keys: keys)
+        self.file = file
+        self.hasher = hasher
+        decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { plain in
+            hasher.update(plain)
+            try file.write(plain)
+        }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try decryptor.feed(bytes) }
+
+    func reset() throws {
+        try file.reset()
+        let file = self.file
+        let hasher = try BlobHasher(keys: keys)
+        self.hasher = hasher
+        decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { plain in
+            hasher.update(plain)
+            try file.write(plain)
+        }
+    }
+
+    func finish() throws {
+        try decryptor.finish()
+        try file.sync()
+        plaintextID = hasher.finalizeHex()
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+
+/// The encrypted repository on a backend (DESIGN.md, "Remote repository"):
+/// - `quire-repo.json`: format and repository id, no secrets;
+/// - `keys/<id>`: the master key wrapped by a passphrase (Argon2id), one file per passphrase;
+/// - `blobs/<2 hex>/<blob id>`: attachments, secretstream-encrypted, named by keyed BLAKE2b.
+public final class Repository {
+    public let backend: Backend
+    public let id: String
+    public let keys: RepositoryKeys
+    public let box: RecordBox
+    /// The key file this session unlocked with.
+    public let keyName: String
+
+    public static let configPath = "quire-repo.json"
+    public static let keysFolder = "keys"
+    public static let format = 1
+
+    struct Config: Codable {
+        var format: Int
+        var id: String
+    }
+
+    init(backend: Backend, id: String, keys: RepositoryKeys, keyName: String) {
+        self.backend = backend
+        self.id = id
+        self.keys = keys
+        self.keyName = keyName
+        self.box = RecordBox(keys: keys, repositoryID: id)
+    }
+
+    /// Creates a repository: a fresh master key, wrapped by `passphrase`, then the config.
+    /// The config is published last and create-only, so of two devices initialising the same
+    /// URL at once exactly one wins, and a crash leaves no half repository that looks whole.
+    /// - Throws: `.alreadyExists` when a repository is there.
+    public static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
+        if try configExists(backend) {
+            throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+        }
+        let id = UUID().uuidString.lowercased()
+        let keys = try RepositoryKeys.generate()
+        let keyName = try writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
+        let config = try JSONEncoder().encode(Config(format: format, id: id))
+        do {
+            try backend.publishData(configPath, config)
+        } catch let error as RemoteError where error.kind == .exists {
+            try? backend.delete(keysFolder + "/" + keyName)
+            throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+        }
+        return Repository(backend: backend, id: id, keys: keys, keyName: keyName)
+    }
+
+    private static func configExists(_ backend: Backend) throws -> Bool {
+        do {
+            return try backend.list("").contains { $0.name == configPath }
+        } catch let error as RemoteError where error.kind == .notFound {
+            return false
+        }
+    }
+
+    /// Wraps the master key under `passphrase` into a new `keys/<random id>`; returns its name.
+    private static func writeKeyFile(backend: Backend, keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String,
+                                     cost: KeyFile.Cost) throws -> String {
+        let file = try KeyFile.wrap(keys, passphrase: passphrase, repositoryID: repositoryID, cost: cost)
+        let name = UUID().uuidString.lowercased()
+        try backend.publishData(keysFolder + "/" + name, try file.encoded())
+        return name
+    }
+
+    /// The repository id at `backend`, without unlocking it.
+    /// - Throws: `.noRepository` when there is none, `.badConfig` when it is unreadable.
+    public static func readID(_ backend: Backend) throws -> String {
+        let data: Data
+        do {
+            data = try backend.getData(configPath, limit: 64 << 10)
+        } catch let error as RemoteError where error.kind == .notFound {
+            throw RepositoryError(.noRepository, detail: "no Quire repository at \(backend.location)")
+        }
+        guard let config = try? JSONDecoder().decode(Config.self, from: data), !config.id.isEmpty else {
+            throw RepositoryError(.badConfig, detail: "\(configPath) at \(backend.location) is not a Quire repository description")
+        }
+        guard config.format <= format else {
+            throw RepositoryError(.badConfig, detail: "the repository at \(backend.location) uses format \(config.format); upgrade Quire")
+        }
+        return config.id
+    }
+
+    /// Unlocks the repository with `passphrase`. With `expectedID` (the id this store synced
+    /// with), a different or missing repository is a hard error, before anything else happens.
+    /// - Throws: `.noRepository`, `.wrongRepository`, `CryptoError.wrongPassphrase`.
+    public static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?) throws -> Repository {
+        let id = try readID(backend)
+        if let expectedID, expectedID != id {
+            throw RepositoryError(.wrongRepository,
+                                  detail: "the repository at \(backend.location) is not the one this journal syncs with (expected \(expectedID.prefix(8)), found \(id.prefix(8)))")
+        }
+        let names: [String]
+        do {
+            names = try backend.list(keysFolder).filter { !$0.isFolder }.map(\.name).sorted()
+        } catch let error as RemoteError where error.kind == .notFound {
+            names = []
+        }
+        guard !names.isEmpty else {
+            throw RepositoryError(.badConfig, detail: "the repository at \(backend.location) has no key files")
+        }
+        var lastError: Error = CryptoError(.wrongPassphrase, detail: "the passphrase opens no key of this repository")
+        for name in names {
+            let path = keysFolder + "/" + name
+            do {
+                let file = try KeyFile.decode(try backend.getData(path, limit: 64 << 10), name: path)
+                let keys = try file.unwrap(passphrase: passphrase, repositoryID: id, name: path)
+                return Repository(backend: backend, id: id, keys: keys, keyName: name)
+            } catch let error as CryptoError where error.kind == .wrongPassphrase || error.kind == .badKeyFile {
+                lastError = error.kind == .wrongPassphrase
+                    ? CryptoError(.wrongPassphrase, detail: "the passphrase opens no key of this repository") : error
+            }
+        }
+        throw lastError
+    }
+
+    /// Replaces this session's passphrase: the new key file is written before the old one is
+    /// removed, so a crash in between leaves both passphrases working. Returns the new key name.
+    @discardableResult
+    public func changePassphrase(to passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> String {
+        let name = try Self.writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
+        try backend.delete(Self.keysFolder + "/" + keyName)
+        return name
+    }
+}

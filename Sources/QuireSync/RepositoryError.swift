@@ -1,0 +1,29 @@
+import QuireCrypto
+import QuireRemote
+
+/// The Sync layer's error: what went wrong with the repository as a whole. Remote and crypto
+/// failures pass through as they are (`RemoteError`, `CryptoError`).
+public struct RepositoryError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Nothing (or no Quire repository) at the URL.
+        case noRepository
+        /// `remote init` found a repository already there.
+        case alreadyExists
+        /// The repository at the URL is not the one this store syncs with.
+        case wrongRepository
+        /// quire-repo.json is unreadable or from a newer Quire.
+        case badConfig
+        /// No remote configured for this store.
+        case noRemote
+    }
+
+    public let kind: Kind
+    public let detail: String
+
+    public init(_ kind: Kind, detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { detail }
+}

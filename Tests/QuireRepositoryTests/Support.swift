@@ -1,0 +1,66 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+
+/// A temporary folder removed when the value is deinitialised.
+final class TempDir: @unchecked Sendable {
+    let path: String
+    init() {
+        path = FileManager.default.temporaryDirectory.path + "/quire-repo-test-" + UUID().uuidString.lowercased()
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String, bytes: [UInt8]) -> String {
+        let p = path + "/" + name
+        try? FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        return p
+    }
+}
+
+/// Cheap Argon2id for tests; stored in the key file like any other cost.
+let testCost = KeyFile.Cost.minimum
+
+func secret(_ text: String) throws -> SecureBytes { try SecureBytes(copying: Array(text.utf8)) }
+
+func pseudoRandomBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
+    var state = seed &* 0x9E3779B97F4A7C15 | 1
+    return (0..<count).map { _ in
+        state ^= state << 13; state ^= state >> 7; state ^= state << 17
+        return UInt8(truncatingIfNeeded: state)
+    }
+}
+
+/// The backends the conformance suite runs against: the local folder always, and each WebDAV
+/// server named in QUIRE_TEST_WEBDAV_URLS ("name=url name=url", started by scripts/test).
+enum Backends {
+    static let servers: [(name: String, url: String)] = {
+        let spec = ProcessInfo.processInfo.environment["QUIRE_TEST_WEBDAV_URLS"] ?? ""
+        return spec.split(separator: " ").compactMap { item in
+            guard let eq = item.firstIndex(of: "=") else { return nil }
+            return (String(item[..<eq]), String(item[item.index(after: eq)...]))
+        }
+    }()
+
+    static var names: [String] { ["local"] + servers.map(\.name) }
+
+    static var settings: HTTPSettings {
+        let env = ProcessInfo.processInfo.environment
+        var settings = HTTPSettings(user: env["QUIRE_TEST_WEBDAV_USER"], password: env["QUIRE_TEST_WEBDAV_PASSWORD"])
+        settings.backoff = 0.01
+        return settings
+    }
+
+    /// A fresh, empty folder on backend `name`, and a value that keeps it alive.
+    static func make(_ name: String) throws -> (Backend, AnyObject) {
+        if name == "local" {
+            let dir = TempDir()
+            return (LocalBackend(root: dir.path + "/repo"), dir)
+        }
+        guard let server = servers.first(where: { $0.name == name }) else { fatalError("unknown backend \(name)") }
+        // Each test gets its own collection on the server, so tests run in parallel.
+        let url = server.url + "t-" + UUID().uuidString.lowercased() + "/"
+        return (try WebDAVBackend(url: url, settings: settings), server.url as NSString)
+    }
+}

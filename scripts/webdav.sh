@@ -1,0 +1,91 @@
+# Starts WebDAV servers for tests: each on 127.0.0.1, on a free port, with its own config in
+# a temporary folder, stopped by its own PID. Sourced by scripts/test and scripts/interop.
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_for_http URL: until the server answers (any status), at most ~10 s.
+wait_for_http() {
+    for _ in $(seq 100); do
+        python3 - "$1" <<'PY' && return 0
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(sys.argv[1], timeout=1)
+except urllib.error.HTTPError:
+    pass
+except Exception:
+    sys.exit(1)
+PY
+        sleep 0.1
+    done
+    echo "webdav: server at $1 did not start" >&2
+    return 1
+}
+
+# start_apache DIR: Apache 2.4 mod_dav_fs with Basic auth at /dav/ and Digest auth at /digest/.
+# Sets APACHE_URL, APACHE_DIGEST_URL, APACHE_PID.
+start_apache() {
+    local dir="$1" port modules=/usr/lib/apache2/modules
+    port=$(free_port)
+    mkdir -p "$dir/www/dav" "$dir/www/digest" "$dir/lock"
+    # Apache started as root serves as www-data: that user must reach and write the folders.
+    chmod 755 "$(dirname "$dir")" "$dir" "$dir/www"
+    if [ "$(id -u)" -eq 0 ]; then chown -R www-data:www-data "$dir/www/dav" "$dir/www/digest" "$dir/lock"; fi
+    # A throwaway test password, not a secret.
+    htpasswd -bcB "$dir/htpasswd" quire quire-test 2>/dev/null
+    printf 'quire:quire:%s\n' "$(printf 'quire:quire:quire-test' | md5sum | cut -d' ' -f1)" > "$dir/htdigest"
+    local user_lines=""
+    if [ "$(id -u)" -eq 0 ]; then user_lines=$'User www-data\nGroup www-data'; fi
+    cat > "$dir/httpd.conf" <<CONF
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile $dir/httpd.pid
+ErrorLog $dir/error.log
+LogLevel warn
+$user_lines
+LoadModule mpm_event_module $modules/mod_mpm_event.so
+LoadModule authz_core_module $modules/mod_authz_core.so
+LoadModule authz_user_module $modules/mod_authz_user.so
+LoadModule authn_core_module $modules/mod_authn_core.so
+LoadModule authn_file_module $modules/mod_authn_file.so
+LoadModule auth_basic_module $modules/mod_auth_basic.so
+LoadModule auth_digest_module $modules/mod_auth_digest.so
+LoadModule dav_module $modules/mod_dav.so
+LoadModule dav_fs_module $modules/mod_dav_fs.so
+DocumentRoot $dir/www
+DAVLockDB $dir/lock/DavLock
+LimitRequestBody 0
+KeepAlive On
+MaxKeepAliveRequests 0
+<Directory />
+    AllowOverride None
+</Directory>
+<Directory $dir/www/dav>
+    DAV On
+    AuthType Basic
+    AuthName quire
+    AuthUserFile $dir/htpasswd
+    Require valid-user
+</Directory>
+<Directory $dir/www/digest>
+    DAV On
+    AuthType Digest
+    AuthName quire
+    AuthDigestProvider file
+    AuthUserFile $dir/htdigest
+    Require valid-user
+</Directory>
+CONF
+    /usr/sbin/apache2 -f "$dir/httpd.conf" -DFOREGROUND &
+    APACHE_PID=$!
+    APACHE_URL="http://127.0.0.1:$port/dav/"
+    APACHE_DIGEST_URL="http://127.0.0.1:$port/digest/"
+    wait_for_http "http://127.0.0.1:$port/"
+}
+
+stop_pid() {
+    [ -n "${1:-}" ] || return 0
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
