@@ -14,7 +14,8 @@ public enum BlobCipher {
 
     /// The encrypted size of `plaintextSize` bytes.
     public static func sealedSize(plaintextSize: Int64) -> Int64 {
-        let chunks = plaintextSize / Int64(chunkSize) + 1  // the final chunk may be empty
+        // The last chunk carries the FINAL tag; only an empty blob has an empty chunk.
+        let chunks = max(1, (plaintextSize + Int64(chunkSize) - 1) / Int64(chunkSize))
         return Int64(magic.count + headerBytes) + plaintextSize + chunks * Int64(overhead)
     }
 

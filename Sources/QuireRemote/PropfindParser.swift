@@ -14,6 +14,9 @@ final class PropfindParser {
     private(set) var items: [Item] = []
     private var context: xmlParserCtxtPtr?
     private var failed = false
+    /// The document's root must be DAV:multistatus.
+    private var depth = 0
+    private var rootIsMultistatus = false
 
     // The response being read.
     private var inResponse = false
@@ -68,13 +71,15 @@ final class PropfindParser {
     /// Ends the document; false when it was malformed or incomplete.
     func finish() -> Bool {
         guard !failed, let context else { return false }
-        if xmlParseChunk(context, nil, 0, 1) != 0 || context.pointee.wellFormed == 0 { failed = true }
+        if xmlParseChunk(context, nil, 0, 1) != 0 || context.pointee.wellFormed == 0 || !rootIsMultistatus { failed = true }
         return !failed
     }
 
     private static let dav = "DAV:"
 
     fileprivate func start(_ local: String, namespace: String) {
+        if depth == 0 { rootIsMultistatus = namespace == Self.dav && local == "multistatus" }
+        depth += 1
         guard namespace == Self.dav else { return }
         switch local {
         case "response":
@@ -93,6 +98,7 @@ final class PropfindParser {
     }
 
     fileprivate func end(_ local: String, namespace: String) {
+        depth -= 1
         guard namespace == Self.dav else { return }
         switch local {
         case "href":

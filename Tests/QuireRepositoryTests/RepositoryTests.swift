@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+@testable import QuireCrypto
+@testable import QuireRemote
+@testable import QuireSync
+
+@Suite struct RepositoryTests {
+    @Test(arguments: Backends.names)
+    func initOpenAndRefuseASecondInit(backend name: String) throws {
+        let (backend, keep) = try Backends.make(name)
+        defer { _ = keep }
+        let repo = try Repository.initialize(backend: backend, passphrase: try secret("pass one"), cost: testCost)
+        let opened = try Repository.open(backend: backend, passphrase: try secret("pass one"), expectedID: repo.id)
+        #expect(opened.id == repo.id)
+        #expect(Data(bytes: opened.keys.master.bytes, count: 32) == Data(bytes: repo.keys.master.bytes, count: 32))
+        #expect {
+            _ = try Repository.initialize(backend: backend, passphrase: try secret("other"), cost: testCost)
+        } throws: { ($0 as? RepositoryError)?.kind == .alreadyExists }
+        #expect {
+            _ = try Repository.open(backend: backend, passphrase: try secret("pass two"), expectedID: repo.id)
+        } throws: { ($0 as? CryptoError)?.kind == .wrongPassphrase }
+        #expect {
+            _ = try Repository.open(backend: backend, passphrase: try secret("pass one"), expectedID: "another-repository")
+        } throws: { ($0 as? RepositoryError)?.kind == .wrongRepository }
+        let (empty, keepEmpty) = try Backends.make(name)
+        defer { _ = keepEmpty }
+        #expect {
+            _ = try Repository.open(backend: empty, passphrase: try secret("pass one"), expectedID: repo.id)
+        } throws: { ($0 as? RepositoryError)?.kind == .noRepository }
+    }
+
+    @Test(arguments: Backends.names)
+    func changingThePassphraseKeepsBothUsableUntilTheOldIsRemoved(backend name: String) throws {
+        let (backend, keep) = try Backends.make(name)
+        defer { _ = keep }
+        let repo = try Repository.initialize(backend: backend, passphrase: try secret("old"), cost: testCost)
+        try backend.putData("data/marker", Data("untouched".utf8))
+        let before = try backend.list(Repository.keysFolder).map(\.name)
+        try repo.changePassphrase(to: try secret("new"), cost: testCost)
+        #expect(try Repository.open(backend: backend, passphrase: try secret("new"), expectedID: repo.id).id == repo.id)
+        #expect(throws: CryptoError.self) { _ = try Repository.open(backend: backend, passphrase: try secret("old"), expectedID: repo.id) }
+        let after = try backend.list(Repository.keysFolder).map(\.name)
+        #expect(after.count == 1 && !before.contains(after[0]))
+        #expect(try backend.getData("data/marker") == Data("untouched".utf8))  // no data rewritten
+    }
+
+    @Test func aCrashBetweenWritingTheNewKeyAndRemovingTheOldLeavesBothWorking() throws {
+        let dir = TempDir()
+        let backend = LocalBackend(root: dir.path + "/repo")
+        let repo = try Repository.initialize(backend: backend, passphrase: try secret("old"), cost: testCost)
+        // The first step of changePassphrase alone: what a crash right after it leaves.
+        let file = try KeyFile.wrap(repo.keys, passphrase: try secret("new"), repositoryID: repo.id, cost: testCost)
+        try backend.publishData("keys/second", try file.encoded())
+        #expect(try Repository.open(backend: backend, passphrase: try secret("old"), expectedID: repo.id).id == repo.id)
+        #expect(try Repository.open(backend: backend, passphrase: try secret("new"), expectedID: repo.id).id == repo.id)
+    }
+
+    @Test(arguments: Backends.names)
+    func blobsRoundTripAndDamageIsNamed(backend name: String) throws {
+        let (backend, keep) = try Backends.make(name)
+        defer { _ = keep }
+        let dir = TempDir()
+        let repo = try Repository.initialize(backend: backend, passphrase: try secret("p"), cost: testCost)
+        let big = pseudoRandomBytes(3 * BlobCipher.chunkSize + 12_345, seed: 5)
+        let files = [dir.file("big.bin", bytes: big), dir.file("empty", bytes: []), dir.file("small.jpg", bytes: Array("jpeg".utf8))]
+        var ids: [String] = []
+        for file in files { ids.append(try repo.uploadBlob(fileAt: file)) }
+        #expect(try repo.uploadBlob(fileAt: files[0]) == ids[0])  // already there: fine
+        for (file, id) in zip(files, ids) {
+            try repo.downloadBlob(id, to: dir.path + "/out")
+            #expect(FileManager.default.contentsEqual(atPath: file, andPath: dir.path + "/out"))
+        }
+        // Swap: the server serves another blob's bytes under this name.
+        let other = try backend.getData(Repository.blobPath(ids[2]))
+        try backend.putData(Repository.blobPath(ids[0]), other)
+        #expect {
+            try repo.downloadBlob(ids[0], to: dir.path + "/swapped")
+        } throws: { ($0 as? CryptoError)?.object == Repository.blobPath(ids[0]) }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/swapped"))  // nothing half-written locally
+        // A flipped byte.
+        var damaged = try backend.getData(Repository.blobPath(ids[2]))
+        damaged[damaged.count - 3] ^= 0x01
+        try backend.putData(Repository.blobPath(ids[2]), damaged)
+        #expect {
+            try repo.downloadBlob(ids[2], to: dir.path + "/damaged")
+        } throws: { ($0 as? CryptoError)?.kind == .unauthenticated }
+    }
+
+    /// Everything a journal holds, uploaded, and then the server's bytes searched for it.
+    @Test(arguments: Backends.names)
+    func theServerNeverSeesPlaintext(backend name: String) throws {
+        let (backend, keep) = try Backends.make(name)
+        defer { _ = keep }
+        let dir = TempDir()
+        let repo = try Repository.initialize(backend: backend, passphrase: try secret("p"), cost: testCost)
+        let secrets = ["Сон о море в Крыму", "transcript: meet Anna at the pharmacy", "tag-very-private", "Voice 014 secret-name.ogg",
+                       "日記の秘密", "مذكرات سرية"]
+        let record = try JSONSerialization.data(withJSONObject: ["title": secrets[0], "transcript": secrets[1], "tags": [secrets[2]],
+                                                                 "filename": secrets[3], "body": secrets[4] + " " + secrets[5]])
+        try backend.publishData("log/device/1", try repo.box.seal(record, path: "log/device/1"))
+        try repo.uploadBlob(fileAt: dir.file("attachment", bytes: Array((secrets.joined(separator: "\n") + "\n").utf8) + pseudoRandomBytes(200_000)))
+        var everything = Data()
+        func collect(_ folder: String) throws {
+            for entry in try backend.list(folder) {
+                let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
+                #expect(!secrets.contains { path.contains($0) })
+                if entry.isFolder { try collect(path) } else { everything.append(try backend.getData(path)) }
+            }
+        }
+        try collect("")
+        #expect(everything.count > 200_000)
+        for text in secrets + ["pharmacy", "Anna", "Крым", "secret-name"] {
+            #expect(everything.range(of: Data(text.utf8)) == nil, "'\(text)' is readable on the server")
+        }
+    }
+}
+
+/// Servers that answer badly: each a clear error, retried where it may pass.
+@Suite struct WebDAVErrorTests {
+    func backend(_ server: StubServer, attempts: Int = 3) throws -> WebDAVBackend {
+        var settings = HTTPSettings(user: "u", password: "p")
+        settings.attempts = attempts
+        settings.backoff = 0.001
+        return try WebDAVBackend(url: server.url, settings: settings)
+    }
+
+    @Test(arguments: [(401, RemoteError.Kind.unauthorized), (403, .forbidden), (404, .notFound), (507, .insufficientStorage),
+                      (500, .transient), (503, .transient), (418, .protocolError)])
+    func statusesBecomeKinds(status: Int, kind: RemoteError.Kind) throws {
+        let server = try StubServer { _ in .init(status: status, body: Data("<html>nope</html>".utf8)) }
+        let dav = try backend(server)
+        #expect {
+            _ = try dav.getData("quire-repo.json")
+        } throws: { error in
+            guard let e = error as? RemoteError else { return false }
+            return e.kind == kind && e.status == status && e.path == "quire-repo.json"
+        }
+        // Only transient answers are retried.
+        let expected = kind == .transient ? 3 : (status == 401 ? server.requests.count : 1)
+        #expect(server.requests.count == expected)
+    }
+
+    @Test func transientFailuresAreRetriedUntilTheyPass() throws {
+        let counter = Counter()
+        let server = try StubServer { _ in
+            counter.next() < 2 ? .init(status: 503) : .init(status: 200, body: Data("ok".utf8))
+        }
+        let dav = try backend(server, attempts: 5)
+        var retries: [Int] = []
+        dav.onRetry = { attempt, _ in retries.append(attempt) }
+        #expect(try dav.getData("x") == Data("ok".utf8))
+        #expect(retries == [1, 2])
+    }
+
+    @Test(arguments: ["<not xml", "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"><D:response>", "",
+                      "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><x>&b;</x>"])
+    func malformedListingsAreProtocolErrors(body: String) throws {
+        let server = try StubServer { _ in .init(status: 207, headers: ["Content-Type": "application/xml"], body: Data(body.utf8)) }
+        let dav = try backend(server)
+        #expect {
+            _ = try dav.list("")
+        } throws: { ($0 as? RemoteError)?.kind == .protocolError }
+    }
+
+    @Test func listingParsesHrefsAsServersWriteThem() throws {
+        let xml = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <D:multistatus xmlns:D="DAV:">
+            <D:response><D:href>/repo/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>
+            <D:response><D:href>http://127.0.0.1/repo/keys/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>
+            <D:response><D:href>/repo/%d0%b6%D1%83%D1%80%D0%BD%D0%B0%D0%BB</D:href><D:propstat><D:prop><D:resourcetype/><D:getcontentlength>42</D:getcontentlength></D:prop></D:propstat></D:response>
+            <D:response><D:href>/repo/.tmp-123</D:href><D:propstat><D:prop><D:resourcetype/></D:prop></D:propstat></D:response>
+            <D:response><D:href>/repo/a%20b.txt</D:href><D:propstat><D:prop><D:getcontentlength>7</D:getcontentlength></D:prop></D:propstat></D:response>
+            </D:multistatus>
+            """
+        let server = try StubServer { _ in .init(status: 207, body: Data(xml.utf8)) }
+        let entries = try backend(server).list("")
+        #expect(entries == [RemoteEntry(name: "a b.txt", isFolder: false, size: 7), RemoteEntry(name: "keys", isFolder: true, size: nil),
+                            RemoteEntry(name: "журнал", isFolder: false, size: 42)])
+        let request = try #require(server.requests.first)
+        #expect(request.method == "PROPFIND" && request.headers["depth"] == "1")
+        #expect(request.headers["content-type"]?.hasPrefix("application/xml") == true)
+        #expect(request.headers["expect"] == nil)
+    }
+
+    @Test func passwordsNeverAppearInURLsOrErrors() throws {
+        #expect(throws: RemoteError.self) { _ = try WebDAVBackend(url: "https://me:hunter2@example.org/dav/", settings: HTTPSettings()) }
+        let server = try StubServer { _ in .init(status: 401) }
+        let dav = try WebDAVBackend(url: server.url, settings: HTTPSettings(user: "me", password: "hunter2-secret"))
+        do {
+            _ = try dav.getData("x")
+        } catch {
+            #expect(!"\(error)".contains("hunter2"))
+        }
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { defer { value += 1 }; return value } }
+}
