@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
-        .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireSync"]),
+        .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore"], path: "bench/QuireBench"),
 
         .testTarget(name: "QuireStoreTests", dependencies: ["QuireStore", "QuireCLI"], exclude: ["Fixtures"]),

@@ -1,4 +1,7 @@
+import QuireCrypto
+import QuireRemote
 import QuireStore
+import QuireSync
 
 /// What the CLI reports: usage errors exit 2, everything else exits 1.
 enum CLIError: Error {
@@ -21,6 +24,12 @@ enum Messages {
             return error
         case let error as StoreError:
             return .failure(error.description, hint: hint(for: error))
+        case let error as RemoteError:
+            return .failure(error.description, hint: hint(for: error))
+        case let error as CryptoError:
+            return .failure(error.description, hint: hint(for: error))
+        case let error as RepositoryError:
+            return .failure(error.description, hint: hint(for: error))
         default:
             return .failure("\(error)", hint: nil)
         }
@@ -37,6 +46,36 @@ enum Messages {
         case .unreadable: return "check --store (or QUIRE_STORE) points at a Quire store you may read and write"
         case .malformed: return "nothing was imported; fix that line and run the command again"
         default: return nil
+        }
+    }
+
+    static func hint(for error: RemoteError) -> String? {
+        switch error.kind {
+        case .unauthorized: return "check --user and the password (QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc)"
+        case .forbidden: return "the server account may not write there; check the URL and its permissions"
+        case .insufficientStorage: return "free some space on the server, then run the command again"
+        case .transient: return "the server is busy or the connection dropped; run the command again later"
+        case .unreachable: return "check the URL, the network and the server's TLS certificate"
+        case .protocolError: return "the server's answer was not what WebDAV promises; is the URL a WebDAV folder?"
+        default: return nil
+        }
+    }
+
+    static func hint(for error: CryptoError) -> String? {
+        switch error.kind {
+        case .wrongPassphrase: return "use the passphrase given to `quire remote init` or `quire passwd`"
+        case .unauthenticated: return "that object was damaged or altered on the server; nothing of it was used"
+        default: return nil
+        }
+    }
+
+    static func hint(for error: RepositoryError) -> String? {
+        switch error.kind {
+        case .noRepository: return "check the URL (`quire remote`), or create a repository with `quire remote init`"
+        case .wrongRepository: return "point `quire remote set` back at this journal's repository; nothing was changed"
+        case .alreadyExists: return "a journal can join an existing repository by restoring from it"
+        case .noRemote: return "run `quire remote set URL` first"
+        case .badConfig: return nil
         }
     }
 }

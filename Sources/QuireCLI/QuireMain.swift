@@ -8,7 +8,7 @@ enum QuireMain {
     static let commands: [any Command.Type] = [
         AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, TranscriptCommand.self,
         ListCommand.self, ShowCommand.self, SearchCommand.self, ConflictsCommand.self,
-        ImportCommand.self, ExportCommand.self,
+        ImportCommand.self, ExportCommand.self, RemoteCommand.self, PasswdCommand.self,
     ]
 
     static var overview: String {

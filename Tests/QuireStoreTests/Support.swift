@@ -86,7 +86,7 @@ enum QuireBinary {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = (store.map { ["--store", $0] } ?? []) + arguments
         var env = ProcessInfo.processInfo.environment
-        env["QUIRE_STORE"] = nil
+        for inherited in ["QUIRE_STORE", "QUIRE_PASSPHRASE", "QUIRE_NEW_PASSPHRASE", "QUIRE_WEBDAV_PASSWORD"] { env[inherited] = nil }
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe(), input = Pipe()

@@ -1,0 +1,129 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+import QuireSync
+
+struct RemoteCommand: Command {
+    static let name = "remote"
+    static let abstract = "Show, set or create the encrypted repository this journal syncs with."
+    static let help = """
+        Usage: quire remote                                   show the remote
+               quire remote set URL [--user USER] [--password-file F]
+               quire remote init [--passphrase-file F]        create the encrypted repository there
+               quire remote check [--passphrase-file F]       unlock it and check it is this journal's
+
+        URL is https://… (WebDAV: Nextcloud, Apache, nginx, rclone), http://… on a trusted
+        network, or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
+        from --password-file (remembered as a path), QUIRE_WEBDAV_PASSWORD, or ~/.netrc.
+        The passphrase comes from --passphrase-file, QUIRE_PASSPHRASE, or a prompt; it is
+        never an argument. New key files use Argon2id at libsodium's MODERATE cost
+        (QUIRE_KDF_COST=OPS,BYTES overrides it, for tests).
+        `init` refuses when a repository already exists at the URL; every later use refuses a
+        different or missing repository there and changes nothing in the journal.
+        """
+    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        switch arguments.positionals.first {
+        case nil: try show(arguments, context: context)
+        case "set": try set(arguments, context: context)
+        case "init": try initialize(arguments, context: context)
+        case "check": try check(arguments, context: context)
+        case let other?: throw CLIError.usage("unknown remote command '\(other)' (set, init, check)")
+        }
+    }
+
+    private static func show(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        guard let remote = try store.remoteSettings() else {
+            context.print("No remote. Set one with: quire remote set URL")
+            return
+        }
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("url", .string(remote.url)), ("user", .string(remote.user ?? "")),
+                         ("repository", .string(remote.repositoryID ?? ""))])
+            context.print(json.text)
+        } else {
+            context.print("url:        \(remote.url)")
+            if let user = remote.user { context.print("user:       \(user)") }
+            context.print("repository: \(remote.repositoryID ?? "(none yet: run quire remote init)")")
+        }
+    }
+
+    private static func set(_ arguments: Arguments, context: Context) throws {
+        let url = try arguments.positionals("set", "URL")[1]
+        do {
+            try Remotes.validate(url)
+        } catch let error as RemoteError {
+            throw CLIError.usage(error.detail)
+        }
+        let store = try context.openStore(create: true)
+        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile)
+    }
+
+    /// The store and a backend for its remote.
+    static func connect(_ store: Store, context: Context) throws -> (RemoteSettings, Backend) {
+        guard let remote = try store.remoteSettings() else {
+            throw CLIError.failure("no remote is set for this journal", hint: "run `quire remote set URL` first")
+        }
+        let password = try Secrets.webdavPassword(file: remote.passwordFile, context: context)
+        return (remote, try Remotes.backend(url: remote.url, user: remote.user, password: password))
+    }
+
+    private static func initialize(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals("init")
+        let store = try context.openStore()
+        let (remote, backend) = try connect(store, context: context)
+        if let existing = remote.repositoryID {
+            throw CLIError.failure("this journal already syncs with repository \(existing.prefix(8))",
+                                   hint: "a journal belongs to one repository; restore into a new store to move")
+        }
+        let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
+        let repository = try Repository.initialize(backend: backend, passphrase: passphrase, cost: try Secrets.kdfCost(context))
+        try store.setRepositoryID(repository.id)
+        if context.stderrIsTerminal {
+            context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(backend.location). Keep the passphrase safe: without it nothing can be restored.")
+        }
+    }
+
+    private static func check(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals("check")
+        let store = try context.openStore()
+        let (remote, backend) = try connect(store, context: context)
+        let passphrase = try Secrets.passphrase(arguments, context: context)
+        let repository = try Repository.open(backend: backend, passphrase: passphrase, expectedID: remote.repositoryID)
+        context.print("ok: repository \(repository.id.prefix(8)) at \(backend.location) opens with this passphrase")
+    }
+}
+
+struct PasswdCommand: Command {
+    static let name = "passwd"
+    static let abstract = "Change the repository passphrase (rewrites one small key file, never the data)."
+    static let help = """
+        Usage: quire passwd [--passphrase-file F] [--new-passphrase-file F]
+
+        The current passphrase comes from --passphrase-file, QUIRE_PASSPHRASE or a prompt; the
+        new one from --new-passphrase-file, QUIRE_NEW_PASSPHRASE or a prompt (asked twice).
+        The new key file is written before the old one is removed: if this is interrupted,
+        both passphrases still work and running it again finishes the change.
+        """
+    static let spec = Arguments.Spec(options: ["passphrase-file", "new-passphrase-file"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let (remote, backend) = try RemoteCommand.connect(store, context: context)
+        guard remote.repositoryID != nil else {
+            throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
+        }
+        let current = try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase")
+        let repository = try Repository.open(backend: backend, passphrase: current, expectedID: remote.repositoryID)
+        let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
+                                         variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
+        try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import QuireCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Passphrases and passwords: from an environment variable, a file, or a prompt without echo
+/// on the terminal — never from a plain argument, never printed.
+enum Secrets {
+    /// The repository passphrase: `--passphrase-file F`, `QUIRE_PASSPHRASE`, or a prompt.
+    static func passphrase(_ arguments: Arguments, context: Context, confirm: Bool = false,
+                           fileOption: String = "passphrase-file", variable: String = "QUIRE_PASSPHRASE",
+                           prompt: String = "Repository passphrase") throws -> SecureBytes {
+        var bytes: [UInt8]
+        if let path = arguments.value(fileOption) {
+            bytes = try readSecretFile(path, what: "passphrase file")
+        } else if let value = context.environment[variable] {
+            bytes = Array(value.utf8)
+        } else if isatty(STDIN_FILENO) == 1 {
+            bytes = try promptHidden(prompt + ": ")
+            if confirm {
+                var again = try promptHidden("Again: ")
+                defer { wipe(&again) }
+                guard again == bytes else {
+                    wipe(&bytes)
+                    throw CLIError.failure("the two passphrases differ", hint: "run the command again")
+                }
+            }
+        } else {
+            throw CLIError.failure("no passphrase given", hint: "set \(variable), use --\(fileOption) F, or run on a terminal to be asked")
+        }
+        defer { wipe(&bytes) }
+        guard !bytes.isEmpty else { throw CLIError.failure("the passphrase is empty", hint: nil) }
+        return try SecureBytes(copying: bytes)
+    }
+
+    /// The WebDAV password, if any: `--password-file F` (or the one `remote set` remembered),
+    /// then `QUIRE_WEBDAV_PASSWORD`; nil leaves `~/.netrc` to libcurl.
+    static func webdavPassword(file: String?, context: Context) throws -> String? {
+        if let file {
+            var bytes = try readSecretFile(file, what: "password file")
+            defer { wipe(&bytes) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return context.environment["QUIRE_WEBDAV_PASSWORD"]
+    }
+
+    /// A file's content without one trailing newline.
+    private static func readSecretFile(_ path: String, what: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError.failure("cannot read \(what) \(path)", hint: nil)
+        }
+        var bytes = [UInt8](data)
+        if bytes.last == 0x0A { bytes.removeLast() }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return bytes
+    }
+
+    private static func promptHidden(_ prompt: String) throws -> [UInt8] {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var old = termios()
+        let hasTerminal = tcgetattr(STDIN_FILENO, &old) == 0
+        if hasTerminal {
+            var quiet = old
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if hasTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        var bytes: [UInt8] = []
+        var c: UInt8 = 0
+        while read(STDIN_FILENO, &c, 1) == 1 && c != 0x0A { bytes.append(c) }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return bytes
+    }
+
+    static func wipe(_ bytes: inout [UInt8]) {
+        for i in bytes.indices { bytes[i] = 0 }
+        bytes.removeAll()
+    }
+
+    /// Argon2id cost for new key files: MODERATE, or `QUIRE_KDF_COST=OPS,BYTES` (tests use
+    /// cheap values; the cost is stored in each key file).
+    static func kdfCost(_ context: Context) throws -> KeyFile.Cost {
+        guard let spec = context.environment["QUIRE_KDF_COST"] else { return .moderate }
+        let parts = spec.split(separator: ",").compactMap { UInt64($0) }
+        guard parts.count == 2, parts[0] >= KeyFile.Cost.minimum.opslimit, parts[1] >= KeyFile.Cost.minimum.memlimit else {
+            throw CLIError.usage("QUIRE_KDF_COST must be OPS,BYTES at or above libsodium's minimum")
+        }
+        return KeyFile.Cost(opslimit: parts[0], memlimit: parts[1])
+    }
+}

@@ -1,0 +1,52 @@
+/// Where this store syncs: kept in the store's `meta` table, local to this machine (not synced).
+/// The WebDAV password is never stored; only the path of a file holding it may be.
+public struct RemoteSettings: Equatable, Sendable {
+    public var url: String
+    public var user: String?
+    public var passwordFile: String?
+    /// The repository this store synced with; a different one at the URL is refused.
+    public var repositoryID: String?
+
+    public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil) {
+        self.url = url
+        self.user = user
+        self.passwordFile = passwordFile
+        self.repositoryID = repositoryID
+    }
+}
+
+extension Store {
+    private enum RemoteKey {
+        static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id"
+    }
+
+    /// The configured remote, or nil.
+    public func remoteSettings() throws -> RemoteSettings? {
+        guard let url = try meta(RemoteKey.url) else { return nil }
+        return RemoteSettings(url: url, user: try meta(RemoteKey.user), passwordFile: try meta(RemoteKey.passwordFile),
+                              repositoryID: try meta(RemoteKey.repository))
+    }
+
+    /// Points the store at `url`. The repository id it synced with is kept, so a wrong
+    /// server is noticed at the next use.
+    public func setRemote(url: String, user: String?, passwordFile: String?) throws {
+        try database.transaction {
+            try setMeta(RemoteKey.url, url)
+            try setOrClear(RemoteKey.user, user)
+            try setOrClear(RemoteKey.passwordFile, passwordFile)
+        }
+    }
+
+    /// Records the repository this store syncs with.
+    public func setRepositoryID(_ id: String) throws {
+        try database.transaction { try setMeta(RemoteKey.repository, id) }
+    }
+
+    private func setOrClear(_ key: String, _ value: String?) throws {
+        if let value {
+            try setMeta(key, value)
+        } else {
+            try database.cached("DELETE FROM meta WHERE key = ?").run([.text(key)])
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import QuireRemote
+import QuireStore
+
+/// Turns a remote URL into a backend: `file:///path` a local folder, `http(s)://` WebDAV.
+public enum Remotes {
+    /// Checks a URL a person typed. `file://` needs an absolute path.
+    /// - Throws: `RemoteError.invalid` saying what is wrong.
+    public static func validate(_ url: String) throws {
+        if url.hasPrefix("file://") {
+            guard String(url.dropFirst(7)).hasPrefix("/") else {
+                throw RemoteError(.invalid, detail: "a file:// URL needs an absolute path, like file:///home/me/journal-backup")
+            }
+            return
+        }
+        guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
+            throw RemoteError(.invalid, detail: "'\(url)' is not a remote URL: use https://…, http://… or file:///path")
+        }
+        _ = try WebDAVBackend(url: url, settings: HTTPSettings())
+    }
+
+    public static func backend(url: String, user: String?, password: String?) throws -> Backend {
+        if url.hasPrefix("file://") {
+            try validate(url)
+            let path = String(url.dropFirst(7))
+            return LocalBackend(root: path.removingPercentEncoding ?? path)
+        }
+        return try WebDAVBackend(url: url, settings: HTTPSettings(user: user, password: password))
+    }
+}
