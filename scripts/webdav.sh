@@ -89,3 +89,60 @@ stop_pid() {
     kill "$1" 2>/dev/null || true
     wait "$1" 2>/dev/null || true
 }
+
+# start_nginx DIR: nginx with the dav module and dav-ext (PROPFIND), Basic auth, at /dav/.
+# Sets NGINX_URL, NGINX_PID.
+start_nginx() {
+    local dir="$1" port module
+    port=$(free_port)
+    mkdir -p "$dir/www/dav" "$dir/tmp"
+    chmod 755 "$(dirname "$dir")" "$dir" "$dir/www"
+    if [ "$(id -u)" -eq 0 ]; then chown -R www-data:www-data "$dir/www/dav" "$dir/tmp"; fi
+    htpasswd -bcB "$dir/htpasswd" quire quire-test 2>/dev/null
+    module=$(ls /usr/lib/nginx/modules/ngx_http_dav_ext_module.so 2>/dev/null || true)
+    cat > "$dir/nginx.conf" <<CONF
+${module:+load_module $module;}
+$( [ "$(id -u)" -eq 0 ] && echo "user www-data;" )
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    client_max_body_size 0;
+    server {
+        listen 127.0.0.1:$port;
+        root $dir/www;
+        location /dav/ {
+            dav_methods PUT DELETE MKCOL COPY MOVE;
+            dav_ext_methods PROPFIND OPTIONS;
+            dav_access user:rw;
+            auth_basic quire;
+            auth_basic_user_file $dir/htpasswd;
+        }
+    }
+}
+CONF
+    /usr/sbin/nginx -c "$dir/nginx.conf" -p "$dir" &
+    NGINX_PID=$!
+    NGINX_URL="http://127.0.0.1:$port/dav/"
+    wait_for_http "http://127.0.0.1:$port/"
+}
+
+# start_rclone DIR: `rclone serve webdav` of a folder with Basic auth. Sets RCLONE_URL, RCLONE_PID.
+start_rclone() {
+    local dir="$1" port
+    port=$(free_port)
+    mkdir -p "$dir/data"
+    rclone serve webdav "$dir/data" --addr "127.0.0.1:$port" --user quire --pass quire-test \
+        --config /dev/null --log-file "$dir/rclone.log" &
+    RCLONE_PID=$!
+    RCLONE_URL="http://127.0.0.1:$port/"
+    wait_for_http "$RCLONE_URL"
+}
