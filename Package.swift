@@ -27,10 +27,10 @@ let package = Package(
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
         .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"]),
-        .executableTarget(name: "QuireBench", dependencies: ["QuireStore"], path: "bench/QuireBench"),
+        .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireStoreTests", dependencies: ["QuireStore", "QuireCLI"], exclude: ["Fixtures"]),
-        .testTarget(name: "QuireRepositoryTests", dependencies: ["QuireCrypto", "QuireRemote", "QuireSync", "QuireStore", "QuireCLI"]),
+        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireCLI"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

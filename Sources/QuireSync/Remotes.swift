@@ -19,12 +19,16 @@ public enum Remotes {
         _ = try WebDAVBackend(url: url, settings: HTTPSettings())
     }
 
-    public static func backend(url: String, user: String?, password: String?) throws -> Backend {
+    public static func backend(url: String, settings: HTTPSettings) throws -> Backend {
         if url.hasPrefix("file://") {
             try validate(url)
             let path = String(url.dropFirst(7))
             return LocalBackend(root: path.removingPercentEncoding ?? path)
         }
-        return try WebDAVBackend(url: url, settings: HTTPSettings(user: user, password: password))
+        return try WebDAVBackend(url: url, settings: settings)
+    }
+
+    public static func backend(url: String, user: String?, password: String?) throws -> Backend {
+        try backend(url: url, settings: HTTPSettings(user: user, password: password))
     }
 }

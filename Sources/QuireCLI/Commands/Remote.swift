@@ -16,6 +16,8 @@ struct RemoteCommand: Command {
         URL is https://… (WebDAV: Nextcloud, Apache, nginx, rclone), http://… on a trusted
         network, or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
         from --password-file (remembered as a path), QUIRE_WEBDAV_PASSWORD, or ~/.netrc.
+        Busy servers (423, 429, 5xx) and dropped connections are retried with back-off,
+        5 attempts in all (QUIRE_HTTP_ATTEMPTS=N changes that).
         The passphrase comes from --passphrase-file, QUIRE_PASSPHRASE, or a prompt; it is
         never an argument. New key files use Argon2id at libsodium's MODERATE cost
         (QUIRE_KDF_COST=OPS,BYTES overrides it, for tests).
@@ -71,7 +73,9 @@ struct RemoteCommand: Command {
             throw CLIError.failure("no remote is set for this journal", hint: "run `quire remote set URL` first")
         }
         let password = try Secrets.webdavPassword(file: remote.passwordFile, context: context)
-        return (remote, try Remotes.backend(url: remote.url, user: remote.user, password: password))
+        var settings = HTTPSettings(user: remote.user, password: password)
+        if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
+        return (remote, try Remotes.backend(url: remote.url, settings: settings))
     }
 
     private static func initialize(_ arguments: Arguments, context: Context) throws {

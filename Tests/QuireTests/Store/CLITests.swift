@@ -30,7 +30,7 @@ import Testing
     /// `--help` texts are part of the contract: compared with Fixtures/help/*.txt.
     /// Run with QUIRE_UPDATE_GOLDEN=1 to rewrite them after a deliberate change.
     @Test func helpTextsMatchTheirGoldenFiles() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/help")
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/help")
         let update = ProcessInfo.processInfo.environment["QUIRE_UPDATE_GOLDEN"] == "1"
         for command in commands + ["overview"] {
             let run = try QuireBinary.run(command == "overview" ? ["--help"] : [command, "--help"])

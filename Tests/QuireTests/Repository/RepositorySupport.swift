@@ -2,23 +2,6 @@ import Foundation
 import QuireCrypto
 import QuireRemote
 
-/// A temporary folder removed when the value is deinitialised.
-final class TempDir: @unchecked Sendable {
-    let path: String
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/quire-repo-test-" + UUID().uuidString.lowercased()
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String, bytes: [UInt8]) -> String {
-        let p = path + "/" + name
-        try? FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
-        return p
-    }
-}
-
 /// Cheap Argon2id for tests; stored in the key file like any other cost.
 let testCost = KeyFile.Cost.minimum
 

@@ -47,7 +47,7 @@ import Testing
     @Test(arguments: [1])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(String(format: "Fixtures/schema-%04d.sqlite", version))
         try FileManager.default.createDirectory(atPath: dir.path + "/old", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixture.path, toPath: dir.path + "/old/journal.sqlite")
