@@ -43,12 +43,43 @@ import Testing
         }
     }
 
-    /// Stores exactly as older Quires left them, checked in (Fixtures/make-schema-fixture.py).
-    @Test(arguments: [1])
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    /// Writes Fixtures/schema-NNNN.sqlite for QUIRE_WRITE_SCHEMA_FIXTURE=N (a store at version N
+    /// with a little data), for schemas the Python script cannot build (the FTS table needs
+    /// Quire's tokenizer). Run once, before the migration after N is added; never regenerate.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["QUIRE_WRITE_SCHEMA_FIXTURE"] != nil))
+    func writeSchemaFixture() throws {
+        let version = Int(ProcessInfo.processInfo.environment["QUIRE_WRITE_SCHEMA_FIXTURE"] ?? "") ?? 0
+        let target = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version)).path
+        #expect(!FileManager.default.fileExists(atPath: target), "fixtures are never regenerated")
+        let dir = TempDir()
+        let store = try makeStore(dir, migrationLimit: version)
+        try store.database.execute("""
+            INSERT INTO journals VALUES ('j1', 'Journal', 0);
+            INSERT INTO entries (id, journal_id, title, body, created, created_us, modified)
+            VALUES ('e1', 'j1', 'Старая запись', 'Тексты из прошлого 東京タワー', '2024-05-01T10:00:00+03:00', 1714546800000000, '2024-05-01T10:00:00+03:00');
+            INSERT INTO entry_tags VALUES ('e1', 'архив');
+            INSERT INTO blobs VALUES ('0000000000000000000000000000000000000000000000000000000000000000', 0);
+            INSERT INTO media (id, entry_id, kind, blob_id, filename, mime, transcript)
+            VALUES ('m1', 'e1', 'voice', '0000000000000000000000000000000000000000000000000000000000000000', 'a.m4a', 'audio/mp4', 'голосовая заметка о поездке');
+            INSERT INTO field_clocks VALUES ('entry', 'e1', 'title', 112368000000000000, 1);
+            UPDATE meta SET value = '11111111-2222-4333-8444-555555555555' WHERE key = 'device_id';
+            UPDATE devices SET id = '11111111-2222-4333-8444-555555555555' WHERE num = 1;
+            INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
+            PRAGMA wal_checkpoint(TRUNCATE);
+            PRAGMA journal_mode = DELETE;
+            """)
+        try FileManager.default.copyItem(atPath: store.folder + "/journal.sqlite", toPath: target)
+    }
+
+    /// Stores exactly as older Quires left them, checked in (Fixtures/make-schema-fixture.py
+    /// and writeSchemaFixture).
+    @Test(arguments: [1, 2])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(String(format: "Fixtures/schema-%04d.sqlite", version))
+        let fixture = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version))
         try FileManager.default.createDirectory(atPath: dir.path + "/old", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixture.path, toPath: dir.path + "/old/journal.sqlite")
         let upgraded = try Store(folder: dir.path + "/old")
