@@ -57,9 +57,11 @@ final class Writer {
             searchDirty.insert(id)
         }
         let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", ")
+        // The replaced clock becomes prev_*: what this write was made on top of.
         let statement = try database.cached("""
             INSERT INTO field_clocks (record, record_id, field, hlc, device) VALUES \(rows)
-            ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device
+            ON CONFLICT(record, record_id, field) DO UPDATE SET
+                prev_hlc = field_clocks.hlc, prev_device = field_clocks.device, hlc = excluded.hlc, device = excluded.device
             """)
         let hlc = SQLValue.integer(try clock().rawValue)
         var values: [SQLValue] = []
@@ -68,6 +70,10 @@ final class Writer {
             values += [.text(record.rawValue), .text(id), .text(field), hlc, .integer(store.deviceNumber)]
         }
         try statement.run(values)
+        try database.cached("""
+            INSERT INTO outbox (record, record_id, hlc) VALUES (?, ?, ?)
+            ON CONFLICT(record, record_id) DO UPDATE SET hlc = excluded.hlc
+            """).run([.text(record.rawValue), .text(id), hlc])
     }
 
     func touch(_ record: RecordKind, _ id: String, _ field: String) throws {
