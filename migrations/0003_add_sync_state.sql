@@ -32,3 +32,20 @@ CREATE TABLE remote_blobs (
     blob_id   TEXT PRIMARY KEY,
     remote_id TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- SQLite 3.40's integrity_check misreads a WITHOUT ROWID table whose non-key column stands
+-- between key columns ("NULL value in revisions.value" on a healthy row): rebuild
+-- revisions with its key columns first.
+CREATE TABLE revisions_keyed (
+    record    TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    field     TEXT NOT NULL,
+    hlc       INTEGER NOT NULL,
+    device    INTEGER NOT NULL,
+    value     TEXT NOT NULL,
+    PRIMARY KEY (record, record_id, field, hlc, device)
+) WITHOUT ROWID;
+INSERT INTO revisions_keyed (record, record_id, field, hlc, device, value)
+SELECT record, record_id, field, hlc, device, value FROM revisions;
+DROP TABLE revisions;
+ALTER TABLE revisions_keyed RENAME TO revisions;

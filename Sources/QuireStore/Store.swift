@@ -129,7 +129,9 @@ public final class Store {
             return try database.transaction {
                 let result = try body(writer)
                 try writer.refreshSearch()
-                if let hlc = writer.issuedClock { try setMeta("hlc", String(hlc.rawValue)) }
+                // The clock moves past everything issued here or received from elsewhere.
+                let newest = [writer.issuedClock, writer.receivedClock].compactMap { $0 }.max()
+                if let newest, newest > (try lastClock()) { try setMeta("hlc", String(newest.rawValue)) }
                 return result
             }
         } catch {

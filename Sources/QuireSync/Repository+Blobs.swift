@@ -54,6 +54,28 @@ extension Repository {
     }
 }
 
+extension Repository {
+    /// Downloads and decrypts blob `id` without keeping it, checking every chunk and that the
+    /// plaintext hashes to `id`.
+    public func verifyBlob(_ id: String) throws {
+        let object = Self.blobPath(id)
+        let hasher = try BlobHasher(keys: keys)
+        let decryptor = try BlobCipher.Decryptor(keys: keys, blobID: id, object: object) { hasher.update($0) }
+        try backend.get(object, range: nil, into: DecryptorSink(decryptor))
+        try decryptor.finish()
+        guard hasher.finalizeHex() == id else {
+            throw CryptoError(.unauthenticated, object: object, detail: "content does not match its name")
+        }
+    }
+}
+
+private final class DecryptorSink: ByteSink {
+    let decryptor: BlobCipher.Decryptor
+    init(_ decryptor: BlobCipher.Decryptor) { self.decryptor = decryptor }
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try decryptor.feed(bytes) }
+    func reset() throws { throw RemoteError(.protocolError, detail: "verification restarts from the beginning") }
+}
+
 /// Reads a plaintext file and yields its secretstream encryption, chunk by chunk.
 final class EncryptingSource: ByteSource {
     private let file: FileSource

@@ -84,6 +84,50 @@ public struct BlobStore: Sendable {
         return Added(id: id, size: size, isNew: true)
     }
 
+    /// Takes a file already written inside the store's folder (a download) into the store by
+    /// renaming it, after hashing it: no second copy. The file is gone afterwards either way.
+    public func adopt(fileAt path: String) throws -> Added {
+        let input = try FileIO.openForReading(path)
+        var hash = SHA256()
+        var size: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileIO.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            while true {
+                let n = try FileIO.readSome(input, buffer, path: path)
+                if n == 0 { break }
+                hash.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                size += Int64(n)
+            }
+            close(input)
+        } catch {
+            close(input)
+            unlink(path)
+            throw error
+        }
+        let id = hash.finalizeHex()
+        let final = self.path(for: id)
+        if FileManager.default.fileExists(atPath: final) {
+            unlink(path)
+            return Added(id: id, size: size, isNew: false)
+        }
+        let folder = root + "/" + id.prefix(2)
+        try FileIO.makeFolder(folder)
+        guard rename(path, final) == 0 else {
+            let reason = FileIO.errnoText()
+            unlink(path)
+            throw StoreError(.io, path: final, detail: reason)
+        }
+        FileIO.syncFolder(folder)
+        return Added(id: id, size: size, isNew: true)
+    }
+
+    /// A fresh temporary file name inside the store (same filesystem, so `adopt` can rename).
+    public func temporaryPath() throws -> String {
+        try FileIO.makeFolder(root + "/tmp")
+        return root + "/tmp/" + UUID().uuidString.lowercased()
+    }
+
     /// Removes blob `id`'s file (used to undo blobs added by a transaction that rolled back).
     public func remove(_ id: String) {
         guard Self.isValidID(id) else { return }

@@ -1,6 +1,6 @@
 /// Writes JSON with keys in the order given and numbers in Swift's shortest round-trip form,
 /// so the same data always gives the same bytes (the interchange dump is canonical).
-struct JSONWriter {
+public struct JSONWriter {
     private(set) var output: [UInt8] = []
 
     init() { output.reserveCapacity(1024) }
@@ -73,6 +73,32 @@ struct JSONWriter {
         mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
         mutating func number(_ name: String, _ value: Double?) { key(name); json.optionalNumber(value) }
         mutating func bool(_ name: String, _ value: Bool) { key(name); json.bool(value) }
+    }
+
+    /// Any parsed value written back, keys sorted (for values that have no fixed key order).
+    public static func value(_ value: JSONValue) -> String {
+        var w = JSONWriter()
+        w.write(value)
+        return w.text
+    }
+
+    mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let b): bool(b)
+        case .number(let n): number(n)
+        case .string(let s): string(s)
+        case .array(let items): array(items) { w, item in w.write(item) }
+        case .object(let members):
+            raw("{")
+            for (i, key) in members.keys.sorted().enumerated() {
+                if i > 0 { raw(", ") }
+                string(key)
+                raw(": ")
+                if let member = members[key] { write(member) }
+            }
+            raw("}")
+        }
     }
 
     /// The canonical stored form of transcript segments.

@@ -11,7 +11,9 @@ final class Writer {
     private(set) var newBlobs: [String] = []
 
     /// Entries whose searchable text (title, body, transcripts, deletion) changed.
-    private var searchDirty: Set<String> = []
+    var searchDirty: Set<String> = []
+    /// The newest clock merged from other devices in this transaction.
+    var receivedClock: HLC?
     private var touches = 0
     /// Journals known to exist in this transaction, by name.
     private var journals: [String: String] = [:]

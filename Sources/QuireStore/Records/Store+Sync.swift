@@ -1,0 +1,165 @@
+import Foundation
+
+/// Local changes waiting to be pushed, read in one consistent snapshot.
+public struct PendingChanges: Sendable {
+    public var changes: [SyncChange]
+    /// Every outbox record changed at or before this clock is covered by `changes`.
+    public var watermark: HLC
+    /// Local blob ids (SHA-256) the changes reference.
+    public var blobs: Set<String>
+}
+
+extension Store {
+    // MARK: - Push side
+
+    /// True when some local change has not been pushed.
+    public func hasPendingChanges() throws -> Bool {
+        try database.cached("SELECT 1 FROM outbox LIMIT 1").first { _ in true } != nil
+    }
+
+    public func pendingCount() throws -> Int {
+        Int(try database.cached("SELECT count(*) FROM outbox").first { $0.int(0) } ?? 0)
+    }
+
+    /// The local writes not pushed yet, with their current values.
+    public func pendingChanges() throws -> PendingChanges {
+        try database.transaction {
+            let records = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record, record_id")
+                .rows { (RecordKind(rawValue: $0.text(0)), $0.text(1), HLC(rawValue: $0.int(2))) }
+            let watermark = records.map(\.2).max() ?? .zero
+            var changes: [SyncChange] = []
+            var blobs = Set<String>()
+            let clocks = try database.prepare("""
+                SELECT c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
+                JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
+                WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
+                """)
+            for case let (kind?, id, _) in records {
+                let values = try fieldValues(kind, id)
+                try clocks.forEach([.text(kind.rawValue), .text(id), .integer(deviceNumber)]) { row in
+                    let field = row.text(0)
+                    let value = values[field] ?? (field.hasPrefix("tag:") ? .bool(false) : .null)
+                    if kind == .media, field == "blob", let blob = value.string { blobs.insert(blob) }
+                    changes.append(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(1)),
+                                              device: row.text(2), previousHLC: HLC(rawValue: row.int(3)), previousDevice: row.text(4)))
+                }
+            }
+            return PendingChanges(changes: changes, watermark: watermark, blobs: blobs)
+        }
+    }
+
+    /// Forgets outbox records whose changes (up to `watermark`) the server confirmed.
+    public func markPushed(upTo watermark: HLC) throws {
+        try database.transaction {
+            try database.cached("DELETE FROM outbox WHERE hlc <= ?").run([.integer(watermark.rawValue)])
+        }
+    }
+
+    /// Every field value of one record, as synced.
+    func fieldValues(_ kind: RecordKind, _ id: String) throws -> [String: JSONValue] {
+        switch kind {
+        case .journal:
+            return try database.cached("SELECT name, deleted FROM journals WHERE id = ?").first([.text(id)]) {
+                ["name": .string($0.text(0)), "deleted": .bool($0.int(1) != 0)]
+            } ?? [:]
+        case .entry:
+            guard var values = try database.cached("""
+                SELECT journal_id, title, body, created, modified, starred, latitude, longitude, place, deleted FROM entries WHERE id = ?
+                """).first([.text(id)], { row -> [String: JSONValue] in
+                var location = JSONValue.null
+                if let lat = row.optionalDouble(6), let lon = row.optionalDouble(7) {
+                    location = .object(["lat": .number(lat), "lon": .number(lon), "name": row.optionalText(8).map { .string($0) } ?? .null])
+                }
+                return ["journal": .string(row.text(0)), "title": .string(row.text(1)), "body": .string(row.text(2)),
+                        "created": .string(row.text(3)), "modified": .string(row.text(4)), "starred": .bool(row.int(5) != 0),
+                        "location": location, "deleted": .bool(row.int(9) != 0)]
+            }) else { return [:] }
+            try database.cached("SELECT tag FROM entry_tags WHERE entry_id = ?").forEach([.text(id)]) { values["tag:" + $0.text(0)] = .bool(true) }
+            return values
+        case .media:
+            return try database.cached("""
+                SELECT entry_id, position, kind, blob_id, filename, mime, duration, transcript, segments, deleted FROM media WHERE id = ?
+                """).first([.text(id)]) { row in
+                ["entry": .string(row.text(0)), "position": .number(Double(row.int(1))), "kind": .string(row.text(2)),
+                 "blob": .string(row.text(3)), "filename": .string(row.text(4)), "mime": .string(row.text(5)),
+                 "duration": row.optionalDouble(6).map { .number($0) } ?? .null, "transcript": .string(row.text(7)),
+                 "segments": (try? JSONValue.parse(row.text(8))) ?? .array([]), "deleted": .bool(row.int(9) != 0)]
+            } ?? [:]
+        }
+    }
+
+    // MARK: - Pull side
+
+    /// How far this store merged device `device`'s log: (last segment, its hash).
+    public func syncLog(_ device: String) throws -> (seq: Int, hash: String)? {
+        try database.cached("SELECT seq, hash FROM sync_logs WHERE device = ?").first([.text(device)]) { (Int($0.int(0)), $0.text(1)) }
+    }
+
+    /// Every device log this store has merged or pushed.
+    public func syncLogs() throws -> [String: (seq: Int, hash: String)] {
+        var logs: [String: (seq: Int, hash: String)] = [:]
+        try database.prepare("SELECT device, seq, hash FROM sync_logs").forEach { logs[$0.text(0)] = (Int($0.int(1)), $0.text(2)) }
+        return logs
+    }
+
+    public func setSyncLog(_ device: String, seq: Int, hash: String) throws {
+        try database.transaction { try writeSyncLog(device, seq: seq, hash: hash) }
+    }
+
+    func writeSyncLog(_ device: String, seq: Int, hash: String) throws {
+        try database.cached("INSERT INTO sync_logs (device, seq, hash) VALUES (?, ?, ?) ON CONFLICT(device) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+            .run([.text(device), .integer(Int64(seq)), .text(hash)])
+    }
+
+    /// The repository id of a local blob, once uploaded or seen.
+    public func remoteBlobID(_ blobID: String) throws -> String? {
+        try database.cached("SELECT remote_id FROM remote_blobs WHERE blob_id = ?").first([.text(blobID)]) { $0.text(0) }
+    }
+
+    public func setRemoteBlobID(_ remoteID: String, for blobID: String) throws {
+        try database.transaction {
+            try database.cached("INSERT OR REPLACE INTO remote_blobs (blob_id, remote_id) VALUES (?, ?)").run([.text(blobID), .text(remoteID)])
+        }
+    }
+
+    /// Moves a downloaded file into `blobs/` if its SHA-256 is `expected`.
+    /// - Throws: `.invalid` when the bytes are not what the change log promised.
+    public func adoptBlob(fileAt path: String, expected: String) throws {
+        let added = try blobs.adopt(fileAt: path)
+        guard added.id == expected else {
+            if added.isNew { blobs.remove(added.id) }
+            throw StoreError(.invalid, path: path, detail: "attachment content does not match its id \(expected.prefix(12))")
+        }
+        try database.transaction {
+            try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(added.id), .integer(added.size)])
+        }
+    }
+
+    public func hasBlob(_ id: String) -> Bool { BlobStore.isValidID(id) && blobs.contains(id) }
+
+    /// Merges changes from device log `device` up to segment `seq` (hash `hash`), in one
+    /// transaction together with the new log position: all of it or none.
+    /// The merge is a join — commutative, associative, idempotent — so order, duplicates and
+    /// replays never change the result.
+    /// - Returns: how many fields changed here and how many conflicts were kept.
+    @discardableResult
+    public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String) throws -> MergeResult {
+        try write { writer in
+            let result = try writer.merge(changes)
+            try writeSyncLog(device, seq: seq, hash: hash)
+            return result
+        }
+    }
+
+    /// Merges without recording a log position (snapshots, tests).
+    @discardableResult
+    public func merge(_ changes: [SyncChange]) throws -> MergeResult {
+        try write { try $0.merge(changes) }
+    }
+}
+
+public struct MergeResult: Equatable, Sendable {
+    public var applied = 0
+    public var conflicts = 0
+    public init() {}
+}

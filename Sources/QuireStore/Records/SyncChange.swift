@@ -1,0 +1,38 @@
+/// One field write as it travels between devices: the unit of merging.
+public struct SyncChange: Equatable, Sendable {
+    public var record: RecordKind
+    public var recordID: String
+    public var field: String
+    public var value: JSONValue
+    public var hlc: HLC
+    /// The writing device's UUID.
+    public var device: String
+    /// The clock of the value this write replaced (zero and "" for a first write).
+    public var previousHLC: HLC
+    public var previousDevice: String
+
+    public init(record: RecordKind, recordID: String, field: String, value: JSONValue, hlc: HLC, device: String,
+                previousHLC: HLC = .zero, previousDevice: String = "") {
+        self.record = record
+        self.recordID = recordID
+        self.field = field
+        self.value = value
+        self.hlc = hlc
+        self.device = device
+        self.previousHLC = previousHLC
+        self.previousDevice = previousDevice
+    }
+
+    /// Last-writer-wins order: (HLC, device UUID), a total order every device agrees on.
+    public func wins(over hlc: HLC, device: String) -> Bool {
+        self.hlc != hlc ? self.hlc > hlc : self.device > device
+    }
+
+    /// Text fields keep a concurrent loser as a revision.
+    public var isText: Bool {
+        switch (record, field) {
+        case (.entry, "title"), (.entry, "body"), (.media, "transcript"): return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// Merging other devices' writes: each field is a last-writer-wins register ordered by
+/// (HLC, device UUID). A text field's concurrent loser is kept in `revisions`.
+extension Writer {
+    private var database: Database { store.database }
+
+    func merge(_ changes: [SyncChange]) throws -> MergeResult {
+        var result = MergeResult()
+        let readClock = try database.cached("""
+            SELECT c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
+            JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
+            WHERE c.record = ? AND c.record_id = ? AND c.field = ?
+            """)
+        for change in changes {
+            receivedClock = max(receivedClock ?? .zero, change.hlc)
+            let key: [SQLValue] = [.text(change.record.rawValue), .text(change.recordID), .text(change.field)]
+            let local = try readClock.first(key) { (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3)) }
+            guard let local else {
+                try apply(change)
+                result.applied += 1
+                continue
+            }
+            if change.hlc == local.hlc && change.device == local.device { continue }  // seen before
+            if change.wins(over: local.hlc, device: local.device) {
+                let sequential = change.previousHLC == local.hlc && change.previousDevice == local.device
+                if !sequential && change.isText, let old = try store.fieldValues(change.record, change.recordID)[change.field],
+                   old != change.value, let text = old.string {
+                    try keepRevision(change, value: text, hlc: local.hlc, device: local.device)
+                    result.conflicts += 1
+                }
+                try apply(change)
+                result.applied += 1
+            } else {
+                let sequential = local.prevHLC == change.hlc && local.prevDevice == change.device
+                if !sequential && change.isText, let text = change.value.string,
+                   try store.fieldValues(change.record, change.recordID)[change.field] != change.value {
+                    try keepRevision(change, value: text, hlc: change.hlc, device: change.device)
+                    result.conflicts += 1
+                }
+            }
+        }
+        return result
+    }
+
+    private func keepRevision(_ change: SyncChange, value: String, hlc: HLC, device: String) throws {
+        try database.cached("INSERT OR IGNORE INTO revisions (record, record_id, field, value, hlc, device) VALUES (?, ?, ?, ?, ?, ?)")
+            .run([.text(change.record.rawValue), .text(change.recordID), .text(change.field), .text(value),
+                  .integer(hlc.rawValue), .integer(try deviceNumber(device))])
+    }
+
+    func deviceNumber(_ uuid: String) throws -> Int64 {
+        if uuid.isEmpty { return 0 }
+        try database.cached("INSERT OR IGNORE INTO devices (id) VALUES (?)").run([.text(uuid)])
+        return try database.cached("SELECT num FROM devices WHERE id = ?").first([.text(uuid)]) { $0.int(0) } ?? 0
+    }
+
+    /// Writes the change's value and clock.
+    private func apply(_ change: SyncChange) throws {
+        try writeValue(change)
+        try database.cached("""
+            INSERT INTO field_clocks (record, record_id, field, hlc, device, prev_hlc, prev_device) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device,
+                prev_hlc = excluded.prev_hlc, prev_device = excluded.prev_device
+            """).run([.text(change.record.rawValue), .text(change.recordID), .text(change.field), .integer(change.hlc.rawValue),
+                      .integer(try deviceNumber(change.device)), .integer(change.previousHLC.rawValue),
+                      .integer(try deviceNumber(change.previousDevice))])
+    }
+
+    private func bad(_ change: SyncChange) -> StoreError {
+        StoreError(.malformed, detail: "change log has an unusable value for \(change.record.rawValue).\(change.field)")
+    }
+
+    private func writeValue(_ change: SyncChange) throws {
+        let id: SQLValue = .text(change.recordID)
+        let v = change.value
+        switch change.record {
+        case .journal:
+            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([id])
+            switch change.field {
+            case "name": guard let s = v.string else { throw bad(change) }
+                try database.cached("UPDATE journals SET name = ? WHERE id = ?").run([.text(s), id])
+            case "deleted": try database.cached("UPDATE journals SET deleted = ? WHERE id = ?").run([SQLValue(v == .bool(true)), id])
+            default: break  // a field from a newer Quire: its clock is kept, the value ignored
+            }
+        case .entry:
+            try ensureEntry(change.recordID)
+            let set = { (column: String, value: SQLValue) in
+                try self.database.cached("UPDATE entries SET \(column) = ? WHERE id = ?").run([value, id])
+            }
+            switch change.field {
+            case "journal": guard let s = v.string else { throw bad(change) }
+                try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(s)])
+                try set("journal_id", .text(s))
+            case "title", "body", "modified":
+                guard let s = v.string else { throw bad(change) }
+                if change.field == "modified", Timestamp(rfc3339: s) == nil { throw bad(change) }
+                try set(change.field, .text(s))
+                if change.field != "modified" { searchDirty.insert(change.recordID) }
+            case "created":
+                guard let s = v.string, let t = Timestamp(rfc3339: s) else { throw bad(change) }
+                try database.cached("UPDATE entries SET created = ?, created_us = ? WHERE id = ?").run([.text(t.text), .integer(t.microseconds), id])
+            case "starred": try set("starred", SQLValue(v == .bool(true)))
+            case "deleted":
+                try set("deleted", SQLValue(v == .bool(true)))
+                searchDirty.insert(change.recordID)
+            case "location":
+                let o = v.object
+                guard v.isNull || (o?["lat"]?.number != nil && o?["lon"]?.number != nil) else { throw bad(change) }
+                try database.cached("UPDATE entries SET latitude = ?, longitude = ?, place = ? WHERE id = ?")
+                    .run([SQLValue(o?["lat"]?.number), SQLValue(o?["lon"]?.number), SQLValue(o?["name"]?.string), id])
+            case let field where field.hasPrefix("tag:"):
+                let tag = String(field.dropFirst(4))
+                if v == .bool(true) {
+                    try database.cached("INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)").run([id, .text(tag)])
+                } else {
+                    try database.cached("DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?").run([id, .text(tag)])
+                }
+            default: break
+            }
+        case .media:
+            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, '', 'file', '')").run([id])
+            let set = { (column: String, value: SQLValue) in
+                try self.database.cached("UPDATE media SET \(column) = ? WHERE id = ?").run([value, id])
+            }
+            let entryOf = { try self.database.cached("SELECT entry_id FROM media WHERE id = ?").first([id]) { $0.text(0) } }
+            switch change.field {
+            case "entry": guard let s = v.string else { throw bad(change) }
+                if let old = try entryOf(), !old.isEmpty { searchDirty.insert(old) }
+                try set("entry_id", .text(s))
+                searchDirty.insert(s)
+            case "position": guard let n = v.number else { throw bad(change) }
+                try set("position", .integer(Int64(n)))
+            case "kind": guard let s = v.string, MediaKind(rawValue: s) != nil else { throw bad(change) }
+                try set("kind", .text(s))
+            case "blob": guard let s = v.string, BlobStore.isValidID(s) else { throw bad(change) }
+                try set("blob_id", .text(s))
+            case "filename", "mime": guard let s = v.string else { throw bad(change) }
+                try set(change.field, .text(s))
+            case "duration": try set("duration", SQLValue(v.number))
+            case "transcript": guard let s = v.string else { throw bad(change) }
+                try set("transcript", .text(s))
+                if let entry = try entryOf() { searchDirty.insert(entry) }
+            case "segments":
+                guard v.array != nil, let segments = try? JSONValue.parseSegments(JSONWriter.value(v)) else { throw bad(change) }
+                try set("segments", .text(JSONWriter.segments(segments)))
+            case "deleted":
+                try set("deleted", SQLValue(v == .bool(true)))
+                if let entry = try entryOf() { searchDirty.insert(entry) }
+            default: break
+            }
+        }
+    }
+
+    /// A row for an entry first seen through a change; its fields arrive with it.
+    private func ensureEntry(_ id: String) throws {
+        let journal = StableID.derived("journal\u{0}" + Store.defaultJournal)
+        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
+        try database.cached("""
+            INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
+            """).run([.text(id), .text(journal)])
+    }
+}

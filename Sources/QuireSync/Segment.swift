@@ -1,0 +1,83 @@
+import Foundation
+import QuireStore
+
+/// A change-log segment, `log/<device>/<seq>`: a batch of one device's field writes, sealed
+/// with its path as associated data, naming the hash of the device's previous segment so a
+/// server that drops, swaps or rolls back segments is caught.
+struct Segment {
+    var device: String
+    var seq: Int
+    /// Hash of the sealed previous segment of this device ("" for the first).
+    var previous: String
+    var changes: [SyncChange]
+    /// Local blob id (SHA-256) → repository blob id, for every blob the changes reference.
+    var blobs: [String: String]
+
+    static let format = 1
+
+    static func path(device: String, seq: Int) -> String {
+        "log/\(device)/" + String(format: "%012d", seq)
+    }
+
+    func encoded() -> Data {
+        let rows: [JSONValue] = changes.map { c in
+            // Clocks as decimal text: they do not fit a JSON number's 53-bit mantissa.
+            .array([.string(c.record.rawValue), .string(c.recordID), .string(c.field), c.value, .string(String(c.hlc.rawValue)),
+                    .string(c.device), .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])
+        }
+        let object: JSONValue = .object([
+            "format": .number(Double(Self.format)), "device": .string(device), "seq": .number(Double(seq)),
+            "previous": .string(previous), "changes": .array(rows), "blobs": .object(blobs.mapValues { .string($0) }),
+        ])
+        return Data(JSONWriter.value(object).utf8)
+    }
+
+    /// - Throws: `SyncError` naming `path` when the content is not a segment.
+    static func decode(_ data: Data, path: String) throws -> Segment {
+        func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
+        guard let text = String(data: data, encoding: .utf8), let root = try? JSONValue.parse(text), let o = root.object else {
+            throw bad("not JSON")
+        }
+        guard let format = o["format"]?.number, Int(format) <= Self.format else { throw bad("unknown format") }
+        guard let device = o["device"]?.string, let seq = o["seq"]?.number, let previous = o["previous"]?.string,
+              let rows = o["changes"]?.array, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
+        var changes: [SyncChange] = []
+        changes.reserveCapacity(rows.count)
+        for row in rows {
+            guard let r = row.array, r.count == 8, let kind = r[0].string.flatMap(RecordKind.init(rawValue:)),
+                  let id = r[1].string, let field = r[2].string, let hlc = r[4].string.flatMap({ Int64($0) }), let writer = r[5].string,
+                  let prev = r[6].string.flatMap({ Int64($0) }), let prevDevice = r[7].string, hlc > 0, prev >= 0 else {
+                throw bad("a malformed change")
+            }
+            changes.append(SyncChange(record: kind, recordID: id, field: field, value: r[3], hlc: HLC(rawValue: hlc),
+                                      device: writer, previousHLC: HLC(rawValue: prev), previousDevice: prevDevice))
+        }
+        var map: [String: String] = [:]
+        for (k, v) in blobs {
+            guard let remote = v.string else { throw bad("a malformed blob entry") }
+            map[k] = remote
+        }
+        return Segment(device: device, seq: Int(seq), previous: previous, changes: changes, blobs: map)
+    }
+}
+
+/// A head, `heads/<device>.<seq>`: its name tells every device's latest segment in one listing.
+struct Head {
+    var device: String
+    var seq: Int
+
+    var name: String { "\(device).\(seq)" }
+
+    init(device: String, seq: Int) {
+        self.device = device
+        self.seq = seq
+    }
+
+    /// Parses a head name; nil for anything else (ignored, never trusted).
+    init?(name: String) {
+        guard let dot = name.lastIndex(of: "."), let seq = Int(name[name.index(after: dot)...]), seq > 0 else { return nil }
+        device = String(name[..<dot])
+        guard device.count == 36 else { return nil }
+        self.seq = seq
+    }
+}

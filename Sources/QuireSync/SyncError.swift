@@ -1,0 +1,30 @@
+/// What sync, restore and verify report about the repository's history.
+public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// An object that does not authenticate, or is not what its name says.
+        case damaged
+        /// An object that should be there is not.
+        case missing
+        /// The server shows an older state than this journal has already seen.
+        case rolledBack
+        /// The repository is empty although this journal synced with it.
+        case emptied
+        /// Another sync of this store is running.
+        case locked
+        /// `restore` needs an empty store.
+        case notEmpty
+    }
+
+    public let kind: Kind
+    /// The remote object concerned.
+    public let object: String?
+    public let detail: String
+
+    public init(_ kind: Kind, object: String? = nil, detail: String) {
+        self.kind = kind
+        self.object = object
+        self.detail = detail
+    }
+
+    public var description: String { (object.map { $0 + ": " } ?? "") + detail }
+}

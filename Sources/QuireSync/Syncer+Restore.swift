@@ -1,0 +1,97 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// One thing `verify` found wrong.
+public struct VerifyProblem: Equatable, Sendable, CustomStringConvertible {
+    public var object: String
+    public var detail: String
+    public var description: String { "\(object): \(detail)" }
+}
+
+/// What `verify` looked at.
+public struct VerifyReport: Equatable, Sendable {
+    public var devices = 0
+    public var segments = 0
+    public var blobs = 0
+    public var blobsRead = 0
+    public var problems: [VerifyProblem] = []
+}
+
+extension Syncer {
+    /// Brings everything in the repository into an empty store: every device's change log,
+    /// every attachment. Constant memory: one segment (bounded in size) and one 64 KiB blob
+    /// chunk at a time.
+    /// - Throws: `SyncError.notEmpty` unless the store is new.
+    public func restore(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        guard try store.entryCount() == 0, try store.syncLogs().isEmpty, !(try store.hasPendingChanges()) else {
+            throw SyncError(.notEmpty, detail: "restore needs a new, empty store; this one already holds a journal")
+        }
+        var report = SyncReport()
+        try pull(into: &report, progress: progress)
+        return report
+    }
+
+    /// Checks that every object the journal needs is present and authentic: each device's
+    /// chain of segments from the first to its head, and every attachment they reference
+    /// (with `readData`, downloaded and decrypted in full). Never stops at the first problem.
+    public func verify(readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
+        var report = VerifyReport()
+        let heads = try readHeads()
+        let logs = try store.syncLogs()
+        if heads.isEmpty && !logs.isEmpty {
+            report.problems.append(VerifyProblem(object: Self.headsFolder, detail: "no change logs at all, but this journal synced here before"))
+        }
+        for (device, seen) in logs where seen.seq > 0 {
+            let newest = heads[device]?.max() ?? 0
+            if newest < seen.seq {
+                report.problems.append(VerifyProblem(object: "heads/\(device)",
+                                                     detail: "rolled back: the server shows segment \(newest), this journal has seen \(seen.seq)"))
+            }
+        }
+        var blobs: [String: String] = [:]  // remote id → the segment that references it
+        for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
+            report.devices += 1
+            var previous = ""
+            for seq in 1...(seqs.max() ?? 0) {
+                let path = Segment.path(device: device, seq: seq)
+                progress?("checking \(path)")
+                do {
+                    let (segment, hash) = try fetchSegment(path: path, device: device, seq: seq, previous: previous)
+                    previous = hash
+                    report.segments += 1
+                    for remote in segment.blobs.values where blobs[remote] == nil { blobs[remote] = path }
+                } catch let error as SyncError {
+                    report.problems.append(VerifyProblem(object: error.object ?? path, detail: error.detail))
+                    break  // the rest of this chain cannot be checked against a broken link
+                }
+            }
+        }
+        var listings: [String: Set<String>] = [:]
+        for (remote, referrer) in blobs.sorted(by: { $0.key < $1.key }) {
+            report.blobs += 1
+            let path = Repository.blobPath(remote)
+            let folder = String(path.prefix(while: { $0 != "/" })) + "/" + remote.prefix(2)
+            if listings[folder] == nil {
+                listings[folder] = Set(((try? backend.list(folder)) ?? []).map(\.name))
+            }
+            guard listings[folder]?.contains(remote) == true else {
+                report.problems.append(VerifyProblem(object: path, detail: "missing (referenced by \(referrer))"))
+                continue
+            }
+            if readData {
+                progress?("reading \(path)")
+                do {
+                    try repository.verifyBlob(remote)
+                    report.blobsRead += 1
+                } catch let error as CryptoError {
+                    report.problems.append(VerifyProblem(object: path, detail: error.detail))
+                } catch let error as RemoteError {
+                    report.problems.append(VerifyProblem(object: path, detail: error.detail))
+                }
+            }
+        }
+        return report
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// What one sync did.
+public struct SyncReport: Equatable, Sendable {
+    public var segmentsPulled = 0
+    public var segmentsPushed = 0
+    public var changesPushed = 0
+    public var fieldsMerged = 0
+    public var conflicts = 0
+    public var blobsUploaded = 0
+    public var blobsDownloaded = 0
+    public init() {}
+}
+
+/// Sync between a store and its repository (DESIGN.md, "Remote repository", "Merge",
+/// "Failure and hostility"). Pull: one listing of `heads/` tells whether anything changed;
+/// new segments of each device are fetched in order, authenticated, checked against the
+/// chain, their blobs fetched, and merged in one transaction each. Push: blobs first, then
+/// the segment (create-only), then the head; the outbox is cleared only after that.
+/// Every step is idempotent, so a sync killed anywhere converges on the next run.
+public final class Syncer {
+    public let store: Store
+    public let repository: Repository
+    /// Changes per segment: large first syncs become several segments of bounded size.
+    public var changesPerSegment = 5000
+    /// Test hook: called at named points; a test may crash the process there.
+    public var checkpoint: (String) -> Void = { _ in }
+
+    var backend: Backend { repository.backend }
+    static let headsFolder = "heads"
+
+    public init(store: Store, repository: Repository) {
+        self.store = store
+        self.repository = repository
+    }
+
+    /// Pull, then push.
+    public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        var report = SyncReport()
+        let heads = try pull(into: &report, progress: progress)
+        try push(heads: heads, into: &report, progress: progress)
+        return report
+    }
+
+    // MARK: - Heads
+
+    /// Every device's newest segment number, from the names in `heads/`.
+    func readHeads() throws -> [String: [Int]] {
+        let entries: [RemoteEntry]
+        do {
+            entries = try backend.list(Self.headsFolder)
+        } catch let error as RemoteError where error.kind == .notFound {
+            entries = []
+        }
+        var heads: [String: [Int]] = [:]
+        for entry in entries where !entry.isFolder {
+            if let head = Head(name: entry.name) { heads[head.device, default: []].append(head.seq) }
+        }
+        return heads
+    }
+
+    // MARK: - Pull
+
+    @discardableResult
+    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws -> [String: [Int]] {
+        let heads = try readHeads()
+        let logs = try store.syncLogs()
+        if heads.isEmpty && !logs.isEmpty {
+            throw SyncError(.emptied, object: Self.headsFolder,
+                            detail: "the repository at \(backend.location) shows no change logs, but this journal synced with it before")
+        }
+        for (device, seen) in logs.sorted(by: { $0.key < $1.key }) where seen.seq > 0 {
+            guard let newest = heads[device]?.max() else {
+                throw SyncError(.missing, object: "heads/\(device).\(seen.seq)", detail: "a device's change log vanished from the server")
+            }
+            if newest < seen.seq {
+                throw SyncError(.rolledBack, object: "heads/\(device).\(newest)",
+                                detail: "the server shows segment \(newest) of a device whose segment \(seen.seq) this journal already has")
+            }
+        }
+        for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
+            guard let newest = seqs.max() else { continue }
+            var (seq, hash) = logs[device] ?? (0, "")
+            while seq < newest {
+                let path = Segment.path(device: device, seq: seq + 1)
+                progress?("pulling \(path)")
+                let (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash)
+                try fetchBlobs(of: segment, into: &report)
+                checkpoint("pull-before-merge")
+                let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash)
+                report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
+                report.conflicts += merged.conflicts
+                report.segmentsPulled += 1
+                (seq, hash) = (segment.seq, sealedHash)
+                checkpoint("pull-after-merge")
+            }
+        }
+        return heads
+    }
+
+    /// Downloads, authenticates and checks one segment.
+    func fetchSegment(path: String, device: String, seq: Int, previous: String) throws -> (Segment, String) {
+        let sealed: Data
+        do {
+            sealed = try backend.getData(path)
+        } catch let error as RemoteError where error.kind == .notFound {
+            throw SyncError(.missing, object: path, detail: "a change-log segment named by a head is missing")
+        }
+        let plain: Data
+        do {
+            plain = try repository.box.open(sealed, path: path)
+        } catch let error as CryptoError {
+            throw SyncError(.damaged, object: path, detail: error.detail)
+        }
+        let segment = try Segment.decode(plain, path: path)
+        guard segment.device == device, segment.seq == seq else {
+            throw SyncError(.damaged, object: path, detail: "the segment is not the one its name says")
+        }
+        guard segment.previous == previous else {
+            throw SyncError(.rolledBack, object: path, detail: "the segment does not follow the previous one this journal has (dropped, swapped or rolled back)")
+        }
+        return (segment, Digest.hex(sealed))
+    }
+
+    /// Downloads the blobs a segment's media reference and this store lacks.
+    private func fetchBlobs(of segment: Segment, into report: inout SyncReport) throws {
+        for change in segment.changes where change.record == .media && change.field == "blob" {
+            guard let local = change.value.string, !store.hasBlob(local) else { continue }
+            guard let remote = segment.blobs[local] else {
+                throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
+                                detail: "an attachment is referenced without its repository id")
+            }
+            try downloadBlob(local: local, remote: remote)
+            report.blobsDownloaded += 1
+        }
+    }
+
+    func downloadBlob(local: String, remote: String) throws {
+        let temp = try store.blobs.temporaryPath()
+        defer { unlink(temp) }
+        do {
+            try repository.downloadBlob(remote, to: temp)
+        } catch let error as RemoteError where error.kind == .notFound {
+            throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
+        }
+        checkpoint("blob-downloaded")
+        try store.adoptBlob(fileAt: temp, expected: local)
+        try store.setRemoteBlobID(remote, for: local)
+    }
+
+    // MARK: - Push
+
+    func push(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
+        guard try store.hasPendingChanges() else { return }
+        let pending = try store.pendingChanges()
+        let me = store.deviceID
+        // 1. Attachments first: a segment never names a blob the server lacks.
+        var blobMap: [String: String] = [:]
+        for blob in pending.blobs.sorted() {
+            if let known = try store.remoteBlobID(blob) {
+                blobMap[blob] = known
+                continue
+            }
+            progress?("uploading attachment \(blob.prefix(12))")
+            checkpoint("blob-upload-start")
+            let remote = try repository.uploadBlob(fileAt: store.blobs.path(for: blob))
+            try store.setRemoteBlobID(remote, for: blob)
+            blobMap[blob] = remote
+            report.blobsUploaded += 1
+            checkpoint("blob-uploaded")
+        }
+        // 2. Segments, create-only, each chained to the previous.
+        var (seq, hash) = try store.syncLog(me) ?? (0, "")
+        var start = 0
+        while start < pending.changes.count {
+            let chunk = Array(pending.changes[start..<min(pending.changes.count, start + changesPerSegment)])
+            let referenced = Set(chunk.filter { $0.record == .media && $0.field == "blob" }.compactMap(\.value.string))
+            let segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk,
+                                  blobs: blobMap.filter { referenced.contains($0.key) })
+            let path = Segment.path(device: me, seq: segment.seq)
+            let sealed = try repository.box.seal(segment.encoded(), path: path)
+            progress?("pushing \(path)")
+            checkpoint("segment-publish-start")
+            do {
+                try backend.publishData(path, sealed)
+            } catch let error as RemoteError where error.kind == .exists {
+                // A run killed after publishing left this segment: ours, already holding
+                // changes we have. Take it as written and go on after it.
+                let (_, existingHash) = try fetchSegment(path: path, device: me, seq: segment.seq, previous: hash)
+                (seq, hash) = (segment.seq, existingHash)
+                try store.setSyncLog(me, seq: seq, hash: hash)
+                continue
+            }
+            checkpoint("segment-published")
+            (seq, hash) = (segment.seq, Digest.hex(sealed))
+            try store.setSyncLog(me, seq: seq, hash: hash)
+            report.segmentsPushed += 1
+            report.changesPushed += chunk.count
+            start += chunk.count
+        }
+        // 3. The head, then the old heads go.
+        try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [])
+        checkpoint("head-published")
+        // 4. Only now is the push confirmed.
+        try store.markPushed(upTo: pending.watermark)
+    }
+
+    private func publishHead(seq: Int, hash: String, previous: [Int]) throws {
+        let head = Head(device: store.deviceID, seq: seq)
+        let path = Self.headsFolder + "/" + head.name
+        let body = Data(JSONWriter.value(.object(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash)])).utf8)
+        do {
+            try backend.publishData(path, try repository.box.seal(body, path: path))
+        } catch let error as RemoteError where error.kind == .exists {
+            // Written by a run that was killed before it finished: fine.
+        }
+        for old in previous where old < seq {
+            try? backend.delete(Self.headsFolder + "/" + Head(device: store.deviceID, seq: old).name)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+@testable import QuireCrypto
+@testable import QuireRemote
+@testable import QuireStore
+@testable import QuireSync
+
+/// A repository in a temporary folder and any number of stores (devices) syncing with it.
+final class SyncWorld {
+    let dir = TempDir()
+    let backend: Backend
+    let repositoryID: String
+    var stores: [Store] = []
+
+    init(devices: Int, backend: Backend? = nil) throws {
+        let backend = backend ?? LocalBackend(root: dir.path + "/repo")
+        self.backend = backend
+        repositoryID = try Repository.initialize(backend: backend, passphrase: try secret("pw"), cost: testCost).id
+        for i in 0..<devices { stores.append(try makeDevice("d\(i)")) }
+    }
+
+    func makeDevice(_ name: String) throws -> Store {
+        let store = try Store(folder: dir.path + "/" + name, options: .init(create: true))
+        try store.setRemote(url: "file://" + dir.path + "/repo", user: nil, passwordFile: nil)
+        try store.setRepositoryID(repositoryID)
+        return store
+    }
+
+    func syncer(_ store: Store, backend: Backend? = nil) throws -> Syncer {
+        let repository = try Repository.open(backend: backend ?? self.backend, passphrase: try secret("pw"), expectedID: repositoryID)
+        return Syncer(store: store, repository: repository)
+    }
+
+    @discardableResult
+    func sync(_ store: Store) throws -> SyncReport { try syncer(store).sync() }
+
+    func dump(_ store: Store) throws -> String {
+        let out = dir.path + "/dump-" + UUID().uuidString
+        try store.exportJSON(to: out)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        return (try? String(contentsOfFile: out + "/entries.jsonl", encoding: .utf8)) ?? ""
+    }
+
+    func file(_ name: String, _ bytes: [UInt8]) -> String { dir.file(name, bytes: bytes) }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+@testable import QuireCrypto
+@testable import QuireRemote
+@testable import QuireStore
+@testable import QuireSync
+
+@Suite struct SyncTests {
+    @Test func twoDevicesConvergeWithAttachmentsAndTranscripts() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let entry = try a.add(NewEntry(journal: "Сны", title: "Море", body: "Я видел море.", created: ts("2025-03-01T21:14:05.5+05:30"),
+                                       tags: ["сны", "море"], location: Location(latitude: 55.75, longitude: 37.62, name: "Москва")))
+        let voice = try a.attach(to: entry.id, NewAttachment(path: world.file("v.ogg", pseudoRandomBytes(200_000)), kind: .voice,
+                                                             duration: 4.5, segments: [Segment(start: 0, end: 2, text: "Мне снилось"),
+                                                                                       Segment(start: 2, end: 4.5, text: "море")]))
+        let report = try world.sync(a)
+        #expect(report.segmentsPushed == 1 && report.blobsUploaded == 1)
+        let pulled = try world.sync(b)
+        #expect(pulled.segmentsPulled == 1 && pulled.blobsDownloaded == 1)
+        #expect(try world.dump(b) == world.dump(a))
+        #expect(try b.search("моря").map(\.id) == [entry.id])
+        #expect(FileManager.default.contentsEqual(atPath: a.blobs.path(for: voice.blobID), andPath: b.blobs.path(for: voice.blobID)))
+
+        // A transcript edited on one machine and the body on another both survive.
+        try a.setTranscript(mediaID: voice.id, text: "Мне снилось тёплое море")
+        try b.edit(entryID: entry.id, EntryEdit(body: "Я видел море и горы."))
+        try world.sync(a); try world.sync(b); try world.sync(a)
+        #expect(try world.dump(a) == world.dump(b))
+        let merged = try #require(try a.entry(id: entry.id))
+        #expect(merged.body == "Я видел море и горы." && merged.media[0].transcript == "Мне снилось тёплое море")
+        #expect(try a.conflicts().isEmpty && b.conflicts().isEmpty)
+        // Sync after sync: nothing to do; a single listing.
+        let idle = try world.syncer(b)
+        let counting = CountingBackend(world.backend)
+        let quiet = try Syncer(store: b, repository: Repository.open(backend: counting, passphrase: secret("pw"), expectedID: world.repositoryID)).sync()
+        _ = idle
+        #expect(quiet == SyncReport())
+    }
+
+    @Test func concurrentTitleEditsKeepTheLoserAsARevision() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let entry = try a.add(NewEntry(title: "first"))
+        try world.sync(a); try world.sync(b)
+        try a.edit(entryID: entry.id, EntryEdit(title: "from A", addTags: ["a"]))
+        try b.edit(entryID: entry.id, EntryEdit(title: "from B", addTags: ["b"]))
+        try world.sync(a); try world.sync(b); try world.sync(a)
+        #expect(try world.dump(a) == world.dump(b))
+        let final = try #require(try a.entry(id: entry.id))
+        #expect(final.tags == ["a", "b"])  // tags are separate registers: both survive
+        let loser = final.title == "from A" ? "from B" : "from A"
+        #expect(try a.conflicts().map(\.value) == [loser])
+        #expect(try b.conflicts().map(\.value) == [loser])
+        // A later sequential edit is not a conflict.
+        try b.edit(entryID: entry.id, EntryEdit(title: "settled"))
+        try world.sync(b); try world.sync(a)
+        #expect(try a.entry(id: entry.id)?.title == "settled" && a.conflicts().count == 1)
+    }
+
+    @Test func deletionsAreTombstonesThatSync() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let keep = try a.add(NewEntry(title: "keep"))
+        let gone = try a.add(NewEntry(title: "gone"))
+        try world.sync(a); try world.sync(b)
+        try b.remove(entryID: gone.id)
+        try world.sync(b); try world.sync(a)
+        #expect(try a.entries().map(\.id) == [keep.id] && world.dump(a) == world.dump(b))
+        #expect(try a.search("gone").isEmpty)
+    }
+
+    @Test func noopSyncIsOneRequest() throws {
+        let world = try SyncWorld(devices: 2)
+        for i in 0..<50 { try world.stores[0].add(NewEntry(title: "e\(i)")) }
+        try world.sync(world.stores[0]); try world.sync(world.stores[1])
+        let counting = CountingBackend(world.backend)
+        let repository = try Repository.open(backend: counting, passphrase: try secret("pw"), expectedID: world.repositoryID)
+        let before = counting.requests
+        _ = try Syncer(store: world.stores[1], repository: repository).sync()
+        #expect(counting.requests - before == 1)
+    }
+
+    @Test func restoreBringsBackEverythingAndVerifyIsClean() throws {
+        let world = try SyncWorld(devices: 2)
+        let a = world.stores[0]
+        let file = InterchangeTests.sampleFile(in: world.dir)
+        try a.importJSONLines(at: file)
+        try world.sync(a)
+        try a.add(NewEntry(title: "later"))
+        try world.sync(a)
+        let fresh = try world.makeDevice("restored")
+        let report = try world.syncer(fresh).restore()
+        #expect(report.blobsDownloaded == 2)
+        #expect(try world.dump(fresh) == world.dump(a))
+        #expect(try fresh.integrityCheck() == "ok")
+        #expect(throws: SyncError.self) { _ = try world.syncer(fresh).restore() }  // not empty any more
+        let verified = try world.syncer(fresh).verify(readData: true)
+        #expect(verified.problems.isEmpty && verified.segments == 2 && verified.blobsRead == 2)
+    }
+
+    @Test func verifyNamesEveryMissingOrDamagedObject() throws {
+        let world = try SyncWorld(devices: 1)
+        let a = world.stores[0]
+        let e = try a.add(NewEntry(title: "x"))
+        let m = try a.attach(to: e.id, NewAttachment(path: world.file("p.png", [1, 2, 3])))
+        try world.sync(a)
+        try a.add(NewEntry(title: "y"))
+        try world.sync(a)
+        let remoteBlob = try #require(try a.remoteBlobID(m.blobID))
+        try world.backend.delete(Repository.blobPath(remoteBlob))
+        var segment = try world.backend.getData(Segment.path(device: a.deviceID, seq: 2))
+        segment[segment.count / 2] ^= 1
+        try world.backend.putData(Segment.path(device: a.deviceID, seq: 2), segment)
+        let report = try world.syncer(a).verify(readData: false)
+        #expect(Set(report.problems.map(\.object)) == [Repository.blobPath(remoteBlob), Segment.path(device: a.deviceID, seq: 2)])
+    }
+
+    @Test func aRolledBackOrEmptiedServerIsAHardErrorAndChangesNothing() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        try a.add(NewEntry(title: "one")); try world.sync(a)
+        let oldHead = try world.backend.getData("heads/\(a.deviceID).1")
+        try a.add(NewEntry(title: "two")); try world.sync(a)
+        try world.sync(b)
+        let before = try world.dump(b)
+        // The server goes back to the first state.
+        try world.backend.delete("heads/\(a.deviceID).2")
+        try world.backend.putData("heads/\(a.deviceID).1", oldHead)
+        #expect { try world.sync(b) } throws: { ($0 as? SyncError)?.kind == .rolledBack }
+        // Or loses everything.
+        try world.backend.delete("heads/\(a.deviceID).1")
+        try? world.backend.delete("heads/\(b.deviceID).1")
+        #expect { try world.sync(b) } throws: { ($0 as? SyncError)?.kind == .emptied }
+        #expect(try world.dump(b) == before)
+    }
+
+    @Test func aDamagedSegmentIsNamedAndNothingOfItIsMerged() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        try a.add(NewEntry(title: "secret"))
+        try world.sync(a)
+        let path = Segment.path(device: a.deviceID, seq: 1)
+        var sealed = try world.backend.getData(path)
+        sealed[sealed.count - 5] ^= 0x40
+        try world.backend.putData(path, sealed)
+        #expect { try world.sync(b) } throws: { error in
+            guard let e = error as? SyncError else { return false }
+            return e.kind == .damaged && e.object == path
+        }
+        #expect(try b.entryCount() == 0 && b.syncLogs().isEmpty)
+    }
+
+    @Test func replayedAndDuplicatedChangesChangeNothing() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let e = try a.add(NewEntry(title: "t", body: "b", tags: ["x"]))
+        try a.edit(entryID: e.id, EntryEdit(body: "b2"))
+        let changes = try a.pendingChanges().changes
+        try b.merge(changes); try b.merge(changes.reversed()); try b.merge(changes + changes)
+        #expect(try world.dump(a) == world.dump(b))
+    }
+}
