@@ -30,6 +30,8 @@ enum Messages {
             return .failure(error.description, hint: hint(for: error))
         case let error as RepositoryError:
             return .failure(error.description, hint: hint(for: error))
+        case let error as SyncError:
+            return .failure(error.description, hint: hint(for: error))
         default:
             return .failure("\(error)", hint: nil)
         }
@@ -76,6 +78,16 @@ enum Messages {
         case .alreadyExists: return "a journal can join an existing repository by restoring from it"
         case .noRemote: return "run `quire remote set URL` first"
         case .badConfig: return nil
+        }
+    }
+
+    static func hint(for error: SyncError) -> String? {
+        switch error.kind {
+        case .rolledBack, .emptied, .missing:
+            return "the server lost or rewound data; nothing was changed here. Check the server (`quire verify`) or its URL"
+        case .damaged: return "that object was damaged or altered on the server; nothing of it was used (`quire verify` lists all)"
+        case .locked: return "wait for the other sync to finish"
+        case .notEmpty: return "restore into a new folder: quire --store DIR restore URL"
         }
     }
 }

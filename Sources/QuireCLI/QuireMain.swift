@@ -9,10 +9,11 @@ enum QuireMain {
         AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, TranscriptCommand.self,
         ListCommand.self, ShowCommand.self, SearchCommand.self, ConflictsCommand.self,
         ImportCommand.self, ExportCommand.self, RemoteCommand.self, PasswdCommand.self,
+        SyncCommand.self, StatusCommand.self, RestoreCommand.self, VerifyCommand.self,
     ]
 
     static var overview: String {
-        var text = "quire — a private journal: write, attach voice notes and photos, search, import and export\n\nUsage: quire [--store DIR] COMMAND [OPTIONS]\n\nCommands:\n"
+        var text = "quire — a private journal: write, attach voice notes and photos, search, sync end-to-end encrypted, restore\n\nUsage: quire [--store DIR] COMMAND [OPTIONS]\n\nCommands:\n"
         for command in commands {
             text += "  " + command.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.abstract + "\n"
         }

@@ -32,6 +32,11 @@ public final class SecureBytes: @unchecked Sendable {
 
     deinit { sodium_free(pointer) }
 
+    /// The bytes, for the duration of `body` only.
+    public func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     var bytes: UnsafePointer<UInt8> { UnsafePointer(pointer.assumingMemoryBound(to: UInt8.self)) }
     var mutableBytes: UnsafeMutablePointer<UInt8> { pointer.assumingMemoryBound(to: UInt8.self) }
 }

@@ -5,6 +5,8 @@ import Foundation
 public final class LocalBackend: Backend {
     public let root: String
     public var location: String { "file://" + root }
+    /// Test hook, called between writing a create-only object's temporary file and linking it.
+    public var publishStep: (() -> Void)?
 
     public init(root: String) {
         self.root = (root as NSString).standardizingPath
@@ -85,6 +87,7 @@ public final class LocalBackend: Backend {
         try validatePath(path)
         let temp = try writeTemporary(for: path, from: source)
         defer { unlink(temp) }
+        publishStep?()
         // 3. link() creates the final name only if it is free — atomically, like MOVE with
         //    Overwrite: F on a WebDAV server.
         guard link(temp, full(path)) == 0 else {

@@ -14,6 +14,8 @@ public final class WebDAVBackend: Backend {
     private var knownFolders: Set<String> = []
     /// Called before each retry with (attempt, delay); tests count retries with it.
     public var onRetry: ((Int, Double) -> Void)?
+    /// Test hook, called between uploading a create-only object's temporary and moving it.
+    public var publishStep: (() -> Void)?
     /// Requests made, for `sync --json` and benchmarks.
     public private(set) var requestCount = 0
 
@@ -139,6 +141,7 @@ public final class WebDAVBackend: Backend {
         let folder = parent(of: path)
         let temp = (folder.isEmpty ? "" : folder + "/") + temporaryPrefix + UUID().uuidString.lowercased()
         try put(temp, from: source)
+        publishStep?()
         do {
             try move(temp, to: path, overwrite: false)
         } catch {

@@ -26,6 +26,7 @@ extension Repository {
     public func uploadBlob(fileAt path: String) throws -> String {
         let id = try blobID(ofFileAt: path)
         let source = try EncryptingSource(path: path, keys: keys, blobID: id)
+        source.chunkSealed = uploadChunk
         do {
             try backend.publish(Self.blobPath(id), from: source)
         } catch let error as RemoteError where error.kind == .exists {
@@ -91,6 +92,7 @@ final class EncryptingSource: ByteSource {
     private var headerSent = false
     private var done = false
     let size: Int64?
+    var chunkSealed: (() -> Void)?
 
     init(path: String, keys: RepositoryKeys, blobID: String) throws {
         file = try FileSource(path: path)
@@ -130,6 +132,7 @@ final class EncryptingSource: ByteSource {
         }
         sealedOffset = 0
         if final { done = true }
+        chunkSealed?()
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

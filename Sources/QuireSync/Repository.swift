@@ -13,6 +13,8 @@ public final class Repository {
     public let box: RecordBox
     /// The key file this session unlocked with.
     public let keyName: String
+    /// Called as each 64 KiB chunk of a blob upload is sealed (progress; tests crash here).
+    public var uploadChunk: (() -> Void)?
 
     public static let configPath = "quire-repo.json"
     public static let keysFolder = "keys"
@@ -118,6 +120,17 @@ public final class Repository {
             }
         }
         throw lastError
+    }
+
+    /// Opens with a master key this device kept from an earlier unlock (see `KeyCache`):
+    /// one request, to check that the repository at the URL is still the expected one.
+    public static func open(backend: Backend, keys: RepositoryKeys, expectedID: String) throws -> Repository {
+        let id = try readID(backend)
+        guard id == expectedID else {
+            throw RepositoryError(.wrongRepository,
+                                  detail: "the repository at \(backend.location) is not the one this journal syncs with (expected \(expectedID.prefix(8)), found \(id.prefix(8)))")
+        }
+        return Repository(backend: backend, id: id, keys: keys, keyName: "")
     }
 
     /// Replaces this session's passphrase: the new key file is written before the old one is

@@ -33,6 +33,12 @@ extension Syncer {
         return report
     }
 
+    /// The pulling part of a restore, for a store that may hold a partial restore already
+    /// (the command checks that it is this repository's): continues where it stopped.
+    public func pullForRestore(into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
+        try pull(into: &report, progress: progress)
+    }
+
     /// Checks that every object the journal needs is present and authentic: each device's
     /// chain of segments from the first to its head, and every attachment they reference
     /// (with `readData`, downloaded and decrypted in full). Never stops at the first problem.

@@ -37,6 +37,17 @@ public final class Syncer {
         self.repository = repository
     }
 
+    /// Routes the repository's and backend's step hooks to `checkpoint` (tests kill the
+    /// process at named points to prove every step can be interrupted).
+    public func installCheckpoints(_ checkpoint: @escaping (String) -> Void) {
+        self.checkpoint = checkpoint
+        repository.uploadChunk = { checkpoint("blob-upload-chunk") }
+        var inner = repository.backend
+        if let counting = inner as? CountingBackend { inner = counting.inner }
+        (inner as? LocalBackend)?.publishStep = { checkpoint("publish-temp-written") }
+        (inner as? WebDAVBackend)?.publishStep = { checkpoint("publish-temp-written") }
+    }
+
     /// Pull, then push.
     public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
         var report = SyncReport()
@@ -90,7 +101,9 @@ public final class Syncer {
                 let (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash)
                 try fetchBlobs(of: segment, into: &report)
                 checkpoint("pull-before-merge")
-                let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash)
+                let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
+                    checkpoint("merge-before-commit")
+                }
                 report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
                 report.conflicts += merged.conflicts
                 report.segmentsPulled += 1
@@ -176,7 +189,13 @@ public final class Syncer {
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
         var start = 0
         while start < pending.changes.count {
-            let chunk = Array(pending.changes[start..<min(pending.changes.count, start + changesPerSegment)])
+            // Up to changesPerSegment changes, never splitting one record's changes.
+            var end = min(pending.changes.count, start + changesPerSegment)
+            while end < pending.changes.count && pending.changes[end].record == pending.changes[end - 1].record
+                    && pending.changes[end].recordID == pending.changes[end - 1].recordID {
+                end += 1
+            }
+            let chunk = Array(pending.changes[start..<end])
             let referenced = Set(chunk.filter { $0.record == .media && $0.field == "blob" }.compactMap(\.value.string))
             let segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk,
                                   blobs: blobMap.filter { referenced.contains($0.key) })
@@ -191,18 +210,18 @@ public final class Syncer {
                 // changes we have. Take it as written and go on after it.
                 let (_, existingHash) = try fetchSegment(path: path, device: me, seq: segment.seq, previous: hash)
                 (seq, hash) = (segment.seq, existingHash)
-                try store.setSyncLog(me, seq: seq, hash: hash)
                 continue
             }
             checkpoint("segment-published")
             (seq, hash) = (segment.seq, Digest.hex(sealed))
-            try store.setSyncLog(me, seq: seq, hash: hash)
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
             start += chunk.count
         }
-        // 3. The head, then the old heads go.
+        // 3. The head, then the old heads go. Only a published head makes segments part of the
+        //    log (a crash before it leaves segments the next push finds and adopts).
         try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [])
+        try store.setSyncLog(me, seq: seq, hash: hash)
         checkpoint("head-published")
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)
@@ -220,5 +239,6 @@ public final class Syncer {
         for old in previous where old < seq {
             try? backend.delete(Self.headsFolder + "/" + Head(device: store.deviceID, seq: old).name)
         }
+        checkpoint("heads-cleaned")
     }
 }

@@ -12,6 +12,7 @@ struct RemoteCommand: Command {
                quire remote set URL [--user USER] [--password-file F]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
+               quire remote forget-key                        remove the key kept on this machine
 
         URL is https://… (WebDAV: Nextcloud, Apache, nginx, rclone), http://… on a trusted
         network, or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
@@ -32,7 +33,10 @@ struct RemoteCommand: Command {
         case "set": try set(arguments, context: context)
         case "init": try initialize(arguments, context: context)
         case "check": try check(arguments, context: context)
-        case let other?: throw CLIError.usage("unknown remote command '\(other)' (set, init, check)")
+        case "forget-key":
+            _ = try arguments.positionals("forget-key")
+            KeyCache.forget(storeFolder: try context.openStore().folder)
+        case let other?: throw CLIError.usage("unknown remote command '\(other)' (set, init, check, forget-key)")
         }
     }
 
@@ -89,6 +93,7 @@ struct RemoteCommand: Command {
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
         let repository = try Repository.initialize(backend: backend, passphrase: passphrase, cost: try Secrets.kdfCost(context))
         try store.setRepositoryID(repository.id)
+        try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         if context.stderrIsTerminal {
             context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(backend.location). Keep the passphrase safe: without it nothing can be restored.")
         }

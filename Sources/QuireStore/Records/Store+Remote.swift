@@ -50,3 +50,25 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// When this store last finished a sync or restore (RFC 3339), if ever.
+    public func lastSync() throws -> String? { try meta("last_sync") }
+
+    public func recordSync(at time: Timestamp) throws {
+        try database.transaction { try setMeta("last_sync", time.text) }
+    }
+
+    /// Set while a restore has not finished; a second `restore` continues it.
+    public func restoringFrom() throws -> String? { try meta("restoring") }
+
+    public func setRestoring(_ repositoryID: String?) throws {
+        try database.transaction {
+            if let repositoryID {
+                try setMeta("restoring", repositoryID)
+            } else {
+                try database.cached("DELETE FROM meta WHERE key = 'restoring'").run()
+            }
+        }
+    }
+}

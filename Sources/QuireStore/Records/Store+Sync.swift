@@ -143,10 +143,12 @@ extension Store {
     /// replays never change the result.
     /// - Returns: how many fields changed here and how many conflicts were kept.
     @discardableResult
-    public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String) throws -> MergeResult {
+    public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String,
+                      beforeCommit: () -> Void = {}) throws -> MergeResult {
         try write { writer in
             let result = try writer.merge(changes)
             try writeSyncLog(device, seq: seq, hash: hash)
+            beforeCommit()
             return result
         }
     }

@@ -119,7 +119,11 @@ extension Writer {
             default: break
             }
         case .media:
-            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, '', 'file', '')").run([id])
+            // A media record can be heard of before the entry or blob it belongs to (another
+            // device's log, merged later, creates them): it waits on a hidden anchor meanwhile.
+            try ensureAnchors()
+            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
+                .run([id, .text(Self.anchorEntry), .text(Self.anchorBlob)])
             let set = { (column: String, value: SQLValue) in
                 try self.database.cached("UPDATE media SET \(column) = ? WHERE id = ?").run([value, id])
             }
@@ -127,6 +131,7 @@ extension Writer {
             switch change.field {
             case "entry": guard let s = v.string else { throw bad(change) }
                 if let old = try entryOf(), !old.isEmpty { searchDirty.insert(old) }
+                try ensureEntry(s)
                 try set("entry_id", .text(s))
                 searchDirty.insert(s)
             case "position": guard let n = v.number else { throw bad(change) }
@@ -152,7 +157,18 @@ extension Writer {
         }
     }
 
-    /// A row for an entry first seen through a change; its fields arrive with it.
+    static let anchorEntry = "00000000-0000-0000-0000-000000000000"
+    static let anchorBlob = String(repeating: "0", count: 64)
+
+    /// The hidden (deleted) entry and empty blob that media wait on for their real ones.
+    private func ensureAnchors() throws {
+        try ensureEntry(Self.anchorEntry)
+        try database.cached("UPDATE entries SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(Self.anchorEntry)])
+        try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(Self.anchorBlob)])
+    }
+
+    /// A row for an entry first seen through a change; its fields arrive with it (or, when
+    /// it was referenced by a change of another record, with another device's log).
     private func ensureEntry(_ id: String) throws {
         let journal = StableID.derived("journal\u{0}" + Store.defaultJournal)
         try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])

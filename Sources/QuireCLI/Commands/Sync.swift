@@ -1,0 +1,247 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+import QuireSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shared by sync, restore and verify: a locked, unlocked repository for a store.
+enum SyncSession {
+    /// Opens the repository for `store`, joining it when the store has none recorded yet.
+    static func open(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Syncer, CountingBackend) {
+        let (remote, backend) = try RemoteCommand.connect(store, context: context)
+        let counting = CountingBackend(backend)
+        let repository: Repository
+        if let id = remote.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
+            repository = try Repository.open(backend: counting, keys: keys, expectedID: id)
+        } else {
+            let passphrase = try Secrets.passphrase(arguments, context: context)
+            repository = try Repository.open(backend: counting, passphrase: passphrase, expectedID: remote.repositoryID)
+            if remote.repositoryID == nil { try store.setRepositoryID(repository.id) }
+            try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
+        }
+        let syncer = Syncer(store: store, repository: repository)
+        if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
+        installCrashPoint(syncer, context: context)
+        return (syncer, counting)
+    }
+
+    /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the
+    /// named step, proving that every step can be interrupted.
+    static func installCrashPoint(_ syncer: Syncer, context: Context) {
+        guard let spec = context.environment["QUIRE_CRASH_AT"] else { return }
+        let parts = spec.split(separator: ":")
+        let name = String(parts.first ?? "")
+        let target = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+        var hits = 0
+        syncer.installCheckpoints { point in
+            guard point == name else { return }
+            hits += 1
+            if hits == target { kill(getpid(), SIGKILL) }
+        }
+    }
+
+    static func progress(_ context: Context) -> ((String) -> Void)? {
+        guard context.stderrIsTerminal else { return nil }
+        return { step in
+            let line = step.count > 70 ? String(step.prefix(69)) + "…" : step
+            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
+        }
+    }
+
+    static func endProgress(_ context: Context) {
+        if context.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+    }
+}
+
+/// Set by SIGINT/SIGTERM; `sync --watch` stops after the current step.
+nonisolated(unsafe) private var stopRequested: sig_atomic_t = 0
+
+struct SyncCommand: Command {
+    static let name = "sync"
+    static let abstract = "Sync the journal with its encrypted repository (pull, merge, push)."
+    static let help = """
+        Usage: quire sync [--watch [--interval SECONDS]] [--json] [--passphrase-file F]
+
+        Pulls what other devices wrote, merges it field by field (the later write wins; a
+        concurrent edit of a title, body or transcript that loses is kept: `quire conflicts`),
+        then pushes local changes: attachments first, then the change log, then its head.
+        When nothing changed anywhere this costs one request. Interrupted at any point, the
+        next sync finishes the job. A store syncs with one repository: a different or empty
+        one at the URL is refused and nothing changes here. Two syncs of one store never run
+        at once. The passphrase is asked once per machine: the unlocked key is kept in the
+        store (0600) beside the journal it protects (`quire remote forget-key` removes it).
+          --watch           sync again every --interval seconds (default 300) until Ctrl-C or
+                            SIGTERM, which stop it cleanly after the current step
+          --json            {"requests", "bytes_up", "bytes_down", "segments_pulled",
+                             "segments_pushed", "fields_merged", "conflicts", ...}
+        """
+    static let spec = Arguments.Spec(options: ["interval", "passphrase-file"], flags: ["watch", "json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        var interval = 300.0
+        if let text = arguments.value("interval") {
+            guard arguments.flag("watch") else { throw CLIError.usage("--interval goes with --watch") }
+            guard let seconds = Double(text), seconds >= 1 else { throw CLIError.usage("--interval must be at least 1 second") }
+            interval = seconds
+        }
+        let store = try context.openStore()
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let (syncer, counting) = try SyncSession.open(store, arguments, context: context)
+        if arguments.flag("watch") {
+            signal(SIGINT) { _ in stopRequested = 1 }
+            signal(SIGTERM) { _ in stopRequested = 1 }
+        }
+        repeat {
+            let report = try syncer.sync(progress: SyncSession.progress(context))
+            SyncSession.endProgress(context)
+            try store.recordSync(at: Timestamp.now())
+            if arguments.flag("json") {
+                var json = JSONOutput()
+                json.object([("requests", .int(counting.wireRequests)), ("bytes_up", .int(Int(counting.bytesUp))),
+                             ("bytes_down", .int(Int(counting.bytesDown))), ("segments_pulled", .int(report.segmentsPulled)),
+                             ("segments_pushed", .int(report.segmentsPushed)), ("changes_pushed", .int(report.changesPushed)),
+                             ("fields_merged", .int(report.fieldsMerged)), ("conflicts", .int(report.conflicts)),
+                             ("blobs_uploaded", .int(report.blobsUploaded)), ("blobs_downloaded", .int(report.blobsDownloaded))])
+                context.print(json.text)
+            } else if context.stderrIsTerminal || arguments.flag("watch") {
+                context.printError("Synced: \(report.segmentsPulled) pulled, \(report.changesPushed) changes pushed"
+                                   + (report.conflicts > 0 ? ", \(report.conflicts) conflicts kept (quire conflicts)" : "") + ".")
+            }
+            guard arguments.flag("watch") else { break }
+            let until = Date().addingTimeInterval(interval)
+            while stopRequested == 0 && Date() < until { usleep(200_000) }
+        } while stopRequested == 0
+    }
+}
+
+struct StatusCommand: Command {
+    static let name = "status"
+    static let abstract = "Show pending local changes, the last sync and the remote."
+    static let help = """
+        Usage: quire status [--json]
+
+        Works offline: it reads only this machine's store.
+          --json   {"entries", "pending", "last_sync", "remote", "repository", "device"}
+        """
+    static let spec = Arguments.Spec(flags: ["json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let remote = try store.remoteSettings()
+        let pending = try store.pendingCount()
+        let last = try store.lastSync()
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("entries", .int(try store.entryCount())), ("pending", .int(pending)), ("last_sync", .string(last ?? "")),
+                         ("remote", .string(remote?.url ?? "")), ("repository", .string(remote?.repositoryID ?? "")),
+                         ("device", .string(store.deviceID))])
+            context.print(json.text)
+            return
+        }
+        context.print("entries:    \(try store.entryCount())")
+        context.print("pending:    \(pending == 0 ? "nothing to push" : "\(pending) changed record\(pending == 1 ? "" : "s") to push")")
+        context.print("last sync:  \(last ?? "never")")
+        context.print("remote:     \(remote?.url ?? "none (quire remote set URL)")")
+        if let id = remote?.repositoryID { context.print("repository: \(id)") }
+        context.print("device:     \(store.deviceID)")
+    }
+}
+
+struct RestoreCommand: Command {
+    static let name = "restore"
+    static let abstract = "Restore a journal from its encrypted repository into an empty store."
+    static let help = """
+        Usage: quire restore URL [--user USER] [--password-file F] [--passphrase-file F] [--json]
+
+        Brings back every entry, attachment and transcript, byte for byte, into a new store
+        (--store or QUIRE_STORE), in constant memory; anything damaged is named and not used.
+        If it is interrupted, running the same command again continues. The restored store
+        is a new device of the same journal: `quire sync` keeps it in step from then on.
+        """
+    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        let url = try arguments.positionals("URL")[0]
+        do {
+            try Remotes.validate(url)
+        } catch let error as RemoteError {
+            throw CLIError.usage(error.detail)
+        }
+        let store = try context.openStore(create: true)
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let resuming = try store.restoringFrom()
+        if resuming == nil {
+            guard try store.entryCount() == 0, try store.remoteSettings() == nil else {
+                throw CLIError.failure("\(store.folder) already holds a journal", hint: "restore into a new folder: quire --store DIR restore URL")
+            }
+            let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile)
+        }
+        let (syncer, counting) = try SyncSession.open(store, arguments, context: context)
+        if let resuming, resuming != syncer.repository.id {
+            throw CLIError.failure("this store was restoring another repository", hint: "restore into a new folder")
+        }
+        try store.setRestoring(syncer.repository.id)
+        var report = SyncReport()
+        try syncer.pullForRestore(into: &report, progress: SyncSession.progress(context))
+        SyncSession.endProgress(context)
+        try store.setRestoring(nil)
+        try store.recordSync(at: Timestamp.now())
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("entries", .int(try store.entryCount())), ("segments", .int(report.segmentsPulled)),
+                         ("attachments", .int(report.blobsDownloaded)), ("requests", .int(counting.wireRequests)),
+                         ("bytes_down", .int(Int(counting.bytesDown)))])
+            context.print(json.text)
+        } else if context.stderrIsTerminal {
+            context.printError("Restored \(try store.entryCount()) entries and \(report.blobsDownloaded) attachments.")
+        }
+    }
+}
+
+struct VerifyCommand: Command {
+    static let name = "verify"
+    static let abstract = "Check that every object of the repository is present and authentic."
+    static let help = """
+        Usage: quire verify [--read-data] [--json] [--passphrase-file F]
+
+        Checks every device's chain of change-log segments from the first to its head (each
+        authenticated, each naming the one before, none rolled back from what this journal
+        has seen) and that every attachment they reference exists. With --read-data every
+        attachment is downloaded and decrypted in full. Names every problem; exits 1 if any.
+          --json   {"devices", "segments", "attachments", "problems": [{"object", "problem"}]}
+        """
+    static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["read-data", "json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let (syncer, _) = try SyncSession.open(store, arguments, context: context)
+        let report = try syncer.verify(readData: arguments.flag("read-data"), progress: SyncSession.progress(context))
+        SyncSession.endProgress(context)
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("devices", .int(report.devices)), ("segments", .int(report.segments)), ("attachments", .int(report.blobs)),
+                         ("read", .int(report.blobsRead))])
+            var problems = JSONOutput()
+            problems.array(report.problems) { j, p in j.object([("object", .string(p.object)), ("problem", .string(p.detail))]) }
+            context.print(String(json.text.dropLast()) + ", \"problems\": " + problems.text + "}")
+        } else {
+            for problem in report.problems { context.print("problem: \(problem)") }
+            context.print("\(report.devices) devices, \(report.segments) segments, \(report.blobs) attachments"
+                          + (arguments.flag("read-data") ? " (\(report.blobsRead) read in full)" : "") + ": "
+                          + (report.problems.isEmpty ? "all present and authentic" : "\(report.problems.count) problems"))
+        }
+        if !report.problems.isEmpty {
+            throw CLIError.failure("the repository has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (listed above)",
+                                   hint: "a damaged object is never used; restore from another device's copy or re-sync from a device that has the data")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+
+/// The repository's master key kept on this device (`<store>/repository.key`, mode 0600), so
+/// `sync` needs no passphrase after the first unlock — as a phone keeps its keychain. The
+/// store beside it already holds the journal in plaintext, so the key adds no new exposure of
+/// what is here; `quire remote forget-key` removes it. Restore, check and passwd always ask.
+public enum KeyCache {
+    static func path(_ storeFolder: String) -> String { storeFolder + "/repository.key" }
+
+    /// The kept master key for `repositoryID`, if any.
+    public static func load(storeFolder: String, repositoryID: String) -> RepositoryKeys? {
+        guard let data = FileManager.default.contents(atPath: path(storeFolder)),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: String],
+              object["repository"] == repositoryID, let encoded = object["key"], var raw = Data(base64Encoded: encoded) else {
+            return nil
+        }
+        defer { raw.resetBytes(in: 0..<raw.count) }
+        guard let secure = try? SecureBytes(copying: [UInt8](raw)) else { return nil }
+        return try? RepositoryKeys(master: secure)
+    }
+
+    public static func save(_ keys: RepositoryKeys, storeFolder: String, repositoryID: String) throws {
+        var raw = keys.master.withUnsafeBytes { Data($0) }
+        defer { raw.resetBytes(in: 0..<raw.count) }
+        let json = try JSONSerialization.data(withJSONObject: ["repository": repositoryID, "key": raw.base64EncodedString()])
+        let temp = path(storeFolder) + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot write \(path(storeFolder))") }
+        _ = json.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        close(fd)
+        rename(temp, path(storeFolder))
+    }
+
+    public static func forget(storeFolder: String) {
+        unlink(path(storeFolder))
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import QuireStore
+
+/// `quire sync`, `restore`, `verify`, `status` as a person runs them, and a sync killed at
+/// every step of the way.
+@Suite struct SyncCLITests {
+    static let env = ["QUIRE_KDF_COST": "1,8192", "QUIRE_PASSPHRASE": "pw"]
+
+    /// Device A with the sample journal and an extra big attachment, a repository, device B.
+    func setUp(_ dir: TempDir) throws -> (a: String, b: String, repo: String) {
+        let (a, b, repo) = (dir.path + "/a", dir.path + "/b", "file://" + dir.path + "/repo")
+        let file = InterchangeTests.sampleFile(in: dir)
+        #expect(try QuireBinary.run(["import", file], store: a).status == 0)
+        let id = try QuireBinary.run(["add", "--title", "big", "--body", "x"], store: a).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = dir.file("big.bin", bytes: (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        #expect(try QuireBinary.run(["attach", id, dir.path + "/big.bin", "--transcript", "a long recording"], store: a).status == 0)
+        for store in [a, b] { #expect(try QuireBinary.run(["remote", "set", repo], store: store).status == 0) }
+        #expect(try QuireBinary.run(["remote", "init"], store: a, environment: Self.env).status == 0)
+        return (a, b, repo)
+    }
+
+    func dump(_ store: String, _ dir: TempDir) throws -> String {
+        let out = dir.path + "/dump-" + UUID().uuidString
+        let run = try QuireBinary.run(["export", "json", out], store: store)
+        #expect(run.status == 0, "\(run.stderr)")
+        return (try? String(contentsOfFile: out + "/entries.jsonl", encoding: .utf8)) ?? ""
+    }
+
+    func sync(_ store: String, _ extra: [String: String] = [:]) throws -> QuireRun {
+        try QuireBinary.run(["sync", "--json"], store: store, environment: Self.env.merging(extra) { $1 })
+    }
+
+    @Test func syncRestoreVerifyStatus() throws {
+        let dir = TempDir()
+        let (a, b, repo) = try setUp(dir)
+        let first = try sync(a)
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try #require(try JSONValue.parse(first.stdout).object)
+        #expect(report["segments_pushed"]?.number == 1 && report["blobs_uploaded"]?.number == 3)
+        #expect(try sync(b).status == 0)
+        #expect(try dump(a, dir) == dump(b, dir))
+        // Without a passphrase now: the key is kept on each machine after the first unlock.
+        let noop = try QuireBinary.run(["sync", "--json"], store: b, environment: ["QUIRE_KDF_COST": "1,8192"])
+        #expect(noop.status == 0, "\(noop.stderr)")
+        #expect(try JSONValue.parse(noop.stdout).object?["requests"]?.number == 2)
+
+        let restore = try QuireBinary.run(["restore", repo], store: dir.path + "/c", environment: Self.env)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try dump(dir.path + "/c", dir) == dump(a, dir))
+        let verify = try QuireBinary.run(["verify", "--read-data"], store: dir.path + "/c", environment: Self.env)
+        #expect(verify.status == 0 && verify.stdout.contains("all present and authentic"), "\(verify.stdout)\(verify.stderr)")
+        let again = try QuireBinary.run(["restore", repo], store: a, environment: Self.env)
+        #expect(again.status == 1 && again.stderr.contains("already holds a journal"))
+
+        let status = try QuireBinary.run(["status", "--json"], store: b)
+        let s = try #require(try JSONValue.parse(status.stdout).object)
+        #expect(s["pending"]?.number == 0 && s["entries"]?.number == 5 && s["remote"]?.string == repo)
+        #expect(try QuireBinary.run(["edit", String(try #require(try Store(folder: b).entries().first?.id).prefix(8)), "--title", "new"], store: b).status == 0)
+        #expect(try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: b).stdout).object?["pending"]?.number == 1)
+
+        // Damage on the server: verify names it and exits 1.
+        let blobs = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/repo/blobs").filter { $0.count > 60 }
+        try FileManager.default.removeItem(atPath: dir.path + "/repo/blobs/" + (blobs.first ?? ""))
+        let broken = try QuireBinary.run(["verify"], store: a, environment: Self.env)
+        #expect(broken.status == 1 && broken.stdout.contains("problem: blobs/"))
+    }
+
+    @Test func twoSyncsOfOneStoreNeverRunAtOnce() throws {
+        let dir = TempDir()
+        let (a, _, _) = try setUp(dir)
+        let lock = open(a + "/sync.lock", O_RDWR | O_CREAT, 0o600)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX) == 0)
+        let run = try sync(a)
+        #expect(run.status == 1 && run.stderr.contains("another quire is syncing"))
+    }
+
+    /// The client SIGKILLed at each step: the next sync converges, nothing is lost, and the
+    /// database is intact.
+    @Test(arguments: [
+        "blob-upload-start:1", "blob-upload-chunk:1", "blob-upload-chunk:4", "publish-temp-written:1", "blob-uploaded:1",
+        "blob-upload-start:3", "publish-temp-written:3", "blob-uploaded:3", "segment-publish-start:1", "publish-temp-written:4",
+        "segment-published:1", "segment-publish-start:2", "segment-published:2", "segment-published:4", "head-published:1",
+        "heads-cleaned:1",
+    ])
+    func aPushKilledAnywhereConvergesOnTheNextSync(point: String) throws {
+        let dir = TempDir()
+        let (a, b, _) = try setUp(dir)
+        let killed = try sync(a, ["QUIRE_CRASH_AT": point, "QUIRE_SEGMENT_CHANGES": "25"])
+        #expect(killed.status == 9 || killed.status == 137 || killed.status == 0, "\(point): \(killed.status) \(killed.stderr)")
+        let resumed = try sync(a, ["QUIRE_SEGMENT_CHANGES": "25"])
+        #expect(resumed.status == 0, "\(point): \(resumed.stderr)")
+        let pulled = try sync(b)
+        #expect(pulled.status == 0, "\(point): \(pulled.stderr)")
+        #expect(try dump(a, dir) == dump(b, dir), "\(point)")
+        #expect(try Store(folder: a).integrityCheck() == "ok")
+        #expect(try Store(folder: a).pendingCount() == 0)
+        let verify = try QuireBinary.run(["verify", "--read-data"], store: b, environment: Self.env)
+        #expect(verify.status == 0, "\(point): \(verify.stdout)")
+    }
+
+    @Test(arguments: ["blob-downloaded:1", "blob-downloaded:2", "merge-before-commit:1", "merge-before-commit:3",
+                      "pull-after-merge:1", "pull-before-merge:2"])
+    func aPullKilledAnywhereConvergesOnTheNextSync(point: String) throws {
+        let dir = TempDir()
+        let (a, b, _) = try setUp(dir)
+        #expect(try sync(a, ["QUIRE_SEGMENT_CHANGES": "25"]).status == 0)
+        let killed = try sync(b, ["QUIRE_CRASH_AT": point])
+        #expect(killed.status != 1, "\(point): \(killed.stderr)")
+        #expect(try Store(folder: b).integrityCheck() == "ok")
+        let pulled = try sync(b)
+        #expect(pulled.status == 0, "\(point): \(pulled.stderr)")
+        #expect(try dump(a, dir) == dump(b, dir), "\(point)")
+    }
+}
