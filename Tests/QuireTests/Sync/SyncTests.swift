@@ -151,6 +151,27 @@ import Testing
         #expect(try b.entryCount() == 0 && b.syncLogs().isEmpty)
     }
 
+    /// Device C hears of B's attachment before A's entry it belongs to (logs merge in any order).
+    @Test func anAttachmentHeardOfBeforeItsEntryWaitsForIt() throws {
+        let world = try SyncWorld(devices: 3)
+        let (a, b, c) = (world.stores[0], world.stores[1], world.stores[2])
+        let entry = try a.add(NewEntry(title: "from A"))
+        let fromA = try a.pendingChanges().changes
+        try b.merge(fromA)
+        let photo = world.file("p.jpg", pseudoRandomBytes(1000))
+        let media = try b.attach(to: entry.id, NewAttachment(path: photo, transcript: "caption"))
+        let fromB = try b.pendingChanges().changes.filter { $0.record == .media }
+        let copy = try c.blobs.temporaryPath()
+        try FileManager.default.copyItem(atPath: photo, toPath: copy)
+        try c.adoptBlob(fileAt: copy, expected: media.blobID)
+        try c.merge(fromB)                                     // the entry is not known yet
+        #expect(try c.entries().count <= 1)
+        try c.merge(fromA)
+        #expect(try world.dump(c) == world.dump(b))
+        #expect(try c.search("caption").map(\.id) == [entry.id])
+        #expect(try c.integrityCheck() == "ok")
+    }
+
     @Test func replayedAndDuplicatedChangesChangeNothing() throws {
         let world = try SyncWorld(devices: 2)
         let (a, b) = (world.stores[0], world.stores[1])
