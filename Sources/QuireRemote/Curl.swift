@@ -47,6 +47,9 @@ public struct HTTPSettings: Sendable {
 final class Curl {
     private let handle: UnsafeMutableRawPointer
     private let settings: HTTPSettings
+    /// Basic and Digest until the server has said which it wants; then that one alone, so
+    /// each request is one round trip (curl_easy_reset forgets what was negotiated).
+    private var authMethods = QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST
     private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
 
     init(settings: HTTPSettings) throws {
@@ -81,7 +84,7 @@ final class Curl {
         quire_curl_setopt_string(handle, CURLOPT_USERAGENT, "quire/0.1")
         if let user = settings.user { quire_curl_setopt_string(handle, CURLOPT_USERNAME, user) }
         if let password = settings.password { quire_curl_setopt_string(handle, CURLOPT_PASSWORD, password) }
-        quire_curl_setopt_long(handle, CURLOPT_HTTPAUTH, QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST)
+        quire_curl_setopt_long(handle, CURLOPT_HTTPAUTH, authMethods)
         quire_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
         if let body = request.body {
             quire_curl_setopt_long(handle, CURLOPT_UPLOAD, 1)
@@ -108,6 +111,11 @@ final class Curl {
         guard code == CURLE_OK else { throw Self.transportError(code) }
         var status = 0
         quire_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var offered = 0
+        quire_curl_getinfo_long(handle, CURLINFO_HTTPAUTH_AVAIL, &offered)
+        if offered != 0 && status != 401 && settings.user != nil {
+            authMethods = offered & QUIRE_CURLAUTH_DIGEST != 0 ? QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_BASIC
+        }
         return HTTPResponse(status: status, headers: transfer.headers, errorBody: transfer.errorBody)
     }
 

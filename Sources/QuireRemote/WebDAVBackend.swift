@@ -59,12 +59,12 @@ public final class WebDAVBackend: Backend {
 
     /// Runs `attempt` until it succeeds, a non-transient error occurs, or attempts run out.
     /// Transient: 423, 429, 500, 502, 503, 504 and dropped or timed-out connections.
-    private func withRetries<T>(_ path: String, _ attempt: () throws -> T) throws -> T {
+    private func withRetries<T>(_ path: String, _ attempt: (_ retry: Bool) throws -> T) throws -> T {
         var tries = 0
         while true {
             tries += 1
             do {
-                return try attempt()
+                return try attempt(tries > 1)
             } catch let error as RemoteError where error.isTransient && tries < settings.attempts {
                 let delay = settings.backoff * pow(2, Double(tries - 1)) * Double.random(in: 0.75...1.25)
                 onRetry?(tries, delay)
@@ -104,7 +104,7 @@ public final class WebDAVBackend: Backend {
     private func ensureFolder(_ folder: String) throws {
         guard !knownFolders.contains(folder) else { return }
         if !folder.isEmpty { try ensureFolder(parentPath(folder)) }
-        try withRetries(folder) {
+        try withRetries(folder) { _ in
             let response = try send(HTTPRequest(method: "MKCOL", url: url(folder, folder: true)), path: folder)
             if response.status == 409 {
                 throw RemoteError(.notFound, path: folder, status: 409, detail: folder.isEmpty
@@ -125,7 +125,7 @@ public final class WebDAVBackend: Backend {
     public func put(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
         try ensureFolder(parent(of: path))
-        try withRetries(path) {
+        try withRetries(path) { _ in
             guard try source.rewind() else { throw RemoteError(.localIO, path: path, detail: "upload cannot restart") }
             let response = try send(HTTPRequest(method: "PUT", url: url(path), body: source), path: path)
             if [404, 409].contains(response.status) {
@@ -152,8 +152,8 @@ public final class WebDAVBackend: Backend {
 
     public func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
         try validatePath(path)
-        try withRetries(path) {
-            try sink.reset()
+        try withRetries(path) { retry in
+            if retry { try sink.reset() }
             var request = HTTPRequest(method: "GET", url: url(path), sink: sink)
             if let range {
                 guard !range.isEmpty else { return }
@@ -169,7 +169,7 @@ public final class WebDAVBackend: Backend {
         try validatePath(folder, allowRoot: true)
         let body = #"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><resourcetype/><getcontentlength/></prop></propfind>"#
         let folderURL = url(folder, folder: true)
-        let items: [PropfindParser.Item] = try withRetries(folder) {
+        let items: [PropfindParser.Item] = try withRetries(folder) { _ in
             let sink = PropfindSink()
             let response = try send(HTTPRequest(method: "PROPFIND", url: folderURL,
                                                 headers: ["Depth: 1", "Content-Type: application/xml; charset=utf-8"],
@@ -205,8 +205,10 @@ public final class WebDAVBackend: Backend {
 
     public func delete(_ path: String) throws {
         try validatePath(path)
-        try withRetries(path) {
+        try withRetries(path) { retry in
             let response = try send(HTTPRequest(method: "DELETE", url: url(path)), path: path)
+            // A retry after a lost answer may find the object already gone: that is success.
+            if retry && response.status == 404 { return }
             try check(response, path: path, accepted: [200, 202, 204])
         }
     }
@@ -215,12 +217,15 @@ public final class WebDAVBackend: Backend {
         try validatePath(from)
         try validatePath(to)
         try ensureFolder(parent(of: to))
-        try withRetries(from) {
+        try withRetries(from) { retry in
             // An absolute Destination (Apache answers 400 to a bare path) and an explicit Overwrite.
             let response = try send(HTTPRequest(method: "MOVE", url: url(from),
                                                 headers: ["Destination: " + url(to), "Overwrite: " + (overwrite ? "T" : "F")]),
                                     path: from)
             if response.status == 412 { throw RemoteError(.exists, path: to, status: 412, detail: "already exists") }
+            // A retry after a lost answer finds the source gone: the first MOVE most likely
+            // happened. Say "exists" and let the caller check what is at the destination.
+            if retry && response.status == 404 { throw RemoteError(.exists, path: to, status: 404, detail: "already moved") }
             try check(response, path: from, accepted: [200, 201, 204])
         }
     }

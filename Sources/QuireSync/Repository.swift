@@ -48,8 +48,11 @@ public final class Repository {
         do {
             try backend.publishData(configPath, config)
         } catch let error as RemoteError where error.kind == .exists {
-            try? backend.delete(keysFolder + "/" + keyName)
-            throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+            // Ours after all, when an answer was lost and the retry found it in place.
+            if (try? readID(backend)) != id {
+                try? backend.delete(keysFolder + "/" + keyName)
+                throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+            }
         }
         return Repository(backend: backend, id: id, keys: keys, keyName: keyName)
     }

@@ -79,6 +79,7 @@ struct RemoteCommand: Command {
         let password = try Secrets.webdavPassword(file: remote.passwordFile, context: context)
         var settings = HTTPSettings(user: remote.user, password: password)
         if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
+        if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
         return (remote, try Remotes.backend(url: remote.url, settings: settings))
     }
 

@@ -1,0 +1,157 @@
+import Foundation
+
+/// An HTTP proxy on 127.0.0.1 (a free port) in front of a real WebDAV server that misbehaves
+/// on request: answers 500/503/507, cuts the upload or the response mid-body, or stalls.
+/// One request per connection; `policy` decides for the n-th request (0-based).
+final class FaultProxy: @unchecked Sendable {
+    enum Fault: Equatable {
+        case pass
+        case status(Int)
+        /// Reads half the request body, then hangs up.
+        case cutUpload
+        /// Forwards, then returns only half of the response before hanging up.
+        case cutResponse
+        /// Waits this long before answering (a stalled server).
+        case stall(Double)
+    }
+
+    let port: UInt16
+    let upstreamHost: String
+    let upstreamPort: UInt16
+    private let listener: Int32
+    private let lock = NSLock()
+    private var count = 0
+    private var _log: [String] = []
+    var policy: @Sendable (Int, String, String) -> Fault = { _, _, _ in .pass }
+
+    var log: [String] { lock.withLock { _log } }
+
+    /// `upstream` is the server's base URL, e.g. http://127.0.0.1:8080/dav/.
+    init(upstream: String) throws {
+        guard let url = URL(string: upstream), let host = url.host, let port = url.port else { throw POSIXError(.EINVAL) }
+        upstreamHost = host
+        upstreamPort = UInt16(port)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 32) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        self.port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                if client < 0 { return }
+                Thread.detachNewThread { [self] in
+                    handle(client)
+                    close(client)
+                }
+            }
+        }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// The proxy's URL for a path of the upstream (e.g. "/dav/x/").
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    private func readHead(_ fd: Int32) -> (head: String, rest: Data)? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let end = data.range(of: Data("\r\n\r\n".utf8)) {
+                return (String(decoding: data[..<end.lowerBound], as: UTF8.self), Data(data[end.upperBound...]))
+            }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return nil }
+            data.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    private func readExactly(_ fd: Int32, _ count: Int, into data: inout Data) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while data.count < count {
+            let n = read(fd, &buffer, min(buffer.count, count - data.count))
+            if n <= 0 { return false }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return true
+    }
+
+    private func send(_ fd: Int32, _ data: Data) {
+        data.withUnsafeBytes { p in
+            var offset = 0
+            while offset < p.count {
+                let n = write(fd, p.baseAddress.map { $0 + offset }, p.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    private func handle(_ client: Int32) {
+        guard let (head, rest) = readHead(client) else { return }
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.first ?? ""
+        let parts = requestLine.split(separator: " ")
+        let method = parts.first.map(String.init) ?? "", path = parts.count > 1 ? String(parts[1]) : ""
+        let length = lines.compactMap { line -> Int? in
+            line.lowercased().hasPrefix("content-length:") ? Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) : nil
+        }.first ?? 0
+        let index: Int = lock.withLock { defer { count += 1 }; return count }
+        let fault = policy(index, method, path)
+        lock.withLock { _log.append("\(index) \(method) \(path) \(fault)") }
+        var body = rest
+        switch fault {
+        case .cutUpload:
+            _ = readExactly(client, max(1, length / 2), into: &body)
+            return
+        case .status(let status):
+            _ = readExactly(client, length, into: &body)
+            send(client, Data("HTTP/1.1 \(status) Injected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            return
+        case .stall(let seconds):
+            Thread.sleep(forTimeInterval: seconds)
+        default:
+            break
+        }
+        guard readExactly(client, length, into: &body) else { return }
+        // Forward with the connection closed after one answer and Destination pointed upstream.
+        let proxyOrigin = "http://127.0.0.1:\(port)", upstreamOrigin = "http://\(upstreamHost):\(upstreamPort)"
+        lines = lines.filter { !$0.lowercased().hasPrefix("connection:") }.map { line in
+            line.lowercased().hasPrefix("destination:") ? line.replacingOccurrences(of: proxyOrigin, with: upstreamOrigin) : line
+        }
+        lines.append("Connection: close")
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(upstream) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr(upstreamHost)
+        address.sin_port = upstreamPort.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return }
+        send(upstream, Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body)
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(upstream, &buffer, buffer.count)
+            if n <= 0 { break }
+            response.append(contentsOf: buffer[0..<n])
+        }
+        send(client, fault == .cutResponse ? response.prefix(max(1, response.count / 2)) : response)
+    }
+}
