@@ -95,6 +95,12 @@ struct SyncCommand: Command {
         if arguments.flag("watch") {
             signal(SIGINT) { _ in stopRequested = 1 }
             signal(SIGTERM) { _ in stopRequested = 1 }
+            // A parent may have started us with these blocked (the mask is inherited).
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            sigaddset(&set, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
         repeat {
             let report = try syncer.sync(progress: SyncSession.progress(context))

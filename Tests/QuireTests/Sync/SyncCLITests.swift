@@ -66,6 +66,33 @@ import Testing
         #expect(broken.status == 1 && broken.stdout.contains("problem: blobs/"))
     }
 
+    @Test func watchSyncsUntilTerminatedAndStopsCleanly() throws {
+        let dir = TempDir()
+        let (a, b, _) = try setUp(dir)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: QuireBinary.path)
+        process.arguments = ["--store", a, "sync", "--watch", "--interval", "1", "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.env) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.0)
+        #expect(try QuireBinary.run(["add", "--title", "while watching"], store: a, stdin: "").status == 0)
+        Thread.sleep(forTimeInterval: 2.0)
+        process.terminate()  // SIGTERM
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGKILL) }  // never hang the suite
+        let reader = out.fileHandleForReading
+        let output = reader.readDataToEndOfFile()  // until the child closes stdout by exiting
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let reports = String(decoding: output, as: UTF8.self).split(separator: "\n")
+        #expect(reports.count >= 2)
+        #expect(try sync(b).status == 0)
+        #expect(try QuireBinary.run(["list"], store: b).stdout.contains("while watching"))
+    }
+
     @Test func twoSyncsOfOneStoreNeverRunAtOnce() throws {
         let dir = TempDir()
         let (a, _, _) = try setUp(dir)
