@@ -33,6 +33,14 @@ extension Syncer {
         return report
     }
 
+    private func segmentExists(device: String, seq: Int) throws -> Bool {
+        do {
+            return try backend.list("log/" + device).contains { Int($0.name) == seq }
+        } catch let error as RemoteError where error.kind == .notFound {
+            return false
+        }
+    }
+
     /// The pulling part of a restore, for a store that may hold a partial restore already
     /// (the command checks that it is this repository's): continues where it stopped.
     public func pullForRestore(into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
@@ -57,10 +65,27 @@ extension Syncer {
             }
         }
         var blobs: [String: String] = [:]  // remote id → the segment that references it
+        // After a prune, each chain starts where the newest snapshot (checked in full) left it.
+        var start: [String: (seq: Int, hash: String)] = [:]
+        if let snapshot = try newestSnapshot() {
+            progress?("checking \(Snapshot.path(device: snapshot.device, seq: snapshot.seq))")
+            do {
+                let found = try snapshotPositions(device: snapshot.device, seq: snapshot.seq)
+                start = found.positions
+                for remote in found.blobs { blobs[remote] = Snapshot.path(device: snapshot.device, seq: snapshot.seq) }
+            } catch let error as SyncError {
+                report.problems.append(VerifyProblem(object: error.object ?? Snapshot.folder, detail: error.detail))
+            }
+        }
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
             report.devices += 1
             var previous = ""
-            for seq in 1...(seqs.max() ?? 0) {
+            var first = 1
+            if let known = start[device], !(try segmentExists(device: device, seq: 1)) {
+                (first, previous) = (known.seq + 1, known.hash)
+            }
+            guard first <= (seqs.max() ?? 0) else { continue }
+            for seq in first...(seqs.max() ?? 0) {
                 let path = Segment.path(device: device, seq: seq)
                 progress?("checking \(path)")
                 do {

@@ -76,9 +76,9 @@ public final class Syncer {
     // MARK: - Pull
 
     @discardableResult
-    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws -> [String: [Int]] {
+    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil, usedSnapshot: Bool = false) throws -> [String: [Int]] {
         let heads = try readHeads()
-        let logs = try store.syncLogs()
+        var logs = try store.syncLogs()
         if heads.isEmpty && !logs.isEmpty {
             throw SyncError(.emptied, object: Self.headsFolder,
                             detail: "the repository at \(backend.location) shows no change logs, but this journal synced with it before")
@@ -92,13 +92,26 @@ public final class Syncer {
                                 detail: "the server shows segment \(newest) of a device whose segment \(seen.seq) this journal already has")
             }
         }
+        // A new device starts from the newest snapshot instead of replaying every segment.
+        if logs.isEmpty && !usedSnapshot, let snapshot = try newestSnapshot() {
+            try adoptSnapshot(snapshot, progress: progress)
+            logs = try store.syncLogs()
+        }
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
             guard let newest = seqs.max() else { continue }
             var (seq, hash) = logs[device] ?? (0, "")
             while seq < newest {
                 let path = Segment.path(device: device, seq: seq + 1)
                 progress?("pulling \(path)")
-                let (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash)
+                let segment: Segment, sealedHash: String
+                do {
+                    (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash)
+                } catch let error as SyncError where error.kind == .missing && !usedSnapshot {
+                    // Pruned after a snapshot that covers it: start from the snapshot, then go on.
+                    guard let snapshot = try newestSnapshot() else { throw error }
+                    try adoptSnapshot(snapshot, progress: progress)
+                    return try pull(into: &report, progress: progress, usedSnapshot: true)
+                }
                 try fetchBlobs(of: segment, into: &report)
                 checkpoint("pull-before-merge")
                 let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
@@ -112,6 +125,15 @@ public final class Syncer {
             }
         }
         return heads
+    }
+
+    /// Merges a snapshot and moves this store's log positions forward to it.
+    private func adoptSnapshot(_ snapshot: (device: String, seq: Int), progress: ((String) -> Void)?) throws {
+        let positions = try loadSnapshot(device: snapshot.device, seq: snapshot.seq, progress: progress)
+        let logs = try store.syncLogs()
+        for (device, position) in positions where position.seq > (logs[device]?.seq ?? 0) && device != store.deviceID {
+            try store.setSyncLog(device, seq: position.seq, hash: position.hash)
+        }
     }
 
     /// Downloads, authenticates and checks one segment.
@@ -220,17 +242,21 @@ public final class Syncer {
         }
         // 3. The head, then the old heads go. Only a published head makes segments part of the
         //    log (a crash before it leaves segments the next push finds and adopts).
-        try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [])
+        try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
         try store.setSyncLog(me, seq: seq, hash: hash)
         checkpoint("head-published")
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)
     }
 
-    private func publishHead(seq: Int, hash: String, previous: [Int]) throws {
+    /// The head names this device's newest segment; inside (sealed) it also says how far this
+    /// device has merged every other log, which tells `prune` what it may delete.
+    private func publishHead(seq: Int, hash: String, previous: [Int], merged: [String: (seq: Int, hash: String)]) throws {
         let head = Head(device: store.deviceID, seq: seq)
         let path = Self.headsFolder + "/" + head.name
-        let body = Data(JSONWriter.value(.object(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash)])).utf8)
+        let positions = merged.mapValues { JSONValue.number(Double($0.seq)) }
+        let body = Data(JSONWriter.value(.object(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash),
+                                                  "merged": .object(positions)])).utf8)
         do {
             try backend.publishData(path, try repository.box.seal(body, path: path))
         } catch let error as RemoteError where error.kind == .exists {

@@ -251,3 +251,37 @@ struct VerifyCommand: Command {
         }
     }
 }
+
+struct PruneCommand: Command {
+    static let name = "prune"
+    static let abstract = "Snapshot the journal and delete change-log segments no device needs any more."
+    static let help = """
+        Usage: quire prune [--json] [--passphrase-file F]
+
+        Syncs, writes an encrypted snapshot of the whole journal (new devices and restores
+        start from it), then deletes the segments every device has merged (as each device's
+        head says) and older snapshots. A device that was offline keeps everything it still
+        needs. Attachments are never deleted by prune.
+          --json   {"snapshot", "segments_deleted", "snapshots_deleted"}
+        """
+    static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let (syncer, _) = try SyncSession.open(store, arguments, context: context)
+        _ = try syncer.sync(progress: SyncSession.progress(context))
+        let report = try syncer.prune(progress: SyncSession.progress(context))
+        SyncSession.endProgress(context)
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("snapshot", .string(report.snapshot)), ("segments_deleted", .int(report.segmentsDeleted)),
+                         ("snapshots_deleted", .int(report.snapshotsDeleted))])
+            context.print(json.text)
+        } else if context.stderrIsTerminal {
+            context.printError("Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted.")
+        }
+    }
+}

@@ -48,6 +48,37 @@ extension Store {
         }
     }
 
+    /// Calls `body` with every field of every record as a change carrying its clock: the
+    /// whole synced state, for snapshots. Streams; never holds the journal in memory.
+    public func forEachSyncedField(_ body: (SyncChange) throws -> Void) throws {
+        let statement = try database.prepare("""
+            SELECT c.record, c.record_id, c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
+            JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
+            ORDER BY c.record, c.record_id, c.field
+            """)
+        var current: (RecordKind, String)?
+        var values: [String: JSONValue] = [:]
+        try statement.forEach { row in
+            guard let kind = RecordKind(rawValue: row.text(0)) else { return }
+            let id = row.text(1)
+            if current?.0 != kind || current?.1 != id {
+                current = (kind, id)
+                values = try fieldValues(kind, id)
+            }
+            let field = row.text(2)
+            let value = values[field] ?? (field.hasPrefix("tag:") ? .bool(false) : .null)
+            try body(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(3)),
+                                device: row.text(4), previousHLC: HLC(rawValue: row.int(5)), previousDevice: row.text(6)))
+        }
+    }
+
+    /// Local blob id → repository blob id for every blob known to the repository.
+    public func remoteBlobMap() throws -> [String: String] {
+        var map: [String: String] = [:]
+        try database.prepare("SELECT blob_id, remote_id FROM remote_blobs").forEach { map[$0.text(0)] = $0.text(1) }
+        return map
+    }
+
     /// Forgets outbox records whose changes (up to `watermark`) the server confirmed.
     public func markPushed(upTo watermark: HLC) throws {
         try database.transaction {

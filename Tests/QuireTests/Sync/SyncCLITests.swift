@@ -59,6 +59,12 @@ import Testing
         #expect(try QuireBinary.run(["edit", String(try #require(try Store(folder: b).entries().first?.id).prefix(8)), "--title", "new"], store: b).status == 0)
         #expect(try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: b).stdout).object?["pending"]?.number == 1)
 
+        // Prune through the command line; a restore afterwards still brings everything back.
+        let pruned = try QuireBinary.run(["prune", "--json"], store: a, environment: Self.env)
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(try QuireBinary.run(["restore", repo], store: dir.path + "/d", environment: Self.env).status == 0)
+        #expect(try dump(dir.path + "/d", dir) == dump(a, dir))
+
         // Damage on the server: verify names it and exits 1.
         let blobs = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/repo/blobs").filter { $0.count > 60 }
         try FileManager.default.removeItem(atPath: dir.path + "/repo/blobs/" + (blobs.first ?? ""))

@@ -1,0 +1,183 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// A snapshot, `snapshots/<device>/<seq>`: the whole synced state of one device after it had
+/// merged every log up to `positions`, so new devices and restores need not replay years of
+/// segments, and older segments can be pruned. Written as JSON lines and encrypted as a
+/// secretstream like a blob (bound to its path), so it streams in constant memory both ways.
+struct Snapshot {
+    var device: String
+    var seq: Int
+    /// device → (last segment merged, its hash)
+    var positions: [String: (seq: Int, hash: String)]
+
+    static let folder = "snapshots"
+    static func path(device: String, seq: Int) -> String { "\(folder)/\(device)/" + String(format: "%012d", seq) }
+    static func streamID(_ path: String) -> String { "snapshot:" + path }
+
+    /// Every snapshot on the server, as (device, seq), newest seq last per device.
+    static func list(_ backend: Backend) throws -> [(device: String, seq: Int)] {
+        let devices: [RemoteEntry]
+        do {
+            devices = try backend.list(folder)
+        } catch let error as RemoteError where error.kind == .notFound {
+            return []
+        }
+        var found: [(device: String, seq: Int)] = []
+        for device in devices where device.isFolder {
+            for entry in (try? backend.list(folder + "/" + device.name)) ?? [] {
+                if let seq = Int(entry.name), seq > 0 { found.append((device.name, seq)) }
+            }
+        }
+        return found
+    }
+}
+
+extension Syncer {
+    /// Writes a snapshot of this store's state: plaintext JSON lines to a private temporary
+    /// file in the store, then encrypted while uploading (create-only).
+    @discardableResult
+    public func writeSnapshot() throws -> String {
+        let me = store.deviceID
+        let logs = try store.syncLogs()
+        let seq = logs[me]?.seq ?? 0
+        guard seq > 0 else { throw SyncError(.missing, detail: "nothing pushed yet: sync first, then snapshot") }
+        let path = Snapshot.path(device: me, seq: seq)
+        let temp = try store.blobs.temporaryPath()
+        defer { unlink(temp) }
+        guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let out = FileHandle(forWritingAtPath: temp) else {
+            throw RemoteError(.localIO, detail: "cannot write a snapshot in \(store.folder)")
+        }
+        var buffer = Data()
+        func line(_ value: JSONValue) throws {
+            buffer.append(Data(JSONWriter.value(value).utf8))
+            buffer.append(0x0A)
+            if buffer.count > 1 << 20 { try out.write(contentsOf: buffer); buffer.removeAll(keepingCapacity: true) }
+        }
+        let positions = logs.mapValues { JSONValue.array([.number(Double($0.seq)), .string($0.hash)]) }
+        try line(.object(["format": .number(1), "device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
+        for (local, remote) in try store.remoteBlobMap().sorted(by: { $0.key < $1.key }) {
+            try line(.object(["b": .array([.string(local), .string(remote)])]))
+        }
+        try store.forEachSyncedField { c in
+            try line(.object(["c": .array([.string(c.record.rawValue), .string(c.recordID), .string(c.field), c.value,
+                                           .string(String(c.hlc.rawValue)), .string(c.device),
+                                           .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])]))
+        }
+        try out.write(contentsOf: buffer)
+        try out.close()
+        let source = try EncryptingSource(path: temp, keys: repository.keys, blobID: Snapshot.streamID(path))
+        do {
+            try backend.publish(path, from: source)
+        } catch let error as RemoteError where error.kind == .exists {
+            // A snapshot at this position exists (an earlier run): it holds this state.
+        }
+        return path
+    }
+
+    /// The newest snapshot (the one that has merged the most), or nil.
+    func newestSnapshot() throws -> (device: String, seq: Int)? {
+        // Any snapshot is a valid starting point; the one written latest covers the most.
+        try Snapshot.list(backend).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
+    }
+
+    /// Downloads and authenticates a snapshot in full and returns only its log positions
+    /// (for `verify`, which changes nothing locally).
+    func snapshotPositions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [String]) {
+        let path = Snapshot.path(device: device, seq: seq)
+        let temp = try store.blobs.temporaryPath()
+        defer { unlink(temp) }
+        let file = try FileSink(path: temp)
+        let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
+        do {
+            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
+            try decryptor.finish()
+        } catch let error as CryptoError {
+            throw SyncError(.damaged, object: path, detail: error.detail)
+        }
+        var positions: [String: (seq: Int, hash: String)] = [:]
+        var blobs: [String] = []
+        let reader = try LineReader(path: temp)
+        while try reader.next({ bytes in
+            guard let o = (try? JSONValue.parse(bytes))?.object else { return }
+            if let b = o["b"]?.array, b.count == 2, let remote = b[1].string { blobs.append(remote) }
+            guard o["device"]?.string == device, let p = o["positions"]?.object else { return }
+            for (d, v) in p {
+                if let a = v.array, a.count == 2, let s = a[0].number, let h = a[1].string { positions[d] = (Int(s), h) }
+            }
+        }) {}
+        return (positions, blobs)
+    }
+
+    /// Downloads, authenticates and merges a snapshot; returns its log positions.
+    /// Streams: decrypted into a private file, then read line by line, merged in batches.
+    func loadSnapshot(device: String, seq: Int, progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
+        let path = Snapshot.path(device: device, seq: seq)
+        progress?("reading \(path)")
+        let temp = try store.blobs.temporaryPath()
+        defer { unlink(temp) }
+        let file = try FileSink(path: temp)
+        let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
+        do {
+            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
+            try decryptor.finish()
+        } catch let error as CryptoError {
+            throw SyncError(.damaged, object: path, detail: error.detail)
+        }
+        func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid snapshot (\(why))") }
+        let reader = try LineReader(path: temp)
+        var positions: [String: (seq: Int, hash: String)] = [:]
+        var header = true
+        var batch: [SyncChange] = []
+        var map: [String: String] = [:]
+        var failure: SyncError?
+        // Attachments first, then the state, in batches: constant memory, and a record never
+        // points at a blob we lack (the blob map comes before the changes in the file).
+        func flush() throws {
+            for change in batch where change.record == .media && change.field == "blob" {
+                guard let local = change.value.string, !store.hasBlob(local), let remote = map[local] else { continue }
+                try downloadBlob(local: local, remote: remote)
+            }
+            try store.merge(batch)
+            batch.removeAll(keepingCapacity: true)
+        }
+        while try reader.next({ bytes in
+            guard failure == nil, !bytes.isEmpty else { return }
+            guard let value = try? JSONValue.parse(bytes), let o = value.object else { failure = bad("a line is not JSON"); return }
+            if header {
+                header = false
+                guard o["device"]?.string == device, o["seq"]?.number == Double(seq), let p = o["positions"]?.object else {
+                    failure = bad("it is not the snapshot its name says"); return
+                }
+                for (d, v) in p {
+                    guard let a = v.array, a.count == 2, let s = a[0].number, let h = a[1].string else { failure = bad("bad positions"); return }
+                    positions[d] = (Int(s), h)
+                }
+            } else if let c = o["c"]?.array {
+                guard c.count == 8, let kind = c[0].string.flatMap(RecordKind.init(rawValue:)), let id = c[1].string,
+                      let field = c[2].string, let hlc = c[4].string.flatMap({ Int64($0) }), let writer = c[5].string,
+                      let prev = c[6].string.flatMap({ Int64($0) }), let prevDevice = c[7].string else { failure = bad("a malformed change"); return }
+                batch.append(SyncChange(record: kind, recordID: id, field: field, value: c[3], hlc: HLC(rawValue: hlc), device: writer,
+                                        previousHLC: HLC(rawValue: prev), previousDevice: prevDevice))
+                if batch.count >= 20_000 { try flush() }
+            } else if let b = o["b"]?.array, b.count == 2, let local = b[0].string, let remote = b[1].string {
+                map[local] = remote
+                if store.hasBlob(local) { try store.setRemoteBlobID(remote, for: local) }
+            }
+        }) {}
+        if let failure { throw failure }
+        guard !header else { throw bad("it is empty") }
+        try flush()
+        return positions
+    }
+}
+
+private final class SnapshotSink: ByteSink {
+    let decryptor: BlobCipher.Decryptor
+    init(_ decryptor: BlobCipher.Decryptor) { self.decryptor = decryptor }
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try decryptor.feed(bytes) }
+    func reset() throws { throw RemoteError(.protocolError, detail: "a snapshot download restarts from the beginning") }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import QuireCrypto
+@testable import QuireRemote
+@testable import QuireStore
+@testable import QuireSync
+
+@Suite struct PruneTests {
+    func edit(_ store: Store, _ rounds: Int, _ tag: String) throws {
+        for i in 0..<rounds { try store.add(NewEntry(title: "\(tag) \(i)", body: String(repeating: "text ", count: i))) }
+    }
+
+    @Test func newDevicesStartFromTheSnapshotAfterAPrune() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let e = try a.add(NewEntry(title: "with photo"))
+        try a.attach(to: e.id, NewAttachment(path: world.file("p.png", pseudoRandomBytes(70_000)), transcript: "a photo"))
+        for round in 0..<3 { try edit(a, 5, "a\(round)"); try world.sync(a); try world.sync(b) }
+        try edit(b, 3, "b"); try world.sync(b); try world.sync(a)
+        let report = try world.syncer(a).prune()
+        #expect(report.segmentsDeleted > 0)
+        let remaining = try world.backend.list("log/" + a.deviceID).map(\.name)
+        #expect(!remaining.contains(String(format: "%012d", 1)))
+        // A new device and a restore start from the snapshot.
+        let fresh = try world.makeDevice("fresh")
+        let restore = try world.syncer(fresh).restore()
+        #expect(restore.segmentsPulled < 5)
+        #expect(try world.dump(fresh) == world.dump(a))
+        #expect(try fresh.search("photo").count == 1)
+        // Later edits flow on top of the snapshot.
+        try edit(b, 2, "later"); try world.sync(b); try world.sync(fresh); try world.sync(a)
+        #expect(try world.dump(fresh) == world.dump(b) && world.dump(a) == world.dump(b))
+        let verify = try world.syncer(fresh).verify(readData: true)
+        #expect(verify.problems.isEmpty, "\(verify.problems)")
+    }
+
+    @Test func aDeviceOfflineAcrossAPruneLosesNothing() throws {
+        let world = try SyncWorld(devices: 3)
+        let (a, b, c) = (world.stores[0], world.stores[1], world.stores[2])
+        try edit(a, 3, "a"); try world.sync(a)
+        try edit(c, 2, "c"); try world.sync(c)   // C has a head saying how far it got
+        try world.sync(b)
+        // C goes offline. A and B keep writing, syncing, and A prunes.
+        for round in 0..<3 { try edit(a, 2, "a\(round)"); try world.sync(a); try edit(b, 2, "b\(round)"); try world.sync(b) }
+        try world.sync(a)
+        _ = try world.syncer(a).prune()
+        // C comes back with edits of its own.
+        try edit(c, 2, "c-offline")
+        try world.sync(c); try world.sync(a); try world.sync(b); try world.sync(c)
+        #expect(try world.dump(c) == world.dump(a) && world.dump(b) == world.dump(a))
+        #expect(try c.entries().count == 3 + 2 + 12 + 2)
+    }
+
+    @Test func aDeviceWithoutAHeadFallsBackToTheSnapshot() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        try edit(a, 3, "first"); try world.sync(a); try world.sync(b)   // B only reads: no head
+        for round in 0..<3 { try edit(a, 2, "r\(round)"); try world.sync(a) }
+        // Pretend B's position is unknown to prune by A (no head): A prunes everything it covers.
+        _ = try world.syncer(a).prune()
+        try world.sync(b)
+        #expect(try world.dump(b) == world.dump(a))
+    }
+}
