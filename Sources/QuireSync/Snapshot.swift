@@ -84,20 +84,31 @@ extension Syncer {
         try Snapshot.list(backend).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
     }
 
+    /// Downloads a snapshot, authenticating every chunk, into a private temporary file in the
+    /// store (deleted by the caller); constant memory.
+    private func decryptSnapshot(_ path: String) throws -> String {
+        let temp = try store.blobs.temporaryPath()
+        do {
+            let file = try FileSink(path: temp)
+            let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
+            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
+            try decryptor.finish()
+            return temp
+        } catch let error as CryptoError {
+            unlink(temp)
+            throw SyncError(.damaged, object: path, detail: error.detail)
+        } catch {
+            unlink(temp)
+            throw error
+        }
+    }
+
     /// Downloads and authenticates a snapshot in full and returns only its log positions
     /// (for `verify`, which changes nothing locally).
     func snapshotPositions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [String]) {
         let path = Snapshot.path(device: device, seq: seq)
-        let temp = try store.blobs.temporaryPath()
+        let temp = try decryptSnapshot(path)
         defer { unlink(temp) }
-        let file = try FileSink(path: temp)
-        let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
-        do {
-            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
-            try decryptor.finish()
-        } catch let error as CryptoError {
-            throw SyncError(.damaged, object: path, detail: error.detail)
-        }
         var positions: [String: (seq: Int, hash: String)] = [:]
         var blobs: [String] = []
         let reader = try LineReader(path: temp)
@@ -117,16 +128,8 @@ extension Syncer {
     func loadSnapshot(device: String, seq: Int, progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
         let path = Snapshot.path(device: device, seq: seq)
         progress?("reading \(path)")
-        let temp = try store.blobs.temporaryPath()
+        let temp = try decryptSnapshot(path)
         defer { unlink(temp) }
-        let file = try FileSink(path: temp)
-        let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
-        do {
-            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
-            try decryptor.finish()
-        } catch let error as CryptoError {
-            throw SyncError(.damaged, object: path, detail: error.detail)
-        }
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid snapshot (\(why))") }
         let reader = try LineReader(path: temp)
         var positions: [String: (seq: Int, hash: String)] = [:]

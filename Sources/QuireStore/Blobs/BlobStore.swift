@@ -65,23 +65,7 @@ public struct BlobStore: Sendable {
             unlink(temp)
             throw error
         }
-        let id = hash.finalizeHex()
-        let final = path(for: id)
-        if FileManager.default.fileExists(atPath: final) {
-            unlink(temp)
-            return Added(id: id, size: size, isNew: false)
-        }
-        let folder = root + "/" + id.prefix(2)
-        try FileIO.makeFolder(folder)
-        // 3. Rename is atomic: readers see no blob or the whole blob.
-        guard rename(temp, final) == 0 else {
-            let reason = FileIO.errnoText()
-            unlink(temp)
-            throw StoreError(.io, path: final, detail: reason)
-        }
-        // 4. Persist the new folder entry.
-        FileIO.syncFolder(folder)
-        return Added(id: id, size: size, isNew: true)
+        return try install(temp, id: hash.finalizeHex(), size: size)
     }
 
     /// Takes a file already written inside the store's folder (a download) into the store by
@@ -105,19 +89,25 @@ public struct BlobStore: Sendable {
             unlink(path)
             throw error
         }
-        let id = hash.finalizeHex()
-        let final = self.path(for: id)
+        return try install(path, id: hash.finalizeHex(), size: size)
+    }
+
+    /// Moves a complete, synced file into place as blob `id`, or drops it when identical bytes
+    /// are stored already. Rename is atomic: readers see no blob or the whole blob.
+    private func install(_ file: String, id: String, size: Int64) throws -> Added {
+        let final = path(for: id)
         if FileManager.default.fileExists(atPath: final) {
-            unlink(path)
+            unlink(file)
             return Added(id: id, size: size, isNew: false)
         }
         let folder = root + "/" + id.prefix(2)
         try FileIO.makeFolder(folder)
-        guard rename(path, final) == 0 else {
+        guard rename(file, final) == 0 else {
             let reason = FileIO.errnoText()
-            unlink(path)
+            unlink(file)
             throw StoreError(.io, path: final, detail: reason)
         }
+        // Persist the new folder entry.
         FileIO.syncFolder(folder)
         return Added(id: id, size: size, isNew: true)
     }
