@@ -25,8 +25,9 @@ final class Context {
     }
 
     /// Opens the store; `create` for commands that write something new.
-    func openStore(create: Bool = false) throws -> Store {
+    func openStore(create: Bool = false, cacheMebibytes: Int = 16) throws -> Store {
         var options = Store.Options(create: create)
+        options.cacheMebibytes = cacheMebibytes
         if let ms = environment["QUIRE_BUSY_TIMEOUT_MS"].flatMap(Int32.init) { options.busyTimeoutMilliseconds = ms }
         return try Store(folder: storePath, options: options)
     }

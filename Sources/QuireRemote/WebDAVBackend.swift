@@ -124,16 +124,24 @@ public final class WebDAVBackend: Backend {
 
     public func put(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
-        try ensureFolder(parent(of: path))
+        let folder = parentPath(path)
         try withRetries(path) { _ in
             guard try source.rewind() else { throw RemoteError(.localIO, path: path, detail: "upload cannot restart") }
-            let response = try send(HTTPRequest(method: "PUT", url: url(path), body: source), path: path)
-            if [404, 409].contains(response.status) {
-                // The folder went away under us: forget it and create it again next time.
-                knownFolders.remove(parent(of: path))
+            var response = try send(HTTPRequest(method: "PUT", url: url(path), body: source), path: path)
+            // Optimistic: the folder usually exists. A missing parent answers 409 (Apache), 404
+            // (rclone) or 500 (nginx); make the folders and try once more.
+            if [404, 409, 500].contains(response.status) {
+                knownFolders.remove(folder)
+                try ensureFolder(folder)
+                guard try source.rewind() else { throw RemoteError(.localIO, path: path, detail: "upload cannot restart") }
+                response = try send(HTTPRequest(method: "PUT", url: url(path), body: source), path: path)
             }
             try check(response, path: path, accepted: [200, 201, 204])
         }
+        // The folder and all above it exist now.
+        var known = folder
+        while !known.isEmpty && knownFolders.insert(known).inserted { known = parentPath(known) }
+        knownFolders.insert("")
     }
 
     public func publish(_ path: String, from source: ByteSource) throws {

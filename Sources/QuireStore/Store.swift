@@ -9,6 +9,9 @@ public final class Store {
         /// How long to wait for another process's write lock before failing as `.busy`.
         public var busyTimeoutMilliseconds: Int32
         public var clock: WallClock
+        /// SQLite page cache. Small keeps sync and restore within their memory budget; a bulk
+        /// import asks for more so a large transaction does not spill pages mid-way.
+        public var cacheMebibytes: Int = 16
         /// Tests only: stop after this many migrations, to build an older schema.
         var migrationLimit: Int?
 
@@ -61,8 +64,7 @@ public final class Store {
         // Reading the header first: a foreign file fails here as "not a database", and a
         // newer store is refused before any pragma or migration writes to it.
         try migrator.checkNotNewer()
-        // A 64 MiB page cache keeps a large import from spilling and rewriting pages mid-transaction.
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536")
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
         try database.configure(Database.defensiveOption, 1)
         try QuireTokenizer.register(on: database)
         try migrator.migrate(limit: options.migrationLimit)

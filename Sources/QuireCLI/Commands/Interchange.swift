@@ -21,7 +21,7 @@ struct ImportCommand: Command {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CLIError.failure("cannot read \(path)", hint: nil)
         }
-        let store = try context.openStore(create: true)
+        let store = try context.openStore(create: true, cacheMebibytes: 64)
         let summary = try store.importJSONLines(at: path, progress: context.progress("importing"))
         if arguments.flag("json") {
             var json = JSONOutput()

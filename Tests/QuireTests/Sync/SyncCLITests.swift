@@ -113,7 +113,7 @@ import Testing
     /// database is intact.
     @Test(arguments: [
         "blob-upload-start:1", "blob-upload-chunk:1", "blob-upload-chunk:4", "publish-temp-written:1", "blob-uploaded:1",
-        "blob-upload-start:3", "publish-temp-written:3", "blob-uploaded:3", "segment-publish-start:1", "publish-temp-written:4",
+        "blob-upload-start:3", "publish-temp-written:3", "blob-uploaded:3", "segment-publish-start:1", "segment-publish-start:3", "blob-upload-chunk:2",
         "segment-published:1", "segment-publish-start:2", "segment-published:2", "segment-published:4", "head-published:1",
         "heads-cleaned:1",
     ])
