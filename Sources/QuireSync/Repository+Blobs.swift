@@ -1,6 +1,7 @@
 import Foundation
 import QuireCrypto
 import QuireRemote
+import QuireStore
 
 extension Repository {
     /// `blobs/<first two hex>/<id>`.
@@ -39,7 +40,9 @@ extension Repository {
     /// temporary name and renamed only once every chunk authenticated and the plaintext hashes
     /// to `id`), in constant memory.
     /// - Throws: `CryptoError.unauthenticated` naming the blob for anything damaged or swapped.
-    public func downloadBlob(_ id: String, to destination: String) throws {
+    /// - Returns: the SHA-256 of the plaintext, computed as it was written.
+    @discardableResult
+    public func downloadBlob(_ id: String, to destination: String) throws -> String {
         let object = Self.blobPath(id)
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
@@ -52,6 +55,7 @@ extension Repository {
         guard rename(temp, destination) == 0 else {
             throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
         }
+        return sink.sha256
     }
 }
 
@@ -175,7 +179,9 @@ final class DecryptingSink: ByteSink {
     private var file: FileSink
     private var decryptor: BlobCipher.Decryptor
     private var hasher: BlobHasher
+    private var content = ContentDigest()
     private(set) var plaintextID = ""
+    private(set) var sha256 = ""
 
     init(path: String, keys: RepositoryKeys, blobID: String, object: String) throws {
         self.path = path
@@ -184,10 +190,13 @@ final class DecryptingSink: ByteSink {
         self.object = object
         let file = try FileSink(path: path)
         let hasher = try BlobHasher(keys: keys)
+        let content = ContentDigest()
         self.file = file
         self.hasher = hasher
+        self.content = content
         decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { plain in
             hasher.update(plain)
+            content.update(plain)
             try file.write(plain)
         }
     }
@@ -198,9 +207,12 @@ final class DecryptingSink: ByteSink {
         try file.reset()
         let file = self.file
         let hasher = try BlobHasher(keys: keys)
+        let content = ContentDigest()
         self.hasher = hasher
+        self.content = content
         decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { plain in
             hasher.update(plain)
+            content.update(plain)
             try file.write(plain)
         }
     }
@@ -209,5 +221,13 @@ final class DecryptingSink: ByteSink {
         try decryptor.finish()
         try file.sync()
         plaintextID = hasher.finalizeHex()
+        sha256 = content.finalizeHex()
     }
+}
+
+/// The store's content hash (SHA-256), computed while a download is written.
+final class ContentDigest {
+    private var state = SHA256()
+    func update(_ bytes: UnsafeRawBufferPointer) { state.update(bytes) }
+    func finalizeHex() -> String { state.finalizeHex() }
 }

@@ -176,13 +176,14 @@ public final class Syncer {
     func downloadBlob(local: String, remote: String) throws {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
+        let sha256: String
         do {
-            try repository.downloadBlob(remote, to: temp)
+            sha256 = try repository.downloadBlob(remote, to: temp)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
         }
         checkpoint("blob-downloaded")
-        try store.adoptBlob(fileAt: temp, expected: local)
+        try store.adoptBlob(fileAt: temp, expected: local, sha256: sha256)
         try store.setRemoteBlobID(remote, for: local)
     }
 

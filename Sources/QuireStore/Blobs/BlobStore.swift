@@ -69,8 +69,14 @@ public struct BlobStore: Sendable {
     }
 
     /// Takes a file already written inside the store's folder (a download) into the store by
-    /// renaming it, after hashing it: no second copy. The file is gone afterwards either way.
-    public func adopt(fileAt path: String) throws -> Added {
+    /// renaming it: no second copy. `sha256`, when the writer hashed the bytes as it wrote
+    /// them, saves reading them again. The file is gone afterwards either way.
+    public func adopt(fileAt path: String, sha256: String? = nil) throws -> Added {
+        if let sha256, Self.isValidID(sha256) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw StoreError(.fileUnreadable, path: path, detail: FileIO.errnoText()) }
+            return try install(path, id: sha256, size: Int64(info.st_size))
+        }
         let input = try FileIO.openForReading(path)
         var hash = SHA256()
         var size: Int64 = 0
