@@ -26,6 +26,8 @@ public final class Syncer {
     public let repository: Repository
     /// Changes per segment: large first syncs become several segments of bounded size.
     public var changesPerSegment = 5000
+    /// Extra connections for downloading attachments in parallel (each used by one thread).
+    public var workerBackends: [Backend] = []
     /// Test hook: called at named points; a test may crash the process there.
     public var checkpoint: (String) -> Void = { _ in }
 
@@ -160,16 +162,59 @@ public final class Syncer {
         return (segment, Digest.hex(sealed))
     }
 
-    /// Downloads the blobs a segment's media reference and this store lacks.
+    /// Downloads the blobs a segment's media reference and this store lacks: in parallel over
+    /// the worker connections, each into its own temporary file; then adopted one by one.
     private func fetchBlobs(of segment: Segment, into report: inout SyncReport) throws {
+        var needed: [(local: String, remote: String)] = []
+        var seen = Set<String>()
         for change in segment.changes where change.record == .media && change.field == "blob" {
-            guard let local = change.value.string, !store.hasBlob(local) else { continue }
+            guard let local = change.value.string, !store.hasBlob(local), seen.insert(local).inserted else { continue }
             guard let remote = segment.blobs[local] else {
                 throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
                                 detail: "an attachment is referenced without its repository id")
             }
-            try downloadBlob(local: local, remote: remote)
-            report.blobsDownloaded += 1
+            needed.append((local, remote))
+        }
+        if needed.count < 2 || workerBackends.isEmpty {
+            for item in needed {
+                try downloadBlob(local: item.local, remote: item.remote)
+                report.blobsDownloaded += 1
+            }
+            return
+        }
+        let repositories = ([repository.backend] + workerBackends).map {
+            Repository(backend: $0, id: repository.id, keys: repository.keys, keyName: repository.keyName)
+        }
+        let temps = try needed.map { _ in try store.blobs.temporaryPath() }
+        let results = ParallelResults(count: needed.count)
+        // Each thread uses only its own repository handle (one curl handle per connection).
+        let work = UncheckedBox((repositories, needed.map(\.remote), temps))
+        DispatchQueue.concurrentPerform(iterations: repositories.count) { worker in
+            let (repositories, remotes, temps) = work.value
+            while let index = results.nextIndex() {
+                do {
+                    let sha = try repositories[worker].downloadBlob(remotes[index], to: temps[index])
+                    results.set(index, .success(sha))
+                } catch {
+                    results.set(index, .failure(error))
+                }
+            }
+        }
+        defer { for temp in temps { unlink(temp) } }
+        for (index, item) in needed.enumerated() {
+            switch results.result(index) {
+            case .success(let sha)?:
+                checkpoint("blob-downloaded")
+                try store.adoptBlob(fileAt: temps[index], expected: item.local, sha256: sha)
+                try store.setRemoteBlobID(item.remote, for: item.local)
+                report.blobsDownloaded += 1
+            case .failure(let error as RemoteError)? where error.kind == .notFound:
+                throw SyncError(.missing, object: Repository.blobPath(item.remote), detail: "an attachment is missing on the server")
+            case .failure(let error)?:
+                throw error
+            case nil:
+                throw SyncError(.missing, object: Repository.blobPath(item.remote), detail: "an attachment was not downloaded")
+            }
         }
     }
 
@@ -262,4 +307,29 @@ public final class Syncer {
         }
         checkpoint("heads-cleaned")
     }
+}
+
+/// Work items handed out to download threads, and their results.
+private final class ParallelResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var results: [Result<String, Error>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func nextIndex() -> Int? {
+        lock.withLock {
+            guard next < results.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+
+    func set(_ index: Int, _ result: Result<String, Error>) { lock.withLock { results[index] = result } }
+    func result(_ index: Int) -> Result<String, Error>? { lock.withLock { results[index] } }
+}
+
+private final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -23,6 +23,8 @@ enum SyncSession {
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
         let syncer = Syncer(store: store, repository: repository)
+        // Three more connections for downloading attachments in parallel.
+        syncer.workerBackends = try (0..<3).map { _ in try RemoteCommand.connect(store, context: context).1 }
         if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
         installCrashPoint(syncer, context: context)
         return (syncer, counting)

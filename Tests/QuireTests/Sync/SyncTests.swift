@@ -50,7 +50,8 @@ import Testing
         let final = try #require(try a.entry(id: entry.id))
         #expect(final.tags == ["a", "b"])  // tags are separate registers: both survive
         let loser = final.title == "from A" ? "from B" : "from A"
-        #expect(try a.conflicts().map(\.value) == [loser])
+        let aConflicts = try a.conflicts()
+        #expect(aConflicts.map(\.value) == [loser], "\(aConflicts) final \(final.title)")
         #expect(try b.conflicts().map(\.value) == [loser])
         // A later sequential edit is not a conflict.
         try b.edit(entryID: entry.id, EntryEdit(title: "settled"))
