@@ -51,8 +51,11 @@ extension Writer {
 
     func deviceNumber(_ uuid: String) throws -> Int64 {
         if uuid.isEmpty { return 0 }
+        if let known = deviceNumbers[uuid] { return known }
         try database.cached("INSERT OR IGNORE INTO devices (id) VALUES (?)").run([.text(uuid)])
-        return try database.cached("SELECT num FROM devices WHERE id = ?").first([.text(uuid)]) { $0.int(0) } ?? 0
+        let number = try database.cached("SELECT num FROM devices WHERE id = ?").first([.text(uuid)]) { $0.int(0) } ?? 0
+        deviceNumbers[uuid] = number
+        return number
     }
 
     /// Writes the change's value and clock.

@@ -15,6 +15,8 @@ final class Writer {
     /// The newest clock merged from other devices in this transaction.
     var receivedClock: HLC?
     private var touches = 0
+    /// Device UUID → number, for this transaction's merges.
+    var deviceNumbers: [String: Int64] = [:]
     /// Journals known to exist in this transaction, by name.
     private var journals: [String: String] = [:]
     private var touchesAtMark = 0
