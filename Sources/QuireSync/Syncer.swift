@@ -193,7 +193,7 @@ public final class Syncer {
             let (repositories, remotes, temps) = work.value
             while let index = results.nextIndex() {
                 do {
-                    let sha = try repositories[worker].downloadBlob(remotes[index], to: temps[index])
+                    let sha = try repositories[worker].downloadBlob(remotes[index], to: temps[index], sha256: true)
                     results.set(index, .success(sha))
                 } catch {
                     results.set(index, .failure(error))
@@ -223,7 +223,7 @@ public final class Syncer {
         defer { unlink(temp) }
         let sha256: String
         do {
-            sha256 = try repository.downloadBlob(remote, to: temp)
+            sha256 = try repository.downloadBlob(remote, to: temp, sha256: true)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
         }

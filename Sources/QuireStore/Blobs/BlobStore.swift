@@ -44,19 +44,9 @@ public struct BlobStore: Sendable {
         // 1. Write to a private temporary name: a crash leaves only garbage in tmp/.
         let output = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw StoreError(.io, path: temp, detail: FileIO.errnoText()) }
-        var hash = SHA256()
-        var size: Int64 = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileIO.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
+        let (hash, size): (String, Int64)
         do {
-            while true {
-                let n = try FileIO.readSome(input, buffer, path: source)
-                if n == 0 { break }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-                hash.update(chunk)
-                try FileIO.writeAll(output, chunk, path: temp)
-                size += Int64(n)
-            }
+            (hash, size) = try Self.hashChunks(of: input, path: source) { try FileIO.writeAll(output, $0, path: temp) }
             // 2. Make the bytes durable before the name points at them.
             guard fsync(output) == 0 else { throw StoreError(.io, path: temp, detail: FileIO.errnoText()) }
             close(output)
@@ -65,7 +55,7 @@ public struct BlobStore: Sendable {
             unlink(temp)
             throw error
         }
-        return try install(temp, id: hash.finalizeHex(), size: size)
+        return try install(temp, id: hash, size: size)
     }
 
     /// Takes a file already written inside the store's folder (a download) into the store by
@@ -78,24 +68,33 @@ public struct BlobStore: Sendable {
             return try install(path, id: sha256, size: Int64(info.st_size))
         }
         let input = try FileIO.openForReading(path)
+        defer { close(input) }
+        let (hash, size): (String, Int64)
+        do {
+            (hash, size) = try Self.hashChunks(of: input, path: path) { _ in }
+        } catch {
+            unlink(path)
+            throw error
+        }
+        return try install(path, id: hash, size: size)
+    }
+
+    /// Reads `input` to its end in 1 MiB chunks, hashing each and handing it to `each`.
+    private static func hashChunks(of input: Int32, path: String,
+                                   _ each: (UnsafeRawBufferPointer) throws -> Void) throws -> (String, Int64) {
         var hash = SHA256()
         var size: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileIO.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        do {
-            while true {
-                let n = try FileIO.readSome(input, buffer, path: path)
-                if n == 0 { break }
-                hash.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                size += Int64(n)
-            }
-            close(input)
-        } catch {
-            close(input)
-            unlink(path)
-            throw error
+        while true {
+            let n = try FileIO.readSome(input, buffer, path: path)
+            if n == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            hash.update(chunk)
+            try each(chunk)
+            size += Int64(n)
         }
-        return try install(path, id: hash.finalizeHex(), size: size)
+        return (hash.finalizeHex(), size)
     }
 
     /// Moves a complete, synced file into place as blob `id`, or drops it when identical bytes

@@ -46,9 +46,9 @@ import Testing
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
-    /// Writes Fixtures/schema-NNNN.sqlite for QUIRE_WRITE_SCHEMA_FIXTURE=N (a store at version N
-    /// with a little data), for schemas the Python script cannot build (the FTS table needs
-    /// Quire's tokenizer). Run once, before the migration after N is added; never regenerate.
+    /// Writes Fixtures/schema-NNNN.sqlite for QUIRE_WRITE_SCHEMA_FIXTURE=N: a store at version N
+    /// with a little data (schema-0001 was first written by an equivalent script). Run once for
+    /// version N when the migration after N is added, commit it, and never regenerate it.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["QUIRE_WRITE_SCHEMA_FIXTURE"] != nil))
     func writeSchemaFixture() throws {
         let version = Int(ProcessInfo.processInfo.environment["QUIRE_WRITE_SCHEMA_FIXTURE"] ?? "") ?? 0
@@ -74,8 +74,7 @@ import Testing
         try FileManager.default.copyItem(atPath: store.folder + "/journal.sqlite", toPath: target)
     }
 
-    /// Stores exactly as older Quires left them, checked in (Fixtures/make-schema-fixture.py
-    /// and writeSchemaFixture).
+    /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
     @Test(arguments: [1, 2])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
