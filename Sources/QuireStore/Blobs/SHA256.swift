@@ -86,31 +86,40 @@ public struct SHA256 {
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 
+    /// The round constants, in memory that is never freed (read on every block).
+    nonisolated(unsafe) private static let table: UnsafeMutablePointer<UInt32> = {
+        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
+        p.initialize(from: k, count: 64)
+        return p
+    }()
+
     private mutating func compress(_ block: UnsafeRawPointer) {
-        var (a, b, c, d, e, f, g, h) = state
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+        let s = state
+        let k = Self.table
+        // All round state lives inside the closure (nothing captured is mutated), so it stays
+        // in registers.
+        let r = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w -> (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) in
             for i in 0..<16 {
                 w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
             }
             for i in 16..<64 {
-                let s0 = Self.rotr(w[i - 15], 7) ^ Self.rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = Self.rotr(w[i - 2], 17) ^ Self.rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                let x = w[i - 15], y = w[i - 2]
+                let s0 = Self.rotr(x, 7) ^ Self.rotr(x, 18) ^ (x >> 3)
+                let s1 = Self.rotr(y, 17) ^ Self.rotr(y, 19) ^ (y >> 10)
                 w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
             }
-            Self.k.withUnsafeBufferPointer { k in
-                for i in 0..<64 {
-                    let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
-                    let ch = (e & f) ^ (~e & g)
-                    let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
-                    let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
-                    let maj = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ maj
-                    h = g; g = f; f = e; e = d &+ t1
-                    d = c; c = b; b = a; a = t1 &+ t2
-                }
+            var (a, b, c, d, e, f, g, h) = s
+            for i in 0..<64 {
+                let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
+                let ch = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+                let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
+                let maj = (a & b) ^ (a & c) ^ (b & c)
+                h = g; g = f; f = e; e = d &+ t1
+                d = c; c = b; b = a; a = t1 &+ s0 &+ maj
             }
+            return (a, b, c, d, e, f, g, h)
         }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+        state = (s.0 &+ r.0, s.1 &+ r.1, s.2 &+ r.2, s.3 &+ r.3, s.4 &+ r.4, s.5 &+ r.5, s.6 &+ r.6, s.7 &+ r.7)
     }
 }
