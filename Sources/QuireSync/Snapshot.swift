@@ -59,7 +59,7 @@ extension Syncer {
         }
         let positions = logs.mapValues { JSONValue.array([.number(Double($0.seq)), .string($0.hash)]) }
         try line(.object(["format": .number(1), "device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
-        for (local, remote) in try store.remoteBlobMap().sorted(by: { $0.key < $1.key }) {
+        for (local, remote) in try store.remoteBlobMap(confirmedOnly: true).sorted(by: { $0.key < $1.key }) {
             try line(.object(["b": .array([.string(local), .string(remote)])]))
         }
         try store.forEachSyncedField { c in

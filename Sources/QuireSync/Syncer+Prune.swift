@@ -8,6 +8,9 @@ public struct PruneReport: Equatable, Sendable {
     public var snapshot = ""
     public var segmentsDeleted = 0
     public var snapshotsDeleted = 0
+    public var blobsDeleted = 0
+    /// Unreferenced blobs seen, waiting out the grace period before they go.
+    public var blobsMarked = 0
 }
 
 extension Syncer {
@@ -15,9 +18,13 @@ extension Syncer {
     /// (as its head says) has merged and the snapshot covers, and older snapshots. A device
     /// offline across a prune loses nothing: its head still says how far it got, and nothing
     /// past that goes; a device without a head that finds a segment gone starts from the
-    /// snapshot. Attachments are not collected: without server timestamps, a blob uploaded by
-    /// another device whose segment is not published yet looks exactly like garbage.
-    /// Call after a sync, so this device's state is current.
+    /// snapshot. Attachments that neither the snapshot nor a remaining segment names (uploads
+    /// whose push never finished) are collected in two phases: marked by one prune, deleted by
+    /// a later one once `collectionGrace` has passed and they are still unnamed — without
+    /// server timestamps, a blob another device uploaded a moment ago looks exactly like
+    /// garbage, so it gets time to be named. (A push checks an upload it never confirmed is
+    /// still there before naming it.) Attachments of deleted media stay: the snapshot names
+    /// them. Call after a sync, so this device's state is current.
     public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
         var report = PruneReport()
         let me = store.deviceID
@@ -57,6 +64,51 @@ extension Syncer {
             try? backend.delete(Snapshot.path(device: snapshot.device, seq: snapshot.seq))
             report.snapshotsDeleted += 1
         }
+        try collectBlobs(keepingSegmentsAbove: limit, into: &report, progress: progress)
         return report
+    }
+
+    /// Where prune keeps the unreferenced blobs it saw and when it first saw them.
+    static let candidatesPath = "gc/candidates"
+
+    private func collectBlobs(keepingSegmentsAbove limit: [String: Int], into report: inout PruneReport,
+                              progress: ((String) -> Void)?) throws {
+        var referenced = Set(try store.remoteBlobMap().values)
+        for (device, seqs) in try readHeads() {
+            let from = (limit[device] ?? 0) + 1
+            guard let newest = seqs.max(), from <= newest else { continue }
+            for seq in from...newest {
+                let path = Segment.path(device: device, seq: seq)
+                guard let sealed = try? backend.getData(path), let plain = try? repository.box.open(sealed, path: path),
+                      let segment = try? Segment.decode(plain, path: path) else { return }  // unsure: collect nothing
+                referenced.formUnion(segment.blobs.values)
+            }
+        }
+        var stored: [String] = []
+        for folder in (try? backend.list("blobs")) ?? [] where folder.isFolder {
+            guard let names = try? backend.list("blobs/" + folder.name) else { return }
+            stored += names.filter { !$0.isFolder }.map(\.name)
+        }
+        // The marks of earlier prunes, in this device's clock (milliseconds).
+        var marks: [String: Double] = [:]
+        if let sealed = try? backend.getData(Self.candidatesPath),
+           let plain = try? repository.box.open(sealed, path: Self.candidatesPath),
+           let text = String(data: plain, encoding: .utf8), let o = try? JSONValue.parse(text).object {
+            for (blob, time) in o { if let ms = time.number { marks[blob] = ms } }
+        }
+        let now = Date().timeIntervalSince1970 * 1000
+        var kept: [String: JSONValue] = [:]
+        for blob in stored where !referenced.contains(blob) {
+            if let marked = marks[blob], now - marked >= collectionGrace * 1000 {
+                progress?("collecting blobs/\(blob.prefix(2))/\(blob)")
+                try? backend.delete(Repository.blobPath(blob))
+                report.blobsDeleted += 1
+            } else {
+                kept[blob] = .number(marks[blob] ?? now)
+                report.blobsMarked += 1
+            }
+        }
+        let body = Data(JSONWriter.value(.object(kept)).utf8)
+        try backend.putData(Self.candidatesPath, try repository.box.seal(body, path: Self.candidatesPath))
     }
 }

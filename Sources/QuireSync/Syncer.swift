@@ -26,6 +26,8 @@ public final class Syncer {
     public let repository: Repository
     /// Changes per segment: large first syncs become several segments of bounded size.
     public var changesPerSegment = 5000
+    /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
+    public var collectionGrace: Double = 24 * 3600
     /// Extra connections for downloading attachments in parallel (each used by one thread).
     public var workerBackends: [Backend] = []
     /// Test hook: called at named points; a test may crash the process there.
@@ -241,14 +243,17 @@ public final class Syncer {
         // 1. Attachments first: a segment never names a blob the server lacks.
         var blobMap: [String: String] = [:]
         for blob in pending.blobs.sorted() {
-            if let known = try store.remoteBlobID(blob) {
-                blobMap[blob] = known
+            let known = try store.remoteBlob(blob)
+            if let known, known.confirmed {
+                blobMap[blob] = known.id
                 continue
             }
+            // New, or uploaded by a push that never published its segment (and so possibly
+            // collected by a prune since): upload, create-only — a blob still there is kept.
             progress?("uploading attachment \(blob.prefix(12))")
             checkpoint("blob-upload-start")
             let remote = try repository.uploadBlob(fileAt: store.blobs.path(for: blob))
-            try store.setRemoteBlobID(remote, for: blob)
+            try store.setRemoteBlobID(remote, for: blob, confirmed: false)
             blobMap[blob] = remote
             report.blobsUploaded += 1
             checkpoint("blob-uploaded")
@@ -284,6 +289,7 @@ public final class Syncer {
         //    log (a crash before it leaves segments the next push finds and adopts).
         try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
         try store.setSyncLog(me, seq: seq, hash: hash)
+        try store.confirmRemoteBlobs(Array(blobMap.keys))
         checkpoint("head-published")
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)

@@ -26,6 +26,7 @@ enum SyncSession {
         // Three more connections for downloading attachments in parallel.
         syncer.workerBackends = try (0..<3).map { _ in try RemoteCommand.connect(store, context: context).1 }
         if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
+        if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
         installCrashPoint(syncer, context: context)
         return (syncer, counting)
     }
@@ -263,8 +264,10 @@ struct PruneCommand: Command {
         Syncs, writes an encrypted snapshot of the whole journal (new devices and restores
         start from it), then deletes the segments every device has merged (as each device's
         head says) and older snapshots. A device that was offline keeps everything it still
-        needs. Attachments are never deleted by prune.
-          --json   {"snapshot", "segments_deleted", "snapshots_deleted"}
+        needs. Attachments nothing names any more (uploads whose sync never finished) are
+        marked, and deleted by a later prune once a day has passed and they are still
+        unnamed (QUIRE_GC_GRACE_SECONDS changes the wait). Attachments of deleted entries stay.
+          --json   {"snapshot", "segments_deleted", "snapshots_deleted", "blobs_deleted", "blobs_marked"}
         """
     static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["json"])
 
@@ -280,7 +283,8 @@ struct PruneCommand: Command {
         if arguments.flag("json") {
             var json = JSONOutput()
             json.object([("snapshot", .string(report.snapshot)), ("segments_deleted", .int(report.segmentsDeleted)),
-                         ("snapshots_deleted", .int(report.snapshotsDeleted))])
+                         ("snapshots_deleted", .int(report.snapshotsDeleted)), ("blobs_deleted", .int(report.blobsDeleted)),
+                         ("blobs_marked", .int(report.blobsMarked))])
             context.print(json.text)
         } else if context.stderrIsTerminal {
             context.printError("Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted.")

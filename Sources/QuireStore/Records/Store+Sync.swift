@@ -72,10 +72,12 @@ extension Store {
         }
     }
 
-    /// Local blob id → repository blob id for every blob known to the repository.
-    public func remoteBlobMap() throws -> [String: String] {
+    /// Local blob id → repository blob id for every blob known to the repository (only those a
+    /// published segment names, with `confirmedOnly`).
+    public func remoteBlobMap(confirmedOnly: Bool = false) throws -> [String: String] {
         var map: [String: String] = [:]
-        try database.prepare("SELECT blob_id, remote_id FROM remote_blobs").forEach { map[$0.text(0)] = $0.text(1) }
+        try database.prepare("SELECT blob_id, remote_id FROM remote_blobs" + (confirmedOnly ? " WHERE confirmed = 1" : ""))
+            .forEach { map[$0.text(0)] = $0.text(1) }
         return map
     }
 
@@ -142,14 +144,30 @@ extension Store {
             .run([.text(device), .integer(Int64(seq)), .text(hash)])
     }
 
-    /// The repository id of a local blob, once uploaded or seen.
-    public func remoteBlobID(_ blobID: String) throws -> String? {
-        try database.cached("SELECT remote_id FROM remote_blobs WHERE blob_id = ?").first([.text(blobID)]) { $0.text(0) }
+    /// The repository id of a local blob, once uploaded or seen, and whether a published
+    /// segment or snapshot names it (`confirmed`).
+    public func remoteBlob(_ blobID: String) throws -> (id: String, confirmed: Bool)? {
+        try database.cached("SELECT remote_id, confirmed FROM remote_blobs WHERE blob_id = ?").first([.text(blobID)]) {
+            ($0.text(0), $0.int(1) != 0)
+        }
     }
 
-    public func setRemoteBlobID(_ remoteID: String, for blobID: String) throws {
+    public func remoteBlobID(_ blobID: String) throws -> String? { try remoteBlob(blobID)?.id }
+
+    public func setRemoteBlobID(_ remoteID: String, for blobID: String, confirmed: Bool = true) throws {
         try database.transaction {
-            try database.cached("INSERT OR REPLACE INTO remote_blobs (blob_id, remote_id) VALUES (?, ?)").run([.text(blobID), .text(remoteID)])
+            try database.cached("""
+                INSERT INTO remote_blobs (blob_id, remote_id, confirmed) VALUES (?, ?, ?)
+                ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id, confirmed = max(confirmed, excluded.confirmed)
+                """).run([.text(blobID), .text(remoteID), SQLValue(confirmed)])
+        }
+    }
+
+    /// Marks blobs as named by a published segment.
+    public func confirmRemoteBlobs(_ blobIDs: [String]) throws {
+        guard !blobIDs.isEmpty else { return }
+        try database.transaction {
+            for id in blobIDs { try database.cached("UPDATE remote_blobs SET confirmed = 1 WHERE blob_id = ?").run([.text(id)]) }
         }
     }
 

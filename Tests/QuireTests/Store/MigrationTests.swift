@@ -64,7 +64,7 @@ import Testing
             INSERT INTO blobs VALUES ('0000000000000000000000000000000000000000000000000000000000000000', 0);
             INSERT INTO media (id, entry_id, kind, blob_id, filename, mime, transcript)
             VALUES ('m1', 'e1', 'voice', '0000000000000000000000000000000000000000000000000000000000000000', 'a.m4a', 'audio/mp4', 'голосовая заметка о поездке');
-            INSERT INTO field_clocks VALUES ('entry', 'e1', 'title', 112368000000000000, 1);
+            INSERT INTO field_clocks (record, record_id, field, hlc, device) VALUES ('entry', 'e1', 'title', 112368000000000000, 1);
             UPDATE meta SET value = '11111111-2222-4333-8444-555555555555' WHERE key = 'device_id';
             UPDATE devices SET id = '11111111-2222-4333-8444-555555555555' WHERE num = 1;
             INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
@@ -75,7 +75,7 @@ import Testing
     }
 
     /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
-    @Test(arguments: [1, 2])
+    @Test(arguments: [1, 2, 3])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
         let fixture = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version))

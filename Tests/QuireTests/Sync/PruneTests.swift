@@ -62,3 +62,44 @@ import Testing
         #expect(try world.dump(b) == world.dump(a))
     }
 }
+
+@Suite struct BlobCollectionTests {
+    @Test func orphanedUploadsAreCollectedAfterTheGracePeriodAndNothingNamedIs() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let e = try a.add(NewEntry(title: "photo"))
+        let kept = try a.attach(to: e.id, NewAttachment(path: world.file("kept.png", pseudoRandomBytes(5000, seed: 1))))
+        try world.sync(a)
+        // An upload whose push never published its segment.
+        let syncer = try world.syncer(a)
+        let orphan = try syncer.repository.uploadBlob(fileAt: world.file("orphan", pseudoRandomBytes(3000, seed: 2)))
+        let first = try syncer.prune()
+        #expect(first.blobsDeleted == 0 && first.blobsMarked == 1)
+        #expect(try world.backend.getData(Repository.blobPath(orphan)).count > 0)
+        syncer.collectionGrace = 0
+        let second = try syncer.prune()
+        #expect(second.blobsDeleted == 1)
+        #expect(throws: RemoteError.self) { _ = try world.backend.getData(Repository.blobPath(orphan)) }
+        let keptRemote = try #require(try a.remoteBlobID(kept.blobID))
+        #expect(try world.backend.getData(Repository.blobPath(keptRemote)).count > 0)
+        try world.sync(b)
+        #expect(try world.dump(b) == world.dump(a))
+        #expect(try world.syncer(b).verify(readData: true).problems.isEmpty)
+    }
+
+    @Test func anUnconfirmedUploadCollectedMeanwhileIsUploadedAgain() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let e = try a.add(NewEntry(title: "photo"))
+        let media = try a.attach(to: e.id, NewAttachment(path: world.file("p.png", pseudoRandomBytes(4000, seed: 3))))
+        // A push that uploaded the blob and died; then a prune collected it.
+        let syncer = try world.syncer(a)
+        let remote = try syncer.repository.uploadBlob(fileAt: a.blobs.path(for: media.blobID))
+        try a.setRemoteBlobID(remote, for: media.blobID, confirmed: false)
+        try world.backend.delete(Repository.blobPath(remote))
+        try world.sync(a)
+        try world.sync(b)
+        #expect(try world.dump(b) == world.dump(a))
+        #expect(try a.remoteBlob(media.blobID)?.confirmed == true)
+    }
+}
