@@ -1,7 +1,6 @@
 import Foundation
 import QuireCrypto
 import QuireRemote
-import QuireStore
 
 extension Repository {
     /// `blobs/<first two hex>/<id>`.
@@ -40,14 +39,11 @@ extension Repository {
     /// temporary name and renamed only once every chunk authenticated and the plaintext hashes
     /// to `id`), in constant memory.
     /// - Throws: `CryptoError.unauthenticated` naming the blob for anything damaged or swapped.
-    /// - Returns: with `sha256`, the SHA-256 of the plaintext computed as it was written (what
-    ///   the store names blobs by), else "".
-    @discardableResult
-    public func downloadBlob(_ id: String, to destination: String, sha256: Bool = false) throws -> String {
+    public func downloadBlob(_ id: String, to destination: String) throws {
         let object = Self.blobPath(id)
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
-        let sink = try DecryptingSink(path: temp, keys: keys, blobID: id, object: object, sha256: sha256)
+        let sink = try DecryptingSink(path: temp, keys: keys, blobID: id, object: object)
         try backend.get(object, range: nil, into: sink)
         try sink.finish()
         guard sink.plaintextID == id else {
@@ -56,7 +52,6 @@ extension Repository {
         guard rename(temp, destination) == 0 else {
             throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
         }
-        return sink.sha256
     }
 }
 
@@ -180,24 +175,19 @@ final class DecryptingSink: ByteSink {
     private var file: FileSink
     private var decryptor: BlobCipher.Decryptor
     private var hasher: BlobHasher
-    private var content: ContentDigest?
     private(set) var plaintextID = ""
-    private(set) var sha256 = ""
 
-    init(path: String, keys: RepositoryKeys, blobID: String, object: String, sha256: Bool = false) throws {
+    init(path: String, keys: RepositoryKeys, blobID: String, object: String) throws {
         self.path = path
         self.keys = keys
         self.blobID = blobID
         self.object = object
         let file = try FileSink(path: path)
         let hasher = try BlobHasher(keys: keys)
-        let content = sha256 ? ContentDigest() : nil
         self.file = file
         self.hasher = hasher
-        self.content = content
         decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { plain in
             hasher.update(plain)
-            content?.update(plain)
             try file.write(plain)
         }
     }
@@ -208,12 +198,9 @@ final class DecryptingSink: ByteSink {
         try file.reset()
         let file = self.file
         let hasher = try BlobHasher(keys: keys)
-        let content = self.content.map { _ in ContentDigest() }
         self.hasher = hasher
-        self.content = content
         decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { plain in
             hasher.update(plain)
-            content?.update(plain)
             try file.write(plain)
         }
     }
@@ -222,13 +209,5 @@ final class DecryptingSink: ByteSink {
         try decryptor.finish()
         try file.sync()
         plaintextID = hasher.finalizeHex()
-        sha256 = content?.finalizeHex() ?? ""
     }
-}
-
-/// The store's content hash (SHA-256), computed while a download is written.
-final class ContentDigest {
-    private var state = SHA256()
-    func update(_ bytes: UnsafeRawBufferPointer) { state.update(bytes) }
-    func finalizeHex() -> String { state.finalizeHex() }
 }

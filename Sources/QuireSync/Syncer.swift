@@ -195,8 +195,8 @@ public final class Syncer {
             let (repositories, remotes, temps) = work.value
             while let index = results.nextIndex() {
                 do {
-                    let sha = try repositories[worker].downloadBlob(remotes[index], to: temps[index], sha256: true)
-                    results.set(index, .success(sha))
+                    try repositories[worker].downloadBlob(remotes[index], to: temps[index])
+                    results.set(index, .success(""))
                 } catch {
                     results.set(index, .failure(error))
                 }
@@ -205,9 +205,9 @@ public final class Syncer {
         defer { for temp in temps { unlink(temp) } }
         for (index, item) in needed.enumerated() {
             switch results.result(index) {
-            case .success(let sha)?:
+            case .success?:
                 checkpoint("blob-downloaded")
-                try store.adoptBlob(fileAt: temps[index], expected: item.local, sha256: sha)
+                try store.adoptBlob(fileAt: temps[index], authenticatedAs: item.local)
                 try store.setRemoteBlobID(item.remote, for: item.local)
                 report.blobsDownloaded += 1
             case .failure(let error as RemoteError)? where error.kind == .notFound:
@@ -223,14 +223,13 @@ public final class Syncer {
     func downloadBlob(local: String, remote: String) throws {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
-        let sha256: String
         do {
-            sha256 = try repository.downloadBlob(remote, to: temp, sha256: true)
+            try repository.downloadBlob(remote, to: temp)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
         }
         checkpoint("blob-downloaded")
-        try store.adoptBlob(fileAt: temp, expected: local, sha256: sha256)
+        try store.adoptBlob(fileAt: temp, authenticatedAs: local)
         try store.setRemoteBlobID(remote, for: local)
     }
 
