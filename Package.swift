@@ -7,7 +7,7 @@ let package = Package(
     name: "Quire",
     products: [
         .executable(name: "quire", targets: ["QuireCLI"]),
-        .library(name: "QuireKit", targets: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"]),
+        .library(name: "QuireKit", targets: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"]),
         .executable(name: "quire-bench", targets: ["QuireBench"]),
     ],
     targets: [
@@ -26,10 +26,11 @@ let package = Package(
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
+        .target(name: "QuireExport", dependencies: ["QuireStore"]),
         .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireCLI"],
+        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport", "QuireCLI"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import QuireExport
+@testable import QuireStore
+
+/// The official Mustache spec suite (../shared/conformance/mustache-spec), every test of the
+/// required modules. Inheritance (optional) and lambdas are not implemented.
+@Suite struct MustacheSpecTests {
+    static let folder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/conformance/mustache-spec")
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        let file: String, name: String, template: String, expected: String
+        let data: JSONValue
+        let partials: [String: String]
+        var testDescription: String { "\(file): \(name)" }
+    }
+
+    static let cases: [Case] = {
+        var cases: [Case] = []
+        for file in ["comments", "delimiters", "interpolation", "inverted", "partials", "sections"] {
+            guard let text = try? String(contentsOf: folder.appendingPathComponent(file + ".json"), encoding: .utf8),
+                  let root = try? JSONValue.parse(text), let tests = root.object?["tests"]?.array else { continue }
+            for test in tests {
+                guard let o = test.object, let name = o["name"]?.string, let template = o["template"]?.string,
+                      let expected = o["expected"]?.string else { continue }
+                var partials: [String: String] = [:]
+                for (k, v) in o["partials"]?.object ?? [:] { partials[k] = v.string ?? "" }
+                cases.append(Case(file: file, name: name, template: template, expected: expected, data: o["data"] ?? .null,
+                                  partials: partials))
+            }
+        }
+        return cases
+    }()
+
+    @Test func theSuiteIsThere() {
+        #expect(Self.cases.count >= 130, "the spec suite should be at \(Self.folder.path)")
+    }
+
+    @Test(arguments: cases)
+    func specCase(_ test: Case) throws {
+        let template = try MustacheTemplate(test.template, name: test.name)
+        #expect(try template.render(MustacheValue(test.data), partials: test.partials) == test.expected)
+    }
+
+    @Test func errorsNameTheTemplateAndLine() {
+        #expect {
+            _ = try MustacheTemplate("a\nb\n{{#open}}\nc", name: "entry.xhtml")
+        } throws: { ($0 as? MustacheTemplate.SyntaxError)?.description == "entry.xhtml:3: section {{#open}} is never closed" }
+        #expect {
+            _ = try MustacheTemplate("{{/nothing}}", name: "t")
+        } throws: { ($0 as? MustacheTemplate.SyntaxError)?.line == 1 }
+        #expect(throws: MustacheTemplate.SyntaxError.self) { _ = try MustacheTemplate("{{unclosed", name: "t") }
+    }
+}
