@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CCmark", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
-        .target(name: "QuireExport", dependencies: ["QuireStore"]),
+        .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark"]),
         .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync"], path: "bench/QuireBench"),
 
