@@ -122,6 +122,8 @@ public struct Revision: Equatable, Sendable {
 /// Kinds of synced records, as named in `field_clocks.record`.
 public enum RecordKind: String, Sendable {
     case journal, entry, media
+    /// A kept concurrent loser (immutable; id "<record>/<record id>/<field>/<hlc>/<device>").
+    case revision
 }
 
 /// Which entries a listing or export covers.

@@ -35,6 +35,10 @@ extension Store {
                 WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
                 """)
             for case let (kind?, id, _) in records {
+                if kind == .revision {
+                    if let change = try revisionChange(id) { changes.append(change) }
+                    continue
+                }
                 let values = try fieldValues(kind, id)
                 try clocks.forEach([.text(kind.rawValue), .text(id), .integer(deviceNumber)]) { row in
                     let field = row.text(0)
@@ -70,6 +74,15 @@ extension Store {
             try body(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(3)),
                                 device: row.text(4), previousHLC: HLC(rawValue: row.int(5)), previousDevice: row.text(6)))
         }
+        // Kept revisions travel in snapshots too.
+        let revisions = try database.prepare("""
+            SELECT r.record, r.record_id, r.field, r.hlc, d.id, r.value FROM revisions r JOIN devices d ON d.num = r.device
+            ORDER BY r.record, r.record_id, r.field, r.hlc, d.id
+            """)
+        try revisions.forEach { row in
+            let key = RevisionKey(record: row.text(0), recordID: row.text(1), field: row.text(2), hlc: HLC(rawValue: row.int(3)), device: row.text(4))
+            try body(SyncChange(record: .revision, recordID: key.text, field: "value", value: .string(row.text(5)), hlc: key.hlc, device: key.device))
+        }
     }
 
     /// Local blob id → repository blob id for every blob known to the repository (only those a
@@ -79,6 +92,17 @@ extension Store {
         try database.prepare("SELECT blob_id, remote_id FROM remote_blobs" + (confirmedOnly ? " WHERE confirmed = 1" : ""))
             .forEach { map[$0.text(0)] = $0.text(1) }
         return map
+    }
+
+    /// A kept revision as a change, for pushing and snapshots.
+    func revisionChange(_ id: String) throws -> SyncChange? {
+        guard let key = RevisionKey(id) else { return nil }
+        return try database.cached("""
+            SELECT r.value FROM revisions r JOIN devices d ON d.num = r.device
+            WHERE r.record = ? AND r.record_id = ? AND r.field = ? AND r.hlc = ? AND d.id = ?
+            """).first([.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)]) {
+            SyncChange(record: .revision, recordID: id, field: "value", value: .string($0.text(0)), hlc: key.hlc, device: key.device)
+        }
     }
 
     /// Forgets outbox records whose changes (up to `watermark`) the server confirmed.
@@ -91,6 +115,8 @@ extension Store {
     /// Every field value of one record, as synced.
     func fieldValues(_ kind: RecordKind, _ id: String) throws -> [String: JSONValue] {
         switch kind {
+        case .revision:
+            return [:]
         case .journal:
             return try database.cached("SELECT name, deleted FROM journals WHERE id = ?").first([.text(id)]) {
                 ["name": .string($0.text(0)), "deleted": .bool($0.int(1) != 0)]

@@ -14,6 +14,16 @@ extension Writer {
             """)
         for change in changes {
             receivedClock = max(receivedClock ?? .zero, change.hlc)
+            if change.record == .revision {
+                // Revisions travel as immutable records, so a device whose write won learns of
+                // the one that lost even when the loser never pushed it as a field write.
+                if let text = change.value.string, let key = RevisionKey(change.recordID) {
+                    try database.cached("INSERT OR IGNORE INTO revisions (record, record_id, field, value, hlc, device) VALUES (?, ?, ?, ?, ?, ?)")
+                        .run([.text(key.record), .text(key.recordID), .text(key.field), .text(text), .integer(key.hlc.rawValue),
+                              .integer(try deviceNumber(key.device))])
+                }
+                continue
+            }
             let key: [SQLValue] = [.text(change.record.rawValue), .text(change.recordID), .text(change.field)]
             let local = try readClock.first(key) { (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3)) }
             guard let local else {
@@ -47,6 +57,11 @@ extension Writer {
         try database.cached("INSERT OR IGNORE INTO revisions (record, record_id, field, value, hlc, device) VALUES (?, ?, ?, ?, ?, ?)")
             .run([.text(change.record.rawValue), .text(change.recordID), .text(change.field), .text(value),
                   .integer(hlc.rawValue), .integer(try deviceNumber(device))])
+        guard database.changes > 0 else { return }
+        // New here: push it, so every device keeps it.
+        let key = RevisionKey(record: change.record.rawValue, recordID: change.recordID, field: change.field, hlc: hlc, device: device)
+        try database.cached("INSERT INTO outbox (record, record_id, hlc) VALUES ('revision', ?, ?) ON CONFLICT(record, record_id) DO NOTHING")
+            .run([.text(key.text), .integer(try clock().rawValue)])
     }
 
     func deviceNumber(_ uuid: String) throws -> Int64 {
@@ -78,6 +93,8 @@ extension Writer {
         let id: SQLValue = .text(change.recordID)
         let v = change.value
         switch change.record {
+        case .revision:
+            return  // merged above, never through a field
         case .journal:
             try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([id])
             switch change.field {
@@ -179,4 +196,33 @@ extension Writer {
             INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
             """).run([.text(id), .text(journal)])
     }
+}
+
+/// The id of a revision record: "<record>/<record id>/<field>/<hlc>/<device>".
+struct RevisionKey {
+    var record: String
+    var recordID: String
+    var field: String
+    var hlc: HLC
+    var device: String
+
+    init(record: String, recordID: String, field: String, hlc: HLC, device: String) {
+        self.record = record
+        self.recordID = recordID
+        self.field = field
+        self.hlc = hlc
+        self.device = device
+    }
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 5, let hlc = Int64(parts[parts.count - 2]), RecordKind(rawValue: parts[0]) != nil else { return nil }
+        record = parts[0]
+        recordID = parts[1]
+        field = parts[2..<(parts.count - 2)].joined(separator: "/")
+        self.hlc = HLC(rawValue: hlc)
+        device = parts[parts.count - 1]
+    }
+
+    var text: String { "\(record)/\(recordID)/\(field)/\(hlc.rawValue)/\(device)" }
 }

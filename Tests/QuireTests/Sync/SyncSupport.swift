@@ -18,8 +18,10 @@ final class SyncWorld {
         for i in 0..<devices { stores.append(try makeDevice("d\(i)")) }
     }
 
-    func makeDevice(_ name: String) throws -> Store {
-        let store = try Store(folder: dir.path + "/" + name, options: .init(create: true))
+    func makeDevice(_ name: String, clock: ManualClock? = nil) throws -> Store {
+        var options = Store.Options(create: true)
+        if let clock { options.clock = clock.wallClock }
+        let store = try Store(folder: dir.path + "/" + name, options: options)
         try store.setRemote(url: "file://" + dir.path + "/repo", user: nil, passwordFile: nil)
         try store.setRepositoryID(repositoryID)
         return store
