@@ -76,7 +76,6 @@ enum Messages {
         case .noRepository: return "check the URL (`quire remote`), or create a repository with `quire remote init`"
         case .wrongRepository: return "point `quire remote set` back at this journal's repository; nothing was changed"
         case .alreadyExists: return "a journal can join an existing repository by restoring from it"
-        case .noRemote: return "run `quire remote set URL` first"
         case .badConfig: return nil
         }
     }

@@ -13,8 +13,6 @@ public struct RepositoryError: Error, Equatable, Sendable, CustomStringConvertib
         case wrongRepository
         /// quire-repo.json is unreadable or from a newer Quire.
         case badConfig
-        /// No remote configured for this store.
-        case noRemote
     }
 
     public let kind: Kind

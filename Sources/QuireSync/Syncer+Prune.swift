@@ -74,6 +74,8 @@ extension Syncer {
     private func collectBlobs(keepingSegmentsAbove limit: [String: Int], into report: inout PruneReport,
                               progress: ((String) -> Void)?) throws {
         var referenced = Set(try store.remoteBlobMap().values)
+        // A fresh listing, not the one the segment limits came from: segments pushed while
+        // this prune ran name blobs too.
         for (device, seqs) in try readHeads() {
             let from = (limit[device] ?? 0) + 1
             guard let newest = seqs.max(), from <= newest else { continue }

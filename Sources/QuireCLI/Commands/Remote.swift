@@ -73,6 +73,13 @@ struct RemoteCommand: Command {
 
     /// The store and a backend for its remote.
     static func connect(_ store: Store, context: Context) throws -> (RemoteSettings, Backend) {
+        let (remote, makeBackend) = try connections(store, context: context)
+        return (remote, try makeBackend())
+    }
+
+    /// The store's remote and a maker of backends for it (one per connection a caller wants),
+    /// reading the settings and the password once.
+    static func connections(_ store: Store, context: Context) throws -> (RemoteSettings, () throws -> Backend) {
         guard let remote = try store.remoteSettings() else {
             throw CLIError.failure("no remote is set for this journal", hint: "run `quire remote set URL` first")
         }
@@ -80,7 +87,7 @@ struct RemoteCommand: Command {
         var settings = HTTPSettings(user: remote.user, password: password)
         if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
         if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
-        return (remote, try Remotes.backend(url: remote.url, settings: settings))
+        return (remote, { try Remotes.backend(url: remote.url, settings: settings) })
     }
 
     private static func initialize(_ arguments: Arguments, context: Context) throws {

@@ -11,8 +11,8 @@ import Glibc
 enum SyncSession {
     /// Opens the repository for `store`, joining it when the store has none recorded yet.
     static func open(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Syncer, CountingBackend) {
-        let (remote, backend) = try RemoteCommand.connect(store, context: context)
-        let counting = CountingBackend(backend)
+        let (remote, makeBackend) = try RemoteCommand.connections(store, context: context)
+        let counting = CountingBackend(try makeBackend())
         let repository: Repository
         if let id = remote.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
             repository = try Repository.open(backend: counting, keys: keys, expectedID: id)
@@ -24,7 +24,7 @@ enum SyncSession {
         }
         let syncer = Syncer(store: store, repository: repository)
         // Three more connections for downloading attachments in parallel.
-        syncer.workerBackends = try (0..<3).map { _ in try RemoteCommand.connect(store, context: context).1 }
+        syncer.workerBackends = try (0..<3).map { _ in try makeBackend() }
         if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
         if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
         installCrashPoint(syncer, context: context)

@@ -91,12 +91,6 @@ enum FileIO {
         syncFolder(folder)
     }
 
-    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
-        try writeDurably(to: path, mode: mode) { fd in
-            try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
-        }
-    }
-
     /// Copies `source` to `destination` in constant memory, durably.
     static func copyAtomically(from source: String, to destination: String) throws {
         let input = try openForReading(source)

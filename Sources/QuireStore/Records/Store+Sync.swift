@@ -199,8 +199,8 @@ extension Store {
 
     /// Moves a downloaded file into `blobs/` if its SHA-256 is `expected`.
     /// - Throws: `.invalid` when the bytes are not what the change log promised.
-    public func adoptBlob(fileAt path: String, expected: String, sha256: String? = nil) throws {
-        let added = try blobs.adopt(fileAt: path, sha256: sha256)
+    public func adoptBlob(fileAt path: String, expected: String) throws {
+        let added = try blobs.adopt(fileAt: path)
         guard added.id == expected else {
             if added.isNew { blobs.remove(added.id) }
             throw StoreError(.invalid, path: path, detail: "attachment content does not match its id \(expected.prefix(12))")

@@ -60,7 +60,6 @@ final class Database {
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -87,5 +86,4 @@ final class Database {
     }
 
     static let defensiveOption = SQLITE_DBCONFIG_DEFENSIVE
-    static let trustedSchemaOption = SQLITE_DBCONFIG_TRUSTED_SCHEMA
 }
