@@ -1,7 +1,7 @@
 # Shared by scripts/*: install what a fresh Debian 12 with Swift 6.3 lacks, skip what is there.
 
 # The Debian packages the build needs (C libraries through system-library targets).
-QUIRE_BUILD_PACKAGES=(pkg-config libsqlite3-dev libsodium-dev libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev)
+QUIRE_BUILD_PACKAGES=(pkg-config libsqlite3-dev libsodium-dev libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libzip-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

@@ -1,4 +1,5 @@
 import QuireCrypto
+import QuireExport
 import QuireRemote
 import QuireStore
 import QuireSync
@@ -31,6 +32,8 @@ enum Messages {
         case let error as RepositoryError:
             return .failure(error.description, hint: hint(for: error))
         case let error as SyncError:
+            return .failure(error.description, hint: hint(for: error))
+        case let error as ExportError:
             return .failure(error.description, hint: hint(for: error))
         default:
             return .failure("\(error)", hint: nil)
@@ -77,6 +80,13 @@ enum Messages {
         case .wrongRepository: return "point `quire remote set` back at this journal's repository; nothing was changed"
         case .alreadyExists: return "a journal can join an existing repository by restoring from it"
         case .badConfig: return nil
+        }
+    }
+
+    static func hint(for error: ExportError) -> String? {
+        switch error.kind {
+        case .template: return "fix that template, or leave it out of --templates to use the built-in one"
+        case .invalid, .io: return nil
         }
     }
 

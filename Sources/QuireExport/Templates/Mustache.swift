@@ -27,10 +27,39 @@ public struct MustacheTemplate: Sendable {
 
     /// Renders with `data`; `partials` supplies `{{> name}}` by name.
     public func render(_ data: MustacheValue, partials: [String: String] = [:]) throws -> String {
+        try render(data, partials: MustachePartials(partials))
+    }
+
+    /// Renders with `data`, reusing the partials `partials` has parsed before.
+    public func render(_ data: MustacheValue, partials: MustachePartials) throws -> String {
         var out = ""
         var renderer = Renderer(partials: partials)
         try renderer.render(nodes, stack: [data], into: &out)
         return out
+    }
+}
+
+/// Partial templates by name, each parsed once per indentation and reused across renders.
+public final class MustachePartials {
+    private let sources: [String: String]
+    private let errorNames: [String: String]
+    private var parsed: [String: [MustacheTemplate.Node]] = [:]
+
+    /// - Parameter errorNames: what a syntax error in partial `name` calls it (default: `name`).
+    public init(_ sources: [String: String], errorNames: [String: String] = [:]) {
+        self.sources = sources
+        self.errorNames = errorNames
+    }
+
+    /// The parsed partial `name` indented by `indentation`, or nil if there is none.
+    func nodes(_ name: String, indentation: String) throws -> [MustacheTemplate.Node]? {
+        let key = name + "\u{0}" + indentation
+        if let nodes = parsed[key] { return nodes }
+        guard var source = sources[name] else { return nil }
+        if !indentation.isEmpty { source = Renderer.indent(source, by: indentation) }
+        let nodes = try MustacheTemplate(source, name: errorNames[name] ?? name).nodes
+        parsed[key] = nodes
+        return nodes
     }
 }
 
@@ -200,8 +229,8 @@ private struct Parser {
     }
 }
 
-private struct Renderer {
-    let partials: [String: String]
+struct Renderer {
+    let partials: MustachePartials
     var depth = 0
 
     func lookup(_ name: String, in stack: [MustacheValue]) -> MustacheValue? {
@@ -236,12 +265,10 @@ private struct Renderer {
                     }
                 }
             case .partial(let name, let indentation):
-                guard var source = partials[name] else { continue }
+                guard let nodes = try partials.nodes(name, indentation: indentation) else { continue }
                 guard depth < 64 else { throw MustacheTemplate.SyntaxError(template: name, line: 1, reason: "partials nest too deeply") }
-                if !indentation.isEmpty { source = Self.indent(source, by: indentation) }
-                let template = try MustacheTemplate(source, name: name)
                 depth += 1
-                try render(template.nodes, stack: stack, into: &out)
+                try render(nodes, stack: stack, into: &out)
                 depth -= 1
             }
         }

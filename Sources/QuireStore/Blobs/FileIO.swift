@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Small POSIX helpers for durable, streamed file writes.
-enum FileIO {
+public enum FileIO {
     static let chunkSize = 1 << 20
 
     /// Opens `path` for reading, refusing folders and anything that is not a regular file.
@@ -20,12 +20,12 @@ enum FileIO {
         return fd
     }
 
-    static func errnoText(_ code: Int32 = errno) -> String {
+    public static func errnoText(_ code: Int32 = errno) -> String {
         String(cString: strerror(code)).lowercased()
     }
 
     /// Writes all of `buffer` to `fd`, retrying short writes and EINTR.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+    public static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         guard var p = buffer.baseAddress else { return }
         var left = buffer.count
         while left > 0 {
@@ -49,7 +49,7 @@ enum FileIO {
     }
 
     /// Flushes the folder entry of a rename to disk, so the new name survives a crash.
-    static func syncFolder(_ path: String) {
+    public static func syncFolder(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
@@ -57,7 +57,7 @@ enum FileIO {
     }
 
     /// Creates `path` and its parents with mode 0700 when missing.
-    static func makeFolder(_ path: String) throws {
+    public static func makeFolder(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -69,14 +69,17 @@ enum FileIO {
     /// Writes a file durably: `body` fills a temporary file in the same folder, which is then
     /// fsynced, renamed over `path` (atomic: readers see the old or the new file, never half)
     /// and the folder fsynced, so the new name survives a crash.
-    static func writeDurably(to path: String, mode: mode_t = 0o644, _ body: (Int32) throws -> Void) throws {
-        let folder = PathText.parent(path)
+    /// With `sync` false the data and rename are not flushed (atomic, but not durable) — for
+    /// output that can be made again, where thousands of fsyncs would cost more than they save.
+    public static func writeDurably(to path: String, mode: mode_t = 0o644, sync: Bool = true, _ body: (Int32) throws -> Void) throws {
+        let parent = PathText.parent(path)
+        let folder = parent.isEmpty ? "." : parent
         let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
         do {
             try body(fd)
-            guard fsync(fd) == 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
+            guard !sync || fsync(fd) == 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
             close(fd)
         } catch {
             close(fd)
@@ -88,11 +91,11 @@ enum FileIO {
             unlink(temp)
             throw StoreError(.io, path: path, detail: reason)
         }
-        syncFolder(folder)
+        if sync { syncFolder(folder) }
     }
 
     /// Copies `source` to `destination` in constant memory, durably.
-    static func copyAtomically(from source: String, to destination: String) throws {
+    public static func copyAtomically(from source: String, to destination: String) throws {
         let input = try openForReading(source)
         defer { close(input) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)

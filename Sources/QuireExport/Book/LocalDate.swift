@@ -1,0 +1,80 @@
+import QuireStore
+
+/// The calendar date and clock time of a timestamp at its own UTC offset — the time the
+/// writer saw on their clock — computed from the data alone, so output never depends on
+/// the exporting machine's time zone.
+public struct LocalDate: Equatable, Sendable {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+    public let hour: Int
+    public let minute: Int
+    public let second: Int
+    /// 0 = Sunday … 6 = Saturday.
+    public let weekday: Int
+
+    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
+                             "September", "October", "November", "December"]
+    static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+    /// The local date of `timestamp` at its offset.
+    public init(_ timestamp: Timestamp) {
+        self.init(secondsSinceEpoch: floorDiv(timestamp.microseconds, 1_000_000) + Int64(timestamp.offsetSeconds))
+    }
+
+    /// The date in UTC of `seconds` since 1970 (for `dcterms:modified` and zip times).
+    public init(utcSeconds seconds: Int64) { self.init(secondsSinceEpoch: seconds) }
+
+    private init(secondsSinceEpoch seconds: Int64) {
+        let days = floorDiv(seconds, 86_400)
+        let secondOfDay = Int(seconds - days * 86_400)
+        hour = secondOfDay / 3600
+        minute = secondOfDay / 60 % 60
+        second = secondOfDay % 60
+        weekday = Int(((days % 7) + 11) % 7) // 1970-01-01 was a Thursday
+        // Howard Hinnant's days → civil date.
+        let z = days + 719_468
+        let era = floorDiv(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
+        month = Int(mp < 10 ? mp + 3 : mp - 9)
+        year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+    }
+
+    public var monthName: String { Self.monthNames[month - 1] }
+    public var weekdayName: String { Self.weekdayNames[weekday] }
+    /// `2025-03`.
+    public var monthKey: String { pad(year, 4) + "-" + pad(month, 2) }
+    /// `2025-03-01`.
+    public var dayKey: String { monthKey + "-" + pad(day, 2) }
+    /// `March 2025`.
+    public var monthTitle: String { monthName + " " + String(year) }
+    /// `Saturday, 1 March 2025`.
+    public var longDay: String { weekdayName + ", " + String(day) + " " + monthName + " " + String(year) }
+    /// `21:14`.
+    public var clock: String { pad(hour, 2) + ":" + pad(minute, 2) }
+    /// `2025-03-01T21:14:05Z` (for UTC dates).
+    public var utcText: String { dayKey + "T" + clock + ":" + pad(second, 2) + "Z" }
+
+    func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}
+
+func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}
+
+/// `m:ss` or `h:mm:ss` for a position or length in seconds.
+func clockText(_ seconds: Double) -> String {
+    let total = max(0, Int(seconds.rounded(.down)))
+    let h = total / 3600, m = total / 60 % 60, s = total % 60
+    let ss = s < 10 ? "0\(s)" : "\(s)"
+    if h > 0 { return "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss }
+    return "\(m):" + ss
+}

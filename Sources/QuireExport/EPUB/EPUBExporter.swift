@@ -1,0 +1,252 @@
+import Foundation
+import QuireStore
+
+/// What `quire export epub` was asked for.
+public struct EPUBOptions {
+    public var filter = EntryFilter()
+    /// Book title; "Journal" (or the one journal filtered on) when nil.
+    public var title: String?
+    public var author: String?
+    /// An image file for the cover; a generated title page when nil.
+    public var cover: String?
+    /// Embed voice notes in core audio formats, with media overlays where segments exist.
+    public var withAudio = false
+
+    public init() {}
+}
+
+/// What an export wrote.
+public struct BookSummary: Equatable, Sendable {
+    public var entries = 0
+    public var chapters = 0
+    public var images = 0
+    public var recordings = 0
+    public var overlays = 0
+    public var bytes: Int64 = 0
+}
+
+/// Writes an EPUB 3 book of the journal: a cover, a contents page (year → month → entry)
+/// with landmarks, a chapter per month, photos and (optionally) voice notes embedded, every
+/// transcript printed, media overlays for timed transcripts, accessibility metadata.
+/// The same data gives the same bytes: names, identifier, dates and zip times all come from
+/// the entries. The book is written to a temporary file beside `path` and renamed into place.
+public struct EPUBExporter {
+    let store: Store
+    let options: EPUBOptions
+    let templates: TemplateSet
+
+    public init(store: Store, options: EPUBOptions, templates: TemplateSet) {
+        self.store = store
+        self.options = options
+        self.templates = templates
+    }
+
+    static let package = "EPUB/"
+
+    public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
+        let contents = try BookContents(store: store, filter: options.filter)
+        guard contents.entryCount > 0, let modified = contents.newestModified else {
+            throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
+        }
+        let cover = try options.cover.map(coverImage)
+        let parent = PathText.parent(path)
+        let folder = parent.isEmpty ? "." : parent
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ExportError(.io, path: folder, detail: "no such folder")
+        }
+        let temp = folder + "/.quire-epub-" + UUID().uuidString.lowercased()
+        let zipTime = LocalDate(utcSeconds: floorDiv(modified.microseconds, 1_000_000))
+        do {
+            let zip = try ZipWriter(path: temp, time: zipTime)
+            var summary = try fill(zip, contents: contents, cover: cover, modified: zipTime, progress: progress)
+            let total = Int64(contents.entryCount) * 2
+            try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
+            guard rename(temp, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
+            FileIO.syncFolder(folder)
+            summary.bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            progress?(total, total)
+            return summary
+        } catch {
+            unlink(temp)
+            throw error
+        }
+    }
+
+    private struct Cover {
+        let source: String
+        let format: MediaFormat
+    }
+
+    private func coverImage(_ path: String) throws -> Cover {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw ExportError(.invalid, path: path, detail: "cannot read the cover image") }
+        let format = MediaFormat.detect(path: path, declaredMime: path.lowercased().hasSuffix(".svg") ? "image/svg+xml" : "")
+        guard format.isCore, format.mediaType.hasPrefix("image/") else {
+            throw ExportError(.invalid, path: path, detail: "the cover must be a JPEG, PNG, GIF, WebP or SVG image")
+        }
+        return Cover(source: path, format: format)
+    }
+
+    /// Adds every file of the book to `zip` (which writes them at close).
+    private func fill(_ zip: ZipWriter, contents: BookContents, cover: Cover?, modified: LocalDate,
+                      progress: ProgressHandler?) throws -> BookSummary {
+        var summary = BookSummary()
+        var votes: [String: Int] = [:]
+        for month in contents.months {
+            for entry in month.entries {
+                let text = entry.title + "\n" + entry.body + entry.media.map { "\n" + $0.transcript }.joined()
+                if let code = TextLanguage(of: text).code { votes[code, default: 0] += 1 }
+            }
+        }
+        let language = BookLanguage(votes: votes, entries: contents.entryCount)
+        let title = XMLText.clean(options.title ?? (options.filter.journals.count == 1 ? options.filter.journals[0] : "Journal"))
+        let author = options.author.map(XMLText.clean)
+
+        try zip.add("mimetype", text: "application/epub+zip", compress: false)
+        try zip.add("META-INF/container.xml", text: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+              <rootfiles>
+                <rootfile full-path="EPUB/package.opf" media-type="application/oebps-package+xml"/>
+              </rootfiles>
+            </container>
+
+            """)
+
+        var manifest: [MustacheValue] = []
+        var spine: [MustacheValue] = []
+        var overlayMeta: [MustacheValue] = []
+        var totalDuration = 0.0
+        var assets = EPUBAssets()
+        var years: [(year: Int, months: [MustacheValue], firstHref: String)] = []
+        let base: [String: MustacheValue] = [
+            "title": .string(title), "language": .string(language.code), "direction": .string(language.direction),
+        ]
+
+        // Cover.
+        var coverData = base
+        coverData["author"] = author.map { .string($0) } ?? .null
+        coverData["dateRange"] = .string(contents.dateRange)
+        coverData["entryCount"] = .string(contents.entryCount == 1 ? "1 entry" : "\(contents.entryCount) entries")
+        if let cover {
+            let href = "images/cover." + cover.format.fileExtension
+            try zip.add(Self.package + href, file: cover.source)
+            manifest.append(item("cover-image", href, cover.format.mediaType, properties: cover.format.mediaType == "image/svg+xml" ? "cover-image svg" : "cover-image"))
+            coverData["image"] = .object(["src": .string(href)])
+        }
+        try add(zip, "cover.xhtml", render: "epub/cover.xhtml", coverData)
+        manifest.append(item("cover", "cover.xhtml", "application/xhtml+xml", properties: cover?.format.mediaType == "image/svg+xml" ? "svg" : nil))
+        spine.append(.object(["idref": .string("cover")]))
+        manifest.append(item("nav", "nav.xhtml", "application/xhtml+xml", properties: "nav"))
+        spine.append(.object(["idref": .string("nav")]))
+        try zip.add(Self.package + "style.css", text: try templates.source("epub/style.css"))
+        manifest.append(item("css", "style.css", "text/css"))
+
+        // A chapter per month.
+        var done: Int64 = 0
+        for month in contents.months {
+            let page = "text/" + month.key + ".xhtml"
+            var overlay = MediaOverlay()
+            var entries: [MustacheValue] = []
+            var navEntries: [MustacheValue] = []
+            for entry in month.entries {
+                let anchor = "e-" + entry.id
+                let data = EntryData(entry, anchor: anchor, book: language, withAudio: options.withAudio, store: store,
+                                     assets: &assets, overlay: &overlay)
+                entries.append(data.value)
+                navEntries.append(.object(["title": data.value.member("title") ?? .string(""), "href": .string(page + "#" + anchor)]))
+                done += 1
+                if done % 200 == 0 { progress?(done, Int64(contents.entryCount) * 2) }
+            }
+            var chapter = base
+            chapter["key"] = .string(month.key)
+            chapter["monthTitle"] = .string(month.title)
+            chapter["entries"] = .list(entries)
+            try add(zip, page, render: "epub/chapter.xhtml", chapter)
+            let chapterID = "ch-" + month.key
+            var overlayID: String?
+            if !overlay.isEmpty {
+                let smil = "overlays/" + month.key + ".smil"
+                overlayID = "mo-" + month.key
+                try add(zip, smil, render: "epub/overlay.smil", overlay.data(page: page))
+                manifest.append(item(overlayID ?? "", smil, "application/smil+xml"))
+                overlayMeta.append(.object(["id": .string(overlayID ?? ""), "duration": .string(MediaOverlay.clock(overlay.duration))]))
+                totalDuration += overlay.duration
+                summary.overlays += 1
+            }
+            manifest.append(item(chapterID, page, "application/xhtml+xml", overlay: overlayID))
+            spine.append(.object(["idref": .string(chapterID)]))
+            let monthNav: MustacheValue = .object(["title": .string(month.title), "href": .string(page), "entries": .list(navEntries)])
+            if years.last?.year == month.year {
+                years[years.count - 1].months.append(monthNav)
+            } else {
+                years.append((month.year, [monthNav], page))
+            }
+            summary.chapters += 1
+        }
+        summary.entries = contents.entryCount
+
+        for asset in assets.assets {
+            try zip.add(Self.package + asset.href, file: asset.source)
+            manifest.append(item(asset.id, asset.href, asset.mediaType))
+            if asset.isAudio { summary.recordings += 1 } else { summary.images += 1 }
+        }
+
+        // Contents page with landmarks.
+        var nav = base
+        nav["years"] = .list(years.map { .object(["year": .string(String($0.year)), "href": .string($0.firstHref), "months": .list($0.months)]) })
+        nav["firstChapter"] = .string(years.first?.firstHref ?? "")
+        try add(zip, "nav.xhtml", render: "epub/nav.xhtml", nav)
+
+        // Package document.
+        var package = base
+        let identifierKey = "quire-book\n" + title + "\n" + (author ?? "") + "\n" + contents.months.flatMap { $0.entries.map(\.id) }.joined(separator: ",")
+        package["identifier"] = .string("urn:uuid:" + StableID.derived(identifierKey))
+        package["author"] = author.map { .string($0) } ?? .null
+        package["modified"] = .string(modified.utcText)
+        package["manifest"] = .list(manifest)
+        package["spine"] = .list(spine)
+        package["rightToLeft"] = .bool(language.direction == "rtl")
+        package["hasImages"] = .bool(summary.images > 0 || cover != nil)
+        package["hasAudio"] = .bool(summary.recordings > 0)
+        package["hasOverlays"] = .bool(summary.overlays > 0)
+        package["overlays"] = .list(overlayMeta)
+        package["totalDuration"] = .string(MediaOverlay.clock(totalDuration))
+        package["accessibilitySummary"] = .string(accessibilitySummary(summary))
+        try add(zip, "package.opf", render: "epub/package.opf", package)
+        return summary
+    }
+
+    private func accessibilitySummary(_ summary: BookSummary) -> String {
+        var text = "A personal journal: entries under headings, a chapter per month, and a table of contents by year, month and entry."
+        if summary.images > 0 { text += " Photos have no descriptions beyond the entry they belong to." }
+        text += " Voice notes are given as their transcripts."
+        if summary.overlays > 0 { text += " Timed transcripts are synchronised with their recordings." }
+        return text
+    }
+
+    private func item(_ id: String, _ href: String, _ mediaType: String, properties: String? = nil, overlay: String? = nil) -> MustacheValue {
+        var object: [String: MustacheValue] = ["id": .string(id), "href": .string(href), "mediaType": .string(mediaType)]
+        if let properties { object["properties"] = .string(properties) }
+        if let overlay { object["overlay"] = .string(overlay) }
+        return .object(object)
+    }
+
+    /// Renders a template, checks that the result is well-formed XML, and adds it.
+    private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: [String: MustacheValue]) throws {
+        try add(zip, name, render: template, .object(data))
+    }
+
+    private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: MustacheValue) throws {
+        let text = try templates.render(template, data)
+        if let problem = XHTMLPage.wellFormednessProblem(text) {
+            throw ExportError(.template, path: templates.origin(of: template),
+                              detail: "renders \(name) as XML that is not well-formed (line \(problem.line) of the output: \(problem.message))")
+        }
+        try zip.add(Self.package + name, text: text)
+    }
+}
+
+extension EntryFilter {
+    var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil }
+}

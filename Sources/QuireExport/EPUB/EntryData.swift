@@ -1,0 +1,143 @@
+import QuireStore
+
+/// What the `epub/entry.xhtml` template sees of one entry: every string already free of
+/// characters XML forbids, the body already XHTML.
+struct EntryData {
+    let language: TextLanguage
+    let value: MustacheValue
+
+    /// - Parameters:
+    ///   - anchor: the entry's id on its page (`e-<uuid>`).
+    ///   - page: the page's path in the package (`text/2025-03.xhtml`), for overlays.
+    init(_ entry: Entry, anchor: String, book: BookLanguage, withAudio: Bool, store: Store,
+         assets: inout EPUBAssets, overlay: inout MediaOverlay) {
+        let clean = XMLText.clean
+        var languageText = entry.title + "\n" + entry.body
+        for media in entry.media where !media.transcript.isEmpty { languageText += "\n" + media.transcript }
+        language = TextLanguage(of: languageText)
+        let local = LocalDate(entry.created)
+        let title = entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle
+        var object: [String: MustacheValue] = [
+            "id": .string(entry.id),
+            "anchor": .string(anchor),
+            "title": .string(clean(title)),
+            "date": .string(local.longDay + ", " + local.clock),
+            "datetime": .string(entry.created.text),
+            "journal": .string(clean(entry.journal)),
+            "starred": .bool(entry.starred),
+            "tags": .list(entry.tags.map { .string(clean($0)) }),
+            "hasTags": .bool(!entry.tags.isEmpty),
+            "body": .string(XHTMLPage.fragment(MarkdownRenderer.html(entry.body), idPrefix: anchor + "-", headingShift: 2)),
+        ]
+        if let code = language.code, code != book.code { object["lang"] = .string(code) }
+        if let direction = language.direction, direction != book.direction { object["dir"] = .string(direction) }
+        if let location = entry.location {
+            object["location"] = .object([
+                "name": .string(clean(location.name ?? "")),
+                "coordinates": .string(Self.coordinates(location)),
+            ])
+        }
+        var media: [MustacheValue] = []
+        for (index, item) in entry.media.enumerated() {
+            media.append(Self.media(item, entryTitle: title, anchor: anchor + "-m\(index + 1)", withAudio: withAudio,
+                                    store: store, assets: &assets, overlay: &overlay))
+        }
+        object["media"] = .list(media)
+        value = .object(object)
+    }
+
+    /// `55.7539° N, 37.6208° E`.
+    static func coordinates(_ location: Location) -> String {
+        func part(_ value: Double, _ positive: String, _ negative: String) -> String {
+            let rounded = (abs(value) * 10_000).rounded() / 10_000
+            return "\(rounded)° " + (value < 0 ? negative : positive)
+        }
+        return part(location.latitude, "N", "S") + ", " + part(location.longitude, "E", "W")
+    }
+
+    private static func media(_ media: Media, entryTitle: String, anchor: String, withAudio: Bool, store: Store,
+                              assets: inout EPUBAssets, overlay: inout MediaOverlay) -> MustacheValue {
+        let clean = XMLText.clean
+        let format = assets.format(of: media, store: store)
+        var object: [String: MustacheValue] = [
+            "anchor": .string(anchor),
+            "filename": .string(clean(media.filename)),
+            "kind": .string(media.kind.rawValue),
+            "size": .string(ByteCount.text(media.size)),
+        ]
+        if let duration = media.duration, duration > 0 { object["duration"] = .string(clockText(duration)) }
+        let isImage = media.kind == .photo || (media.kind == .file && format.mediaType.hasPrefix("image/"))
+        if isImage && format.isCore {
+            let asset = assets.asset(for: media, format: format, store: store)
+            object["isPhoto"] = .bool(true)
+            object["src"] = .string("../" + asset.href)
+            object["alt"] = .string("Photo attached to “" + entryTitle + "”")
+        } else if media.kind == .voice || format.mediaType.hasPrefix("audio/") {
+            object["isVoice"] = .bool(true)
+            var segmentIDs: [String?] = Array(repeating: nil, count: media.segments.count)
+            if withAudio && format.isCore {
+                let asset = assets.asset(for: media, format: format, store: store)
+                object["audio"] = .object(["src": .string("../" + asset.href), "type": .string(format.mediaType)])
+                segmentIDs = overlay.add(segments: media.segments, audio: asset.href, idPrefix: anchor)
+            } else if withAudio {
+                object["note"] = .string("The recording (\(format.name)) is not in this book: EPUB readers cannot play it. Its transcript follows.")
+            }
+            object["segments"] = .list(zip(media.segments, segmentIDs).compactMap { segment, id in
+                guard !segment.text.isEmpty else { return nil }
+                var s: [String: MustacheValue] = ["time": .string(clockText(segment.start)), "text": .string(clean(segment.text))]
+                if let id { s["cue"] = .string(id) }
+                return .object(s)
+            })
+            if media.segments.isEmpty {
+                object["paragraphs"] = .list(Self.paragraphs(media.transcript).map { .string(clean($0)) })
+            }
+        } else {
+            object["isOther"] = .bool(true)
+            object["note"] = .string(isImage ? "\(format.name) image, not included: EPUB readers cannot show it." : "Not included in the book.")
+        }
+        return .object(object)
+    }
+
+    /// A transcript's paragraphs: split at blank lines, lines inside a paragraph joined.
+    static func paragraphs(_ text: String) -> [String] {
+        var result: [String] = []
+        var current: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty {
+                if !current.isEmpty { result.append(current.joined(separator: " ")); current = [] }
+            } else {
+                current.append(Substring(trimmed))
+            }
+        }
+        if !current.isEmpty { result.append(current.joined(separator: " ")) }
+        return result
+    }
+}
+
+/// The language and direction a whole book declares, from what most of its entries say.
+struct BookLanguage: Equatable {
+    let code: String
+    let direction: String
+
+    static let rightToLeft: Set<String> = ["ar", "fa", "he", "ur"]
+
+    /// The language more than half of the entries show; "en" when none does.
+    init(votes: [String: Int], entries: Int) {
+        let top = votes.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
+        code = top.flatMap { $0.value * 2 > entries ? $0.key : nil } ?? "en"
+        direction = Self.rightToLeft.contains(code) ? "rtl" : "ltr"
+    }
+}
+
+/// `12.3 MiB`.
+enum ByteCount {
+    static func text(_ bytes: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        if unit == 0 { return "\(bytes) B" }
+        return "\((value * 10).rounded() / 10) " + units[unit]
+    }
+}
