@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport", "QuireCLI"],
+        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport", "QuireCLI", "CZip"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

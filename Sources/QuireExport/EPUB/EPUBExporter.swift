@@ -162,7 +162,7 @@ public struct EPUBExporter {
             chapter["key"] = .string(month.key)
             chapter["monthTitle"] = .string(month.title)
             chapter["entries"] = .list(entries)
-            try add(zip, page, render: "epub/chapter.xhtml", chapter)
+            try add(zip, page, render: "epub/chapter.xhtml", chapter, partialData: ("epub/entry.xhtml", entries))
             let chapterID = "ch-" + month.key
             var overlayID: String?
             if !overlay.isEmpty {
@@ -233,14 +233,28 @@ public struct EPUBExporter {
     }
 
     /// Renders a template, checks that the result is well-formed XML, and adds it.
-    private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: [String: MustacheValue]) throws {
-        try add(zip, name, render: template, .object(data))
+    /// When the page is not well-formed and `partialData` names the partial its items are
+    /// rendered with, the partial is tried alone on each, so the error names the file at fault.
+    private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: [String: MustacheValue],
+                     partialData: (template: String, items: [MustacheValue])? = nil) throws {
+        try add(zip, name, render: template, .object(data), partialData: partialData)
     }
 
-    private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: MustacheValue) throws {
+    private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: MustacheValue,
+                     partialData: (template: String, items: [MustacheValue])? = nil) throws {
         let text = try templates.render(template, data)
-        if let problem = XHTMLPage.wellFormednessProblem(text) {
-            throw ExportError(.template, path: templates.origin(of: template),
+        if var problem = XHTMLPage.wellFormednessProblem(text) {
+            var culprit = template
+            for item in partialData?.items ?? [] {
+                let fragment = try templates.render(partialData?.template ?? template, item)
+                let wrapped = "<fragment xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">\n" + fragment + "</fragment>"
+                if let inner = XHTMLPage.wellFormednessProblem(wrapped) {
+                    culprit = partialData?.template ?? template
+                    problem = XHTMLPage.Problem(line: max(1, inner.line - 1), message: inner.message)
+                    break
+                }
+            }
+            throw ExportError(.template, path: templates.origin(of: culprit),
                               detail: "renders \(name) as XML that is not well-formed (line \(problem.line) of the output: \(problem.message))")
         }
         try zip.add(Self.package + name, text: text)
