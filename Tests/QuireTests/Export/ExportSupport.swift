@@ -69,7 +69,7 @@ enum VariedJournal {
                 ["kind": "voice", "path": "media/voice.wav", "filename": "old.wav", "duration": 1.0, "segments": segments],
             ]],
             ["journal": "Journal", "created": "2025-07-04T10:00:00+01:00", "title": "Hostile names",
-             "body": "", "media": [["kind": "file", "path": "media/photo.png", "filename": "../../etc/passwd"]]],
+             "body": "", "media": [["kind": "file", "path": "media/notes.txt", "filename": "../../etc/passwd", "mime": "text/plain"]]],
             ["journal": "Journal", "created": "2025-07-05T10:00:00+01:00", "title": "Title: with \"quotes\" # and *stars* ---",
              "body": "---\nnot: front matter\n---", "tags": ["a:b", "- dash"]],
             ["journal": "Journal", "created": "2025-07-06T09:00:00+01:00", "title": "Same title", "body": "first"],
@@ -87,6 +87,7 @@ enum VariedJournal {
             lines.append(["journal": i % 3 == 0 ? "Dreams" : "Journal", "created": created, "title": "Day \(i)",
                           "body": languages[i % languages.count] + "\n\nEntry number \(i).", "tags": i % 5 == 0 ? ["weekly"] : []])
         }
+        _ = dir.file("journal/media/notes.txt", "root:x:0:0\n")
         var text = ""
         for line in lines {
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])
