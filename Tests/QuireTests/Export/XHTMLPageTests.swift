@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import QuireExport
+@testable import QuireStore
+
+@Suite struct XHTMLPageTests {
+    func page(_ fragment: String) -> String {
+        "<div xmlns=\"http://www.w3.org/1999/xhtml\">" + fragment + "</div>"
+    }
+
+    @Test func bodiesBecomeWellFormedXHTMLForABookPage() {
+        let html = MarkdownRenderer.html("""
+            # Title
+
+            Text[^n] with a [link](https://example.org?a=1&b=2), [relative](other.md), [[x]](#missing), ![pic](https://e.org/p.png), ![local](p.png).
+
+            - [ ] open
+            - [x] done
+
+            | a | b |
+            |:-:|--:|
+            | 1 | 2 |
+
+            [^n]: Note.
+            """)
+        let xhtml = XHTMLPage.fragment(html, idPrefix: "e-1-", headingShift: 2)
+        #expect(XHTMLPage.wellFormednessProblem(page(xhtml)) == nil, "\(xhtml)")
+        #expect(xhtml.contains("<h3>Title</h3>"))
+        #expect(xhtml.contains("<a href=\"https://example.org?a=1&amp;b=2\">link</a>"))
+        #expect(xhtml.contains("relative") && !xhtml.contains("other.md"))
+        #expect(!xhtml.contains("#missing"))
+        #expect(xhtml.contains("<a href=\"https://e.org/p.png\">pic</a>") && !xhtml.contains("<img"))
+        #expect(xhtml.contains("☐ open") && xhtml.contains("☑ done") && !xhtml.contains("<input"))
+        #expect(xhtml.contains("style=\"text-align: center\"") && xhtml.contains("style=\"text-align: right\""))
+        #expect(!xhtml.contains("data-footnotes"))
+        // Footnote links point at prefixed ids that exist.
+        let ids = xhtml.components(separatedBy: "id=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        let hrefs = xhtml.components(separatedBy: "href=\"#").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        #expect(!hrefs.isEmpty && ids.allSatisfy { $0.hasPrefix("e-1-") })
+        for href in hrefs { #expect(ids.contains(href), "\(href)") }
+    }
+
+    @Test func hostileTextCannotBreakThePage() {
+        for body in ["<div><p>unclosed", "a \u{0}\u{1}\u{B}\u{FFFE} b", "</body></html><script>x</script>", "&nbsp;&copy;&#0;&#xD800;",
+                     String(repeating: "> ", count: 300) + "deep", "<![CDATA[ x ]]> <!-- c --> <?php x ?>"] {
+            let xhtml = XHTMLPage.fragment(MarkdownRenderer.html(body), idPrefix: "p-")
+            #expect(XHTMLPage.wellFormednessProblem(page(xhtml)) == nil, "\(body): \(xhtml)")
+            #expect(!xhtml.contains("<script") && !xhtml.contains("&nbsp;"))
+        }
+    }
+
+    @Test func strictParsingNamesTheLine() {
+        let problem = XHTMLPage.wellFormednessProblem("<a>\n<b>&nbsp;</b>\n</a>")
+        #expect(problem?.line == 2)
+        #expect(XHTMLPage.wellFormednessProblem("<a>\n<b>\n</a>") != nil)
+        #expect(XHTMLPage.wellFormednessProblem("<a>\u{A0}</a>") == nil)
+    }
+}
+
+@Suite struct BookHelperTests {
+    @Test func localDatesMatchFoundationsCalendarAtTheirOwnOffset() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let seconds = Int64.random(in: -5_000_000_000...8_000_000_000, using: &generator)
+            let offset = Int.random(in: -12...14, using: &generator) * 1800
+            let local = LocalDate(Timestamp(microseconds: seconds * 1_000_000 + 123, offsetSeconds: offset))
+            calendar.timeZone = try #require(TimeZone(secondsFromGMT: offset))
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: Date(timeIntervalSince1970: Double(seconds)))
+            #expect([local.year, local.month, local.day, local.hour, local.minute, local.second, local.weekday + 1]
+                    == [c.year, c.month, c.day, c.hour, c.minute, c.second, c.weekday], "\(seconds) \(offset)")
+        }
+        #expect(LocalDate(ts("2025-03-01T21:14:05+03:00")).longDay == "Saturday, 1 March 2025")
+        #expect(LocalDate(ts("2025-03-31T23:30:00-10:00")).monthKey == "2025-03")
+    }
+
+    @Test func scriptsTellLanguageAndDirection() {
+        #expect(TextLanguage(of: "ذهبت إلى المكتبة") == TextLanguage(code: "ar", direction: "rtl"))
+        #expect(TextLanguage(of: "کتاب خواندم").code == "fa")
+        #expect(TextLanguage(of: "שלום עולם").direction == "rtl")
+        #expect(TextLanguage(of: "今日は東京に行きました").code == "ja")
+        #expect(TextLanguage(of: "我今天去了北京").code == "zh")
+        #expect(TextLanguage(of: "Привет, мир").code == "ru")
+        #expect(TextLanguage(of: "Привіт, світ").code == "uk")
+        #expect(TextLanguage(of: "Hello world") == TextLanguage(code: nil, direction: "ltr"))
+        #expect(TextLanguage(of: "12345 !!!") == TextLanguage(code: nil, direction: nil))
+    }
+
+    @Test func overlaysKeepOnlyOrderedClipsWithLength() {
+        var overlay = MediaOverlay()
+        let ids = overlay.add(segments: [
+            Segment(start: 0, end: 1, text: "a"), Segment(start: 0.5, end: 2, text: "overlaps"), Segment(start: 2, end: 2, text: "empty"),
+            Segment(start: 2, end: 3.25, text: "b"), Segment(start: 4, end: 5, text: ""), Segment(start: .nan, end: 6, text: "nan"),
+        ], audio: "media/x.m4a", idPrefix: "m")
+        #expect(ids == ["m-s1", nil, nil, "m-s4", nil, nil])
+        #expect(overlay.duration == 2.25)
+        #expect(MediaOverlay.clock(3725.5) == "1:02:05.500")
+    }
+}
