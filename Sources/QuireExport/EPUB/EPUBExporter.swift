@@ -99,8 +99,9 @@ public struct EPUBExporter {
             }
         }
         let language = BookLanguage(votes: votes, entries: contents.entryCount)
-        let title = XMLText.clean(options.title ?? (options.filter.journals.count == 1 ? options.filter.journals[0] : "Journal"))
-        let author = options.author.map(XMLText.clean)
+        let given = XMLText.clean(options.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = given.isEmpty ? (options.filter.journals.count == 1 ? XMLText.clean(options.filter.journals[0]) : "Journal") : given
+        let author = options.author.map(XMLText.clean)?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
 
         try zip.add("mimetype", text: "application/epub+zip", compress: false)
         try zip.add("META-INF/container.xml", text: """
@@ -131,11 +132,11 @@ public struct EPUBExporter {
         if let cover {
             let href = "images/cover." + cover.format.fileExtension
             try zip.add(Self.package + href, file: cover.source)
-            manifest.append(item("cover-image", href, cover.format.mediaType, properties: cover.format.mediaType == "image/svg+xml" ? "cover-image svg" : "cover-image"))
+            manifest.append(item("cover-image", href, cover.format.mediaType, properties: "cover-image"))
             coverData["image"] = .object(["src": .string(href)])
         }
         try add(zip, "cover.xhtml", render: "epub/cover.xhtml", coverData)
-        manifest.append(item("cover", "cover.xhtml", "application/xhtml+xml", properties: cover?.format.mediaType == "image/svg+xml" ? "svg" : nil))
+        manifest.append(item("cover", "cover.xhtml", "application/xhtml+xml"))
         spine.append(.object(["idref": .string("cover")]))
         manifest.append(item("nav", "nav.xhtml", "application/xhtml+xml", properties: "nav"))
         spine.append(.object(["idref": .string("nav")]))
@@ -263,4 +264,8 @@ public struct EPUBExporter {
 
 extension EntryFilter {
     var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }

@@ -63,7 +63,7 @@ public struct MarkdownExporter {
                         attachment = SafeName.unique(safe, in: &takenAttachmentNames)
                         attachmentNames[item.blobID] = attachment
                         try FileIO.makeFolder(outdir + "/attachments")
-                        try FileIO.copyAtomically(from: store.blobs.path(for: item.blobID), to: outdir + "/attachments/" + attachment)
+                        try FileIO.copyAtomically(from: store.blobs.path(for: item.blobID), to: outdir + "/attachments/" + attachment, sync: false)
                         written.append("attachments/" + attachment)
                         summary.attachments += 1
                     }

@@ -94,13 +94,13 @@ public enum FileIO {
         if sync { syncFolder(folder) }
     }
 
-    /// Copies `source` to `destination` in constant memory, durably.
-    public static func copyAtomically(from source: String, to destination: String) throws {
+    /// Copies `source` to `destination` in constant memory, atomically; durably unless `sync` is false.
+    public static func copyAtomically(from source: String, to destination: String, sync: Bool = true) throws {
         let input = try openForReading(source)
         defer { close(input) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        try writeDurably(to: destination) { output in
+        try writeDurably(to: destination, sync: sync) { output in
             while true {
                 let n = try readSome(input, buffer, path: source)
                 if n == 0 { break }
