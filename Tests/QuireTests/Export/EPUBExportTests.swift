@@ -16,9 +16,17 @@ import Testing
         return (run, out)
     }
 
-    @Test(.enabled(if: ExternalTool.available("epubcheck")), arguments: [false, true])
-    func epubcheckReportsNoErrorsAndNoWarnings(withAudio: Bool) throws {
-        let (run, book) = try export(withAudio ? ["--with-audio", "--title", "Дневник", "--author", "Анна"] : [])
+    /// The whole journal plain; with audio, overlays, a title, an author and a PNG cover; and a
+    /// right-to-left book (its entries mostly Arabic) with an SVG cover.
+    @Test(.enabled(if: ExternalTool.available("epubcheck")), arguments: ["plain", "audio", "rtl"])
+    func epubcheckReportsNoErrorsAndNoWarnings(scenario: String) throws {
+        let svg = dir.file("cover.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"60\" height=\"90\"><rect width=\"60\" height=\"90\" fill=\"teal\"/></svg>")
+        let arguments = [
+            "plain": [],
+            "audio": ["--with-audio", "--title", "Дневник", "--author", "Анна", "--cover", VariedJournal.media + "/photo.png"],
+            "rtl": ["--tag", "rtl", "--with-audio", "--cover", svg],
+        ][scenario] ?? []
+        let (run, book) = try export(arguments)
         try #require(run.status == 0, "\(run.stderr)")
         let report = dir.path + "/report.json"
         _ = try ExternalTool.run("epubcheck", [book, "--json", report])
@@ -81,7 +89,7 @@ import Testing
         #expect(order == spine, "nav links must follow the spine")
         #expect(nav.contains("epub:type=\"landmarks\"") && nav.contains("epub:type=\"bodymatter\""))
         // Every generated entry is in the contents.
-        #expect(nav.components(separatedBy: "#e-").count - 1 == 240 + 16)
+        #expect(nav.components(separatedBy: "#e-").count - 1 == 240 + 18)
     }
 
     @Test func rawHTMLIsShownAsTextAndPagesStayWellFormed() throws {
@@ -116,6 +124,15 @@ import Testing
         let tag = june[article.lowerBound..<arabic.lowerBound]
         #expect(tag.contains("dir=\"rtl\"") && tag.contains("lang=\"ar\""))
         #expect(zip.text("EPUB/text/2025-04.xhtml").contains("lang=\"ja\""))
+        #expect(zip.text("EPUB/package.opf").contains("<dc:language>en</dc:language>"), "no language has a majority")
+
+        let (arabicRun, arabicBook) = try export(["--tag", "rtl"], to: "ar.epub")
+        try #require(arabicRun.status == 0, "\(arabicRun.stderr)")
+        let opf = try ZipArchive(arabicBook).text("EPUB/package.opf")
+        #expect(opf.contains("<dc:language>ar</dc:language>") && opf.contains("page-progression-direction=\"rtl\""))
+        let page = try ZipArchive(arabicBook).text("EPUB/text/2025-06.xhtml")
+        #expect(page.contains("<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\" xml:lang=\"ar\" lang=\"ar\" dir=\"rtl\">"))
+        #expect(page.contains("dir=\"ltr\""), "the English entry says it runs left to right")
     }
 
     @Test func voiceNotesWithAudioGetMediaOverlaysAndTheRestTranscripts() throws {

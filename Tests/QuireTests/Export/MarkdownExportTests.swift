@@ -108,7 +108,8 @@ import Testing
         }
         #expect(checked > 40)
         let voice = try String(contentsOfFile: out + "/2025/07/2025-07-03-voice-notes.md", encoding: .utf8)
-        #expect(voice.contains("(../../attachments/Voice%20014.m4a)"))
+        #expect(voice.contains("(../../attachments/Memo%202.mp3)"), "spaces are percent-encoded")
+        #expect(voice.contains("(../../attachments/%D9%85%D8%B0%D9%83%D8%B1%D8%A9.m4a)"), "one file for a recording two entries share")
         #expect(voice.contains("> **0:01** 二番目の文。"))
         #expect(voice.contains("And the last \\<one\\> \\& done."))
     }
