@@ -68,13 +68,7 @@ enum Format {
         return line
     }
 
-    static func size(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    static func size(_ bytes: Int64) -> String { ByteCount.text(bytes) }
 
     static func seconds(_ s: Double) -> String {
         let total = Int(s.rounded(.down))

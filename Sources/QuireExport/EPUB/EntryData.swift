@@ -129,15 +129,3 @@ struct BookLanguage: Equatable {
         direction = Self.rightToLeft.contains(code) ? "rtl" : "ltr"
     }
 }
-
-/// `12.3 MiB`.
-enum ByteCount {
-    static func text(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
-        if unit == 0 { return "\(bytes) B" }
-        return "\((value * 10).rounded() / 10) " + units[unit]
-    }
-}
