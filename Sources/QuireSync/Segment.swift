@@ -35,9 +35,8 @@ struct Segment {
     /// - Throws: `SyncError` naming `path` when the content is not a segment.
     static func decode(_ data: Data, path: String) throws -> Segment {
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
-        guard let text = String(data: data, encoding: .utf8), let root = try? JSONValue.parse(text), let o = root.object else {
-            throw bad("not JSON")
-        }
+        let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+        guard let o = parsed?.object else { throw bad("not JSON") }
         guard let format = o["format"]?.number, Int(format) <= Self.format else { throw bad("unknown format") }
         guard let device = o["device"]?.string, let seq = o["seq"]?.number, let previous = o["previous"]?.string,
               let rows = o["changes"]?.array, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
@@ -58,6 +57,15 @@ struct Segment {
             map[k] = remote
         }
         return Segment(device: device, seq: Int(seq), previous: previous, changes: changes, blobs: map)
+    }
+
+    /// Only the attachment map of an encoded segment (local id → repository id), read without
+    /// decoding its changes: `encoded()` writes keys in order, so "blobs" leads. Nil when it
+    /// does not (another format), or the data is not a segment.
+    static func blobMap(_ data: Data) -> [String: String]? {
+        let member = data.withUnsafeBytes { raw in try? JSONValue.firstMember(raw.bindMemory(to: UInt8.self)) }
+        guard let member, member.key == "blobs", let object = member.value.object else { return nil }
+        return object.compactMapValues(\.string)
     }
 }
 

@@ -101,6 +101,12 @@ public final class Syncer {
             try adoptSnapshot(snapshot, progress: progress)
             logs = try store.syncLogs()
         }
+        var plan: [(device: String, seq: Int)] = []
+        for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
+            for seq in ((logs[device]?.seq ?? 0) + 1)..<((seqs.max() ?? 0) + 1) { plan.append((device, seq)) }
+        }
+        let downloads = startDownloads(ahead: plan)
+        defer { downloads?.stop() }
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
             guard let newest = seqs.max() else { continue }
             var (seq, hash) = logs[device] ?? (0, "")
@@ -113,10 +119,11 @@ public final class Syncer {
                 } catch let error as SyncError where error.kind == .missing && !usedSnapshot {
                     // Pruned after a snapshot that covers it: start from the snapshot, then go on.
                     guard let snapshot = try newestSnapshot() else { throw error }
+                    downloads?.stop()
                     try adoptSnapshot(snapshot, progress: progress)
                     return try pull(into: &report, progress: progress, usedSnapshot: true)
                 }
-                try fetchBlobs(of: segment, into: &report)
+                try fetchBlobs(of: segment, using: downloads?.prefetcher, into: &report)
                 checkpoint("pull-before-merge")
                 let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
                     checkpoint("merge-before-commit")
@@ -164,9 +171,43 @@ public final class Syncer {
         return (segment, Digest.hex(sealed))
     }
 
-    /// Downloads the blobs a segment's media reference and this store lacks: in parallel over
-    /// the worker connections, each into its own temporary file; then adopted one by one.
-    private func fetchBlobs(of segment: Segment, into report: inout SyncReport) throws {
+    /// Background downloads for a pull: worker connections fetch attachments while this
+    /// thread merges, and (for more than one segment) a scout reads the segments ahead.
+    final class Downloads {
+        let prefetcher: BlobPrefetcher
+        private let scout: SegmentScout?
+        private var stopped = false
+
+        init(prefetcher: BlobPrefetcher, scout: SegmentScout?) {
+            self.prefetcher = prefetcher
+            self.scout = scout
+        }
+
+        func stop() {
+            guard !stopped else { return }
+            stopped = true
+            scout?.stop()
+            prefetcher.close()
+        }
+    }
+
+    /// Starts background downloads over the worker connections, or nil without them.
+    private func startDownloads(ahead plan: [(device: String, seq: Int)]) -> Downloads? {
+        guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
+        var repositories = workerBackends.map {
+            Repository(backend: $0, id: repository.id, keys: repository.keys, keyName: repository.keyName)
+        }
+        let scoutRepository = plan.count > 1 ? repositories.removeFirst() : nil
+        let blobs = store.blobs
+        let prefetcher = BlobPrefetcher(workers: repositories) { try blobs.temporaryPath() }
+        let scout = scoutRepository.map { SegmentScout(segments: plan, repository: $0, prefetcher: prefetcher, blobs: blobs) }
+        return Downloads(prefetcher: prefetcher, scout: scout)
+    }
+
+    /// Fetches the attachments a segment's media name and this store lacks — through the
+    /// background downloads when there are any, else one by one — and takes them in as one
+    /// batch, in order up to the first that failed.
+    private func fetchBlobs(of segment: Segment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
         var needed: [(local: String, remote: String)] = []
         var seen = Set<String>()
         for change in segment.changes where change.record == .media && change.field == "blob" {
@@ -177,47 +218,30 @@ public final class Syncer {
             }
             needed.append((local, remote))
         }
-        if needed.count < 2 || workerBackends.isEmpty {
+        guard let prefetcher, !needed.isEmpty else {
             for item in needed {
                 try downloadBlob(local: item.local, remote: item.remote)
                 report.blobsDownloaded += 1
             }
             return
         }
-        let repositories = ([repository.backend] + workerBackends).map {
-            Repository(backend: $0, id: repository.id, keys: repository.keys, keyName: repository.keyName)
-        }
-        let temps = try needed.map { _ in try store.blobs.temporaryPath() }
-        let results = ParallelResults(count: needed.count)
-        // Each thread uses only its own repository handle (one curl handle per connection).
-        let work = UncheckedBox((repositories, needed.map(\.remote), temps))
-        DispatchQueue.concurrentPerform(iterations: repositories.count) { worker in
-            let (repositories, remotes, temps) = work.value
-            while let index = results.nextIndex() {
-                do {
-                    try repositories[worker].downloadBlob(remotes[index], to: temps[index])
-                    results.set(index, .success(""))
-                } catch {
-                    results.set(index, .failure(error))
-                }
-            }
-        }
-        defer { for temp in temps { unlink(temp) } }
-        for (index, item) in needed.enumerated() {
-            switch results.result(index) {
-            case .success?:
+        for item in needed { prefetcher.request(local: item.local, remote: item.remote) }
+        var arrived: [DownloadedBlob] = []
+        defer { for blob in arrived { unlink(blob.path) } }  // gone once adopted; left over only after an error
+        var failure: Error?
+        for item in needed {
+            switch prefetcher.take(item.local) {
+            case .success(let temp):
                 checkpoint("blob-downloaded")
-                try store.adoptBlob(fileAt: temps[index], authenticatedAs: item.local)
-                try store.setRemoteBlobID(item.remote, for: item.local)
-                report.blobsDownloaded += 1
-            case .failure(let error as RemoteError)? where error.kind == .notFound:
-                throw SyncError(.missing, object: Repository.blobPath(item.remote), detail: "an attachment is missing on the server")
-            case .failure(let error)?:
-                throw error
-            case nil:
-                throw SyncError(.missing, object: Repository.blobPath(item.remote), detail: "an attachment was not downloaded")
+                arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
+            case .failure(let error):
+                failure = error
             }
+            if failure != nil { break }
         }
+        try store.adoptDownloadedBlobs(arrived)
+        report.blobsDownloaded += arrived.count
+        if let failure { throw failure }
     }
 
     func downloadBlob(local: String, remote: String) throws {
@@ -229,8 +253,7 @@ public final class Syncer {
             throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
         }
         checkpoint("blob-downloaded")
-        try store.adoptBlob(fileAt: temp, authenticatedAs: local)
-        try store.setRemoteBlobID(remote, for: local)
+        try store.adoptDownloadedBlobs([DownloadedBlob(path: temp, id: local, remoteID: remote)])
     }
 
     // MARK: - Push
@@ -315,26 +338,3 @@ public final class Syncer {
 }
 
 /// Work items handed out to download threads, and their results.
-private final class ParallelResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var results: [Result<String, Error>?]
-
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-
-    func nextIndex() -> Int? {
-        lock.withLock {
-            guard next < results.count else { return nil }
-            defer { next += 1 }
-            return next
-        }
-    }
-
-    func set(_ index: Int, _ result: Result<String, Error>) { lock.withLock { results[index] = result } }
-    func result(_ index: Int) -> Result<String, Error>? { lock.withLock { results[index] } }
-}
-
-private final class UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}

@@ -23,8 +23,8 @@ enum SyncSession {
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
         let syncer = Syncer(store: store, repository: repository)
-        // Three more connections for downloading attachments in parallel.
-        syncer.workerBackends = try (0..<3).map { _ in try makeBackend() }
+        // More connections: one reads segments ahead, four download attachments while merging.
+        syncer.workerBackends = try (0..<5).map { _ in try makeBackend() }
         if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
         if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
         installCrashPoint(syncer, context: context)
@@ -182,7 +182,7 @@ struct RestoreCommand: Command {
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
-        let store = try context.openStore(create: true)
+        let store = try context.openStore(create: true, cacheMebibytes: 8)
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         let resuming = try store.restoringFrom()

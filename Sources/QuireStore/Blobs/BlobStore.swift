@@ -61,11 +61,13 @@ public struct BlobStore: Sendable {
     /// Takes a file already written inside the store's folder (a download) into the store by
     /// renaming it: no second copy. `sha256`, when the writer hashed the bytes as it wrote
     /// them, saves reading them again. The file is gone afterwards either way.
-    public func adopt(fileAt path: String, sha256: String? = nil) throws -> Added {
+    /// With `syncFolder` false the caller flushes the blob's folder (`folder(of:)`) itself,
+    /// once for many blobs.
+    public func adopt(fileAt path: String, sha256: String? = nil, syncFolder: Bool = true) throws -> Added {
         if let sha256, Self.isValidID(sha256) {
             var info = stat()
             guard stat(path, &info) == 0 else { throw StoreError(.fileUnreadable, path: path, detail: FileIO.errnoText()) }
-            return try install(path, id: sha256, size: Int64(info.st_size))
+            return try install(path, id: sha256, size: Int64(info.st_size), syncFolder: syncFolder)
         }
         let input = try FileIO.openForReading(path)
         defer { close(input) }
@@ -99,23 +101,30 @@ public struct BlobStore: Sendable {
 
     /// Moves a complete, synced file into place as blob `id`, or drops it when identical bytes
     /// are stored already. Rename is atomic: readers see no blob or the whole blob.
-    private func install(_ file: String, id: String, size: Int64) throws -> Added {
+    private func install(_ file: String, id: String, size: Int64, syncFolder: Bool = true) throws -> Added {
         let final = path(for: id)
         if FileManager.default.fileExists(atPath: final) {
             unlink(file)
             return Added(id: id, size: size, isNew: false)
         }
-        let folder = root + "/" + id.prefix(2)
+        let folder = folder(of: id)
+        let created = !FileManager.default.fileExists(atPath: folder)
         try FileIO.makeFolder(folder)
         guard rename(file, final) == 0 else {
             let reason = FileIO.errnoText()
             unlink(file)
             throw StoreError(.io, path: final, detail: reason)
         }
-        // Persist the new folder entry.
-        FileIO.syncFolder(folder)
+        // Persist the new folder entry (and the folder itself when it is new).
+        if syncFolder {
+            FileIO.syncFolder(folder)
+            if created { FileIO.syncFolder(root) }
+        }
         return Added(id: id, size: size, isNew: true)
     }
+
+    /// The folder blob `id` lives in (`blobs/ab`).
+    public func folder(of id: String) -> String { root + "/" + id.prefix(2) }
 
     /// A fresh temporary file name inside the store (same filesystem, so `adopt` can rename).
     public func temporaryPath() throws -> String {

@@ -25,6 +25,24 @@ public enum JSONValue: Equatable, Sendable {
         return value
     }
 
+    /// The key and value of the first member of the object `bytes` starts with, parsing
+    /// nothing after it: reads one leading member of a large document cheaply. Nil when the
+    /// document is not an object or the object is empty.
+    public static func firstMember(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> (key: String, value: JSONValue)? {
+        var parser = Parser(bytes: bytes)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+        parser.index += 1
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { return nil }
+        let key = try parser.string()
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.fail("expected ':' after key \"\(key)\"") }
+        parser.index += 1
+        parser.skipWhitespace()
+        return (key, try parser.value(depth: 1))
+    }
+
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
         let bytes = Array(text.utf8)
         let result = bytes.withUnsafeBufferPointer { buffer in

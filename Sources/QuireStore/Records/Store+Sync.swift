@@ -210,15 +210,30 @@ extension Store {
         }
     }
 
-    /// Moves a downloaded file into `blobs/` as blob `id` without hashing it again: for bytes
-    /// whose every chunk authenticated under the repository key and whose keyed hash matched the
-    /// id a signed-and-sealed segment paired with `id` (the SHA-256 pass was three quarters of
-    /// a restore's CPU time). `adoptBlob(fileAt:expected:)` hashes, for anything else.
-    public func adoptBlob(fileAt path: String, authenticatedAs id: String) throws {
-        guard BlobStore.isValidID(id) else { throw StoreError(.invalid, path: path, detail: "not a blob id") }
-        let added = try blobs.adopt(fileAt: path, sha256: id)
+    /// Takes downloaded attachments into the store in one go: each file (already written and
+    /// fsynced, its bytes authenticated as `id`) is renamed into `blobs/`, every folder that
+    /// gained a name is flushed once, and then one transaction records them all with their
+    /// repository ids. One at a time this cost a folder fsync and two commits per attachment.
+    public func adoptDownloadedBlobs(_ items: [DownloadedBlob]) throws {
+        guard !items.isEmpty else { return }
+        var added: [(BlobStore.Added, String)] = []
+        var folders = Set<String>()
+        for item in items {
+            guard BlobStore.isValidID(item.id) else { throw StoreError(.invalid, path: item.path, detail: "not a blob id") }
+            let blob = try blobs.adopt(fileAt: item.path, sha256: item.id, syncFolder: false)
+            if blob.isNew { folders.insert(blobs.folder(of: blob.id)) }
+            added.append((blob, item.remoteID))
+        }
+        for folder in folders.sorted() { FileIO.syncFolder(folder) }
+        if !folders.isEmpty { FileIO.syncFolder(blobs.root) }
         try database.transaction {
-            try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(added.id), .integer(added.size)])
+            for (blob, remote) in added {
+                try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(blob.id), .integer(blob.size)])
+                try database.cached("""
+                    INSERT INTO remote_blobs (blob_id, remote_id, confirmed) VALUES (?, ?, 1)
+                    ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id, confirmed = 1
+                    """).run([.text(blob.id), .text(remote)])
+            }
         }
     }
 
@@ -251,4 +266,18 @@ public struct MergeResult: Equatable, Sendable {
     public var applied = 0
     public var conflicts = 0
     public init() {}
+}
+
+/// An attachment downloaded into a temporary file inside the store: its SHA-256 (`id`, as
+/// the change log that names it says, its bytes authenticated) and its repository id.
+public struct DownloadedBlob: Sendable {
+    public var path: String
+    public var id: String
+    public var remoteID: String
+
+    public init(path: String, id: String, remoteID: String) {
+        self.path = path
+        self.id = id
+        self.remoteID = remoteID
+    }
 }
