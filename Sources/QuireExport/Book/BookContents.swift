@@ -42,3 +42,8 @@ public struct BookContents {
         return first.monthKey == last.monthKey ? first.monthTitle : first.monthTitle + " – " + last.monthTitle
     }
 }
+
+extension EntryFilter {
+    /// True when the filter selects every entry.
+    var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil }
+}

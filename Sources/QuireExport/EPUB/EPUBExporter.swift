@@ -92,10 +92,12 @@ public struct EPUBExporter {
                       progress: ProgressHandler?) throws -> BookSummary {
         var summary = BookSummary()
         var votes: [String: Int] = [:]
+        var languages: [String: TextLanguage] = [:]
         for month in contents.months {
             for entry in month.entries {
-                let text = entry.title + "\n" + entry.body + entry.media.map { "\n" + $0.transcript }.joined()
-                if let code = TextLanguage(of: text).code { votes[code, default: 0] += 1 }
+                let language = EntryData.language(of: entry)
+                languages[entry.id] = language
+                if let code = language.code { votes[code, default: 0] += 1 }
             }
         }
         let language = BookLanguage(votes: votes, entries: contents.entryCount)
@@ -152,8 +154,8 @@ public struct EPUBExporter {
             var navEntries: [MustacheValue] = []
             for entry in month.entries {
                 let anchor = "e-" + entry.id
-                let data = EntryData(entry, anchor: anchor, book: language, withAudio: options.withAudio, store: store,
-                                     assets: &assets, overlay: &overlay)
+                let data = EntryData(entry, language: languages[entry.id] ?? EntryData.language(of: entry), anchor: anchor,
+                                     book: language, withAudio: options.withAudio, store: store, assets: &assets, overlay: &overlay)
                 entries.append(data.value)
                 navEntries.append(.object(["title": data.value.member("title") ?? .string(""), "href": .string(page + "#" + anchor)]))
                 done += 1
@@ -260,10 +262,6 @@ public struct EPUBExporter {
         }
         try zip.add(Self.package + name, text: text)
     }
-}
-
-extension EntryFilter {
-    var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil }
 }
 
 extension String {

@@ -9,12 +9,10 @@ struct EntryData {
     /// - Parameters:
     ///   - anchor: the entry's id on its page (`e-<uuid>`).
     ///   - page: the page's path in the package (`text/2025-03.xhtml`), for overlays.
-    init(_ entry: Entry, anchor: String, book: BookLanguage, withAudio: Bool, store: Store,
+    init(_ entry: Entry, language: TextLanguage, anchor: String, book: BookLanguage, withAudio: Bool, store: Store,
          assets: inout EPUBAssets, overlay: inout MediaOverlay) {
         let clean = XMLText.clean
-        var languageText = entry.title + "\n" + entry.body
-        for media in entry.media where !media.transcript.isEmpty { languageText += "\n" + media.transcript }
-        language = TextLanguage(of: languageText)
+        self.language = language
         let local = LocalDate(entry.created)
         let title = entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle
         var object: [String: MustacheValue] = [
@@ -44,6 +42,13 @@ struct EntryData {
         }
         object["media"] = .list(media)
         value = .object(object)
+    }
+
+    /// What an entry's title, body and transcripts say of its language and direction.
+    static func language(of entry: Entry) -> TextLanguage {
+        var text = entry.title + "\n" + entry.body
+        for media in entry.media where !media.transcript.isEmpty { text += "\n" + media.transcript }
+        return TextLanguage(of: text)
     }
 
     /// `55.7539° N, 37.6208° E`.

@@ -1,4 +1,5 @@
 import CXML2
+import Foundation
 
 /// Well-formed XHTML through libxml2: entry bodies are re-parsed with libxml2's HTML parser
 /// and written back as XHTML that is safe inside a book page, and every finished page is
@@ -174,7 +175,7 @@ public enum XHTMLPage {
 
         /// The link target kept for an `a`, or nil to show its text only.
         func link(_ node: xmlNodePtr) -> String? {
-            guard let href = XHTMLPage.attribute(node, "href")?.trimmingCharacters(in: " \t\n"), !href.isEmpty else { return nil }
+            guard let href = XHTMLPage.attribute(node, "href")?.trimmingCharacters(in: .whitespacesAndNewlines), !href.isEmpty else { return nil }
             if href.hasPrefix("#") {
                 let target = String(href.dropFirst())
                 return ids.contains(target) ? "#" + idPrefix + target : nil
@@ -187,7 +188,7 @@ public enum XHTMLPage {
         /// An image in a body points outside the book: a link to it, or its alt text.
         mutating func image(_ node: xmlNodePtr) {
             let alt = XHTMLPage.attribute(node, "alt") ?? ""
-            let src = XHTMLPage.attribute(node, "src")?.trimmingCharacters(in: " \t\n") ?? ""
+            let src = XHTMLPage.attribute(node, "src")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let lower = src.lowercased()
             if (lower.hasPrefix("http:") || lower.hasPrefix("https:")) && !src.contains(" ") {
                 out += "<a href=\"" + XMLText.escape(src) + "\">" + XMLText.escape(alt.isEmpty ? src : alt) + "</a>"
@@ -199,16 +200,5 @@ public enum XHTMLPage {
 }
 
 private extension String {
-    var trimmingTrailingNewlines: String {
-        var s = Substring(self)
-        while let last = s.last, last == "\n" || last == "\r" || last == " " { s.removeLast() }
-        return String(s)
-    }
-
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s.removeFirst() }
-        while let l = s.last, set.contains(l) { s.removeLast() }
-        return String(s)
-    }
+    var trimmingTrailingNewlines: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }
