@@ -260,40 +260,32 @@ public final class Syncer {
 
     func push(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
         guard try store.hasPendingChanges() else { return }
-        let pending = try store.pendingChanges()
+        // Read record by record, a segment at a time: memory stays that of one segment
+        // however much is pending (a first sync of a whole journal).
+        let pending = try store.pendingRecords()
         let me = store.deviceID
         // 1. Attachments first: a segment never names a blob the server lacks.
         var blobMap: [String: String] = [:]
-        for blob in pending.blobs.sorted() {
-            let known = try store.remoteBlob(blob)
-            if let known, known.confirmed {
-                blobMap[blob] = known.id
-                continue
-            }
-            // New, or uploaded by a push that never published its segment (and so possibly
-            // collected by a prune since): upload, create-only — a blob still there is kept.
-            progress?("uploading attachment \(blob.prefix(12))")
-            checkpoint("blob-upload-start")
-            let remote = try repository.uploadBlob(fileAt: store.blobs.path(for: blob))
-            try store.setRemoteBlobID(remote, for: blob, confirmed: false)
-            blobMap[blob] = remote
-            report.blobsUploaded += 1
-            checkpoint("blob-uploaded")
+        for blob in try store.pendingBlobs(pending.records).sorted() {
+            blobMap[blob] = try uploadIfNeeded(blob, into: &report, progress: progress)
         }
-        // 2. Segments, each chained to the previous.
+        // 2. Segments, each chained to the previous, each of whole records.
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
-        var start = 0
-        while start < pending.changes.count {
-            // Up to changesPerSegment changes, never splitting one record's changes.
-            var end = min(pending.changes.count, start + changesPerSegment)
-            while end < pending.changes.count && pending.changes[end].record == pending.changes[end - 1].record
-                    && pending.changes[end].recordID == pending.changes[end - 1].recordID {
-                end += 1
+        var next = 0
+        while next < pending.records.count {
+            var chunk: [SyncChange] = []
+            while next < pending.records.count && chunk.count < changesPerSegment {
+                chunk += try store.changes(of: pending.records[next])
+                next += 1
             }
-            let chunk = Array(pending.changes[start..<end])
-            let referenced = Set(chunk.filter { $0.record == .media && $0.field == "blob" }.compactMap(\.value.string))
-            let segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk,
-                                  blobs: blobMap.filter { referenced.contains($0.key) })
+            guard !chunk.isEmpty else { continue }
+            var referenced: [String: String] = [:]
+            for blob in chunk.filter({ $0.record == .media && $0.field == "blob" }).compactMap(\.value.string) {
+                // Named by a record written after the list was read: upload it now.
+                referenced[blob] = try blobMap[blob] ?? uploadIfNeeded(blob, into: &report, progress: progress)
+                blobMap[blob] = referenced[blob]
+            }
+            let segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced)
             let path = Segment.path(device: me, seq: segment.seq)
             let sealed = try repository.box.seal(segment.encoded(), path: path)
             progress?("pushing \(path)")
@@ -305,7 +297,6 @@ public final class Syncer {
             (seq, hash) = (segment.seq, Digest.hex(sealed))
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
-            start += chunk.count
         }
         // 3. The head, then the old heads go. Only a published head makes segments part of the
         //    log (a crash before it leaves segments the next push finds and adopts).
@@ -315,6 +306,19 @@ public final class Syncer {
         checkpoint("head-published")
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)
+    }
+
+    /// The repository id of local blob `blob`, uploading it first unless a published segment
+    /// named it already (an upload a push never confirmed may have been collected since).
+    private func uploadIfNeeded(_ blob: String, into report: inout SyncReport, progress: ((String) -> Void)?) throws -> String {
+        if let known = try store.remoteBlob(blob), known.confirmed { return known.id }
+        progress?("uploading attachment \(blob.prefix(12))")
+        checkpoint("blob-upload-start")
+        let remote = try repository.uploadBlob(fileAt: store.blobs.path(for: blob))
+        try store.setRemoteBlobID(remote, for: blob, confirmed: false)
+        report.blobsUploaded += 1
+        checkpoint("blob-uploaded")
+        return remote
     }
 
     /// The head names this device's newest segment; inside (sealed) it also says how far this

@@ -1,6 +1,12 @@
 import Foundation
 
 /// Local changes waiting to be pushed, read in one consistent snapshot.
+/// A record with local writes not pushed yet.
+public struct PendingRecord: Equatable, Sendable {
+    public var kind: RecordKind
+    public var id: String
+}
+
 public struct PendingChanges: Sendable {
     public var changes: [SyncChange]
     /// Every outbox record changed at or before this clock is covered by `changes`.
@@ -24,32 +30,48 @@ extension Store {
     /// The local writes not pushed yet, with their current values.
     public func pendingChanges() throws -> PendingChanges {
         try database.transaction {
-            let records = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record, record_id")
-                .rows { (RecordKind(rawValue: $0.text(0)), $0.text(1), HLC(rawValue: $0.int(2))) }
-            let watermark = records.map(\.2).max() ?? .zero
+            let pending = try pendingRecords()
             var changes: [SyncChange] = []
-            var blobs = Set<String>()
-            let clocks = try database.prepare("""
-                SELECT c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
-                JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
-                WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
-                """)
-            for case let (kind?, id, _) in records {
-                if kind == .revision {
-                    if let change = try revisionChange(id) { changes.append(change) }
-                    continue
-                }
-                let values = try fieldValues(kind, id)
-                try clocks.forEach([.text(kind.rawValue), .text(id), .integer(deviceNumber)]) { row in
-                    let field = row.text(0)
-                    let value = values[field] ?? (field.hasPrefix("tag:") ? .bool(false) : .null)
-                    if kind == .media, field == "blob", let blob = value.string { blobs.insert(blob) }
-                    changes.append(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(1)),
-                                              device: row.text(2), previousHLC: HLC(rawValue: row.int(3)), previousDevice: row.text(4)))
-                }
-            }
-            return PendingChanges(changes: changes, watermark: watermark, blobs: blobs)
+            for record in pending.records { changes += try self.changes(of: record) }
+            let blobs = Set(changes.filter { $0.record == .media && $0.field == "blob" }.compactMap(\.value.string))
+            return PendingChanges(changes: changes, watermark: pending.watermark, blobs: blobs)
         }
+    }
+
+    /// The records with writes not pushed yet, in push order (kind, then id), and the newest
+    /// outbox clock among them: every write at or before it is covered by these records.
+    public func pendingRecords() throws -> (records: [PendingRecord], watermark: HLC) {
+        let rows = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record, record_id")
+            .rows { (RecordKind(rawValue: $0.text(0)), $0.text(1), HLC(rawValue: $0.int(2))) }
+        let records = rows.compactMap { row in row.0.map { PendingRecord(kind: $0, id: row.1) } }
+        return (records, rows.map(\.2).max() ?? .zero)
+    }
+
+    /// The attachments (local blob ids) that pending media records name.
+    public func pendingBlobs(_ records: [PendingRecord]) throws -> Set<String> {
+        var blobs = Set<String>()
+        for record in records where record.kind == .media {
+            if let blob = try fieldValues(.media, record.id)["blob"]?.string { blobs.insert(blob) }
+        }
+        return blobs
+    }
+
+    /// This device's writes to `record`, each with the field's current value and clock, by field.
+    public func changes(of record: PendingRecord) throws -> [SyncChange] {
+        if record.kind == .revision { return try revisionChange(record.id).map { [$0] } ?? [] }
+        let values = try fieldValues(record.kind, record.id)
+        var changes: [SyncChange] = []
+        try database.cached("""
+            SELECT c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
+            JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
+            WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
+            """).forEach([.text(record.kind.rawValue), .text(record.id), .integer(deviceNumber)]) { row in
+            let field = row.text(0)
+            let value = values[field] ?? (field.hasPrefix("tag:") ? .bool(false) : .null)
+            changes.append(SyncChange(record: record.kind, recordID: record.id, field: field, value: value, hlc: HLC(rawValue: row.int(1)),
+                                      device: row.text(2), previousHLC: HLC(rawValue: row.int(3)), previousDevice: row.text(4)))
+        }
+        return changes
     }
 
     /// Calls `body` with every field of every record as a change carrying its clock: the
