@@ -103,7 +103,9 @@ public final class Syncer {
         }
         var plan: [(device: String, seq: Int)] = []
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
-            for seq in ((logs[device]?.seq ?? 0) + 1)..<((seqs.max() ?? 0) + 1) { plan.append((device, seq)) }
+            // A snapshot may put a log ahead of a head the server shows: nothing to plan then.
+            let (first, newest) = ((logs[device]?.seq ?? 0) + 1, seqs.max() ?? 0)
+            if first <= newest { plan += (first...newest).map { (device, $0) } }
         }
         let downloads = startDownloads(ahead: plan)
         defer { downloads?.stop() }

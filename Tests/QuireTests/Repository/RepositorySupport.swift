@@ -46,4 +46,11 @@ enum Backends {
         let url = server.url + "t-" + UUID().uuidString.lowercased() + "/"
         return (try WebDAVBackend(url: url, settings: settings), server.url as NSString)
     }
+
+    /// Another connection to the same folder as `backend` (for worker threads).
+    static func twin(of backend: Backend) throws -> Backend {
+        if let local = backend as? LocalBackend { return LocalBackend(root: local.root) }
+        guard let webdav = backend as? WebDAVBackend else { fatalError("no twin for \(type(of: backend))") }
+        return try WebDAVBackend(url: webdav.base, settings: settings)
+    }
 }

@@ -45,5 +45,12 @@ import Testing
         _ = try world.syncer(restored).restore()
         #expect(try world.dump(restored) == world.dump(a))
         #expect(try world.syncer(restored).verify(readData: true).problems.isEmpty)
+        // And with background downloads over five more connections, as `quire restore` does.
+        let parallel = try world.makeDevice("restored-in-parallel")
+        let syncer = try world.syncer(parallel)
+        syncer.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
+        let report = try syncer.restore()
+        #expect(report.blobsDownloaded == 2)
+        #expect(try world.dump(parallel) == world.dump(a))
     }
 }
