@@ -25,8 +25,10 @@ struct EntryData {
             "starred": .bool(entry.starred),
             "tags": .list(entry.tags.map { .string(clean($0)) }),
             "hasTags": .bool(!entry.tags.isEmpty),
-            "body": .string(XHTMLPage.fragment(MarkdownRenderer.html(entry.body), idPrefix: anchor + "-", headingShift: 2)),
         ]
+        let body = XHTMLPage.fragment(MarkdownRenderer.html(entry.body), idPrefix: anchor + "-", headingShift: 2)
+        object["body"] = .string(body)
+        object["hasBody"] = .bool(!body.allSatisfy(\.isWhitespace))
         if let code = language.code, code != book.code { object["lang"] = .string(code) }
         if let direction = language.direction, direction != book.direction { object["dir"] = .string(direction) }
         if let location = entry.location {
