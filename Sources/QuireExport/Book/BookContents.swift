@@ -1,39 +1,65 @@
 import QuireStore
 
-/// The entries one export covers, grouped by the month of their local date (the date the
-/// writer saw), months in order. Entries keep their (created instant, id) order within a
-/// month. Entries written near midnight in far-apart time zones can make the instant order
-/// and the local months disagree, so the months are gathered before any is written.
+/// The entries one export covers, read in two streaming passes so no export holds the
+/// journal in memory: `init` counts them and notes what the cover, the package and the
+/// book's language need; `forEachMonth` then hands over one month of entries at a time.
+/// Months are those of the entries' local dates (the date the writer saw): entries are read
+/// in local wall-clock order, so an entry written late on 31 March in Hawaii is in March
+/// although it is April in UTC, and within a month entries follow their writers' clocks.
 public struct BookContents {
+    /// One month of entries.
     public struct Month {
         /// `2025-03`.
         public let key: String
         /// `March 2025`.
         public let title: String
         public let year: Int
-        public var entries: [Entry]
     }
 
-    public private(set) var months: [Month] = []
+    let filter: EntryFilter
     public private(set) var entryCount = 0
     /// The newest `modified` of the entries: the book's own modification time.
     public private(set) var newestModified: Timestamp?
     public private(set) var first: LocalDate?
     public private(set) var last: LocalDate?
+    /// How many entries show each language (for the book's own).
+    public private(set) var languageVotes: [String: Int] = [:]
+    /// SHA-256 of the entries' ids in order, for an identifier derived from the data.
+    public let idDigest: String
 
-    /// Reads the live entries of `store` that `filter` selects.
+    /// Reads the live entries of `store` that `filter` selects, once, keeping only totals.
     public init(store: Store, filter: EntryFilter) throws {
-        var byMonth: [String: Month] = [:]
-        try store.forEachEntry(matching: filter) { entry in
+        self.filter = filter
+        var count = 0, newest: Timestamp?, first: LocalDate?, last: LocalDate?
+        var votes: [String: Int] = [:]
+        var digest = SHA256()
+        try store.forEachEntry(matching: filter, localTimeOrder: true) { entry in
+            count += 1
+            if newest.map({ $0.microseconds < entry.modified.microseconds }) ?? true { newest = entry.modified }
             let local = LocalDate(entry.created)
-            byMonth[local.monthKey, default: Month(key: local.monthKey, title: local.monthTitle, year: local.year, entries: [])]
-                .entries.append(entry)
-            entryCount += 1
-            if newestModified.map({ $0.microseconds < entry.modified.microseconds }) ?? true { newestModified = entry.modified }
+            if first == nil { first = local }
+            last = local
+            if let code = TextLanguage(of: entry).code { votes[code, default: 0] += 1 }
+            Array((entry.id + ",").utf8).withUnsafeBytes { digest.update($0) }
         }
-        months = byMonth.keys.sorted().compactMap { byMonth[$0] }
-        first = months.first?.entries.first.map { LocalDate($0.created) }
-        last = months.last?.entries.last.map { LocalDate($0.created) }
+        (entryCount, newestModified, self.first, self.last, languageVotes) = (count, newest, first, last, votes)
+        idDigest = digest.finalizeHex()
+    }
+
+    /// Calls `body` with each month and its entries, in order, reading one month at a time.
+    public func forEachMonth(in store: Store, _ body: (Month, [Entry]) throws -> Void) throws {
+        var current: Month?
+        var entries: [Entry] = []
+        try store.forEachEntry(matching: filter, localTimeOrder: true) { entry in
+            let local = LocalDate(entry.created)
+            if let month = current, month.key != local.monthKey {
+                try body(month, entries)
+                entries.removeAll(keepingCapacity: true)
+            }
+            if current?.key != local.monthKey { current = Month(key: local.monthKey, title: local.monthTitle, year: local.year) }
+            entries.append(entry)
+        }
+        if let month = current, !entries.isEmpty { try body(month, entries) }
     }
 
     /// `March 2025 – August 2025`, or one month alone.

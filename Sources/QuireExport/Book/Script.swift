@@ -1,3 +1,5 @@
+import QuireStore
+
 /// The language and writing direction of a piece of text, where its script tells them.
 /// Quire stores no language per entry, so this is read off the letters: a script that
 /// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th)
@@ -9,6 +11,13 @@ public struct TextLanguage: Equatable, Sendable {
     public let code: String?
     /// "rtl" or "ltr", from the first letter with a strong direction; nil if none.
     public let direction: String?
+
+    /// What an entry's title, body and transcripts say.
+    public init(of entry: Entry) {
+        var text = entry.title + "\n" + entry.body
+        for media in entry.media where !media.transcript.isEmpty { text += "\n" + media.transcript }
+        self.init(of: text)
+    }
 
     init(code: String?, direction: String?) {
         self.code = code

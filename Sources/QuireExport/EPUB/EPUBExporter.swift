@@ -56,10 +56,14 @@ public struct EPUBExporter {
             throw ExportError(.io, path: folder, detail: "no such folder")
         }
         let temp = folder + "/.quire-epub-" + UUID().uuidString.lowercased()
+        // Chapters wait here as files until libzip writes the book, so none stays in memory.
+        let staging = temp + ".pages"
+        defer { try? FileManager.default.removeItem(atPath: staging) }
         let zipTime = LocalDate(utcSeconds: floorDiv(modified.microseconds, 1_000_000))
         do {
+            try FileIO.makeFolder(staging)
             let zip = try ZipWriter(path: temp, time: zipTime)
-            var summary = try fill(zip, contents: contents, cover: cover, modified: zipTime, progress: progress)
+            var summary = try fill(zip, contents: contents, cover: cover, modified: zipTime, staging: staging, progress: progress)
             let total = Int64(contents.entryCount) * 2
             try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
             guard rename(temp, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
@@ -88,19 +92,10 @@ public struct EPUBExporter {
     }
 
     /// Adds every file of the book to `zip` (which writes them at close).
-    private func fill(_ zip: ZipWriter, contents: BookContents, cover: Cover?, modified: LocalDate,
+    private func fill(_ zip: ZipWriter, contents: BookContents, cover: Cover?, modified: LocalDate, staging: String,
                       progress: ProgressHandler?) throws -> BookSummary {
         var summary = BookSummary()
-        var votes: [String: Int] = [:]
-        var languages: [String: TextLanguage] = [:]
-        for month in contents.months {
-            for entry in month.entries {
-                let language = EntryData.language(of: entry)
-                languages[entry.id] = language
-                if let code = language.code { votes[code, default: 0] += 1 }
-            }
-        }
-        let language = BookLanguage(votes: votes, entries: contents.entryCount)
+        let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount)
         let given = XMLText.clean(options.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let title = given.isEmpty ? (options.filter.journals.count == 1 ? XMLText.clean(options.filter.journals[0]) : "Journal") : given
         let author = options.author.map(XMLText.clean)?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
@@ -147,14 +142,14 @@ public struct EPUBExporter {
 
         // A chapter per month.
         var done: Int64 = 0
-        for month in contents.months {
+        try contents.forEachMonth(in: store) { month, monthEntries in
             let page = "text/" + month.key + ".xhtml"
             var overlay = MediaOverlay()
             var entries: [MustacheValue] = []
             var navEntries: [MustacheValue] = []
-            for entry in month.entries {
+            for entry in monthEntries {
                 let anchor = "e-" + entry.id
-                let data = EntryData(entry, language: languages[entry.id] ?? EntryData.language(of: entry), anchor: anchor,
+                let data = EntryData(entry, language: TextLanguage(of: entry), anchor: anchor,
                                      book: language, withAudio: options.withAudio, store: store, assets: &assets, overlay: &overlay)
                 entries.append(data.value)
                 navEntries.append(.object(["title": data.value.member("title") ?? .string(""), "href": .string(page + "#" + anchor)]))
@@ -165,7 +160,7 @@ public struct EPUBExporter {
             chapter["key"] = .string(month.key)
             chapter["monthTitle"] = .string(month.title)
             chapter["entries"] = .list(entries)
-            try add(zip, page, render: "epub/chapter.xhtml", chapter, partialData: ("epub/entry.xhtml", entries))
+            try add(zip, page, render: "epub/chapter.xhtml", chapter, partialData: ("epub/entry.xhtml", entries), stagingIn: staging)
             let chapterID = "ch-" + month.key
             var overlayID: String?
             if !overlay.isEmpty {
@@ -203,7 +198,7 @@ public struct EPUBExporter {
 
         // Package document.
         var package = base
-        let identifierKey = "quire-book\n" + title + "\n" + (author ?? "") + "\n" + contents.months.flatMap { $0.entries.map(\.id) }.joined(separator: ",")
+        let identifierKey = "quire-book\n" + title + "\n" + (author ?? "") + "\n" + contents.idDigest
         package["identifier"] = .string("urn:uuid:" + StableID.derived(identifierKey))
         package["author"] = author.map { .string($0) } ?? .null
         package["modified"] = .string(modified.utcText)
@@ -238,13 +233,14 @@ public struct EPUBExporter {
     /// Renders a template, checks that the result is well-formed XML, and adds it.
     /// When the page is not well-formed and `partialData` names the partial its items are
     /// rendered with, the partial is tried alone on each, so the error names the file at fault.
+    /// With `stagingIn`, the page is written to a file there and the zip reads it at close.
     private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: [String: MustacheValue],
-                     partialData: (template: String, items: [MustacheValue])? = nil) throws {
-        try add(zip, name, render: template, .object(data), partialData: partialData)
+                     partialData: (template: String, items: [MustacheValue])? = nil, stagingIn staging: String? = nil) throws {
+        try add(zip, name, render: template, .object(data), partialData: partialData, stagingIn: staging)
     }
 
     private func add(_ zip: ZipWriter, _ name: String, render template: String, _ data: MustacheValue,
-                     partialData: (template: String, items: [MustacheValue])? = nil) throws {
+                     partialData: (template: String, items: [MustacheValue])? = nil, stagingIn staging: String? = nil) throws {
         let text = try templates.render(template, data)
         if var problem = XHTMLPage.wellFormednessProblem(text) {
             var culprit = template
@@ -260,7 +256,12 @@ public struct EPUBExporter {
             throw ExportError(.template, path: templates.origin(of: culprit),
                               detail: "renders \(name) as XML that is not well-formed (line \(problem.line) of the output: \(problem.message))")
         }
-        try zip.add(Self.package + name, text: text)
+        guard let staging else { return try zip.add(Self.package + name, text: text) }
+        let file = staging + "/" + name.replacingOccurrences(of: "/", with: "_")
+        try FileIO.writeDurably(to: file, sync: false) { fd in
+            try Array(text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
+        }
+        try zip.add(Self.package + name, file: file, compress: true)
     }
 }
 

@@ -46,13 +46,6 @@ struct EntryData {
         value = .object(object)
     }
 
-    /// What an entry's title, body and transcripts say of its language and direction.
-    static func language(of entry: Entry) -> TextLanguage {
-        var text = entry.title + "\n" + entry.body
-        for media in entry.media where !media.transcript.isEmpty { text += "\n" + media.transcript }
-        return TextLanguage(of: text)
-    }
-
     /// `55.7539° N, 37.6208° E`.
     static func coordinates(_ location: Location) -> String {
         func part(_ value: Double, _ positive: String, _ negative: String) -> String {

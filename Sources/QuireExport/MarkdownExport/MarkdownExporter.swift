@@ -44,11 +44,11 @@ public struct MarkdownExporter {
         var index: [(year: Int, months: [MustacheValue])] = []
         let total = Int64(contents.entryCount)
 
-        for month in contents.months {
+        try contents.forEachMonth(in: store) { month, entries in
             let folder = String(month.key.prefix(4)) + "/" + String(month.key.suffix(2))
             try FileIO.makeFolder(outdir + "/" + folder)
             var links: [MustacheValue] = []
-            for entry in month.entries {
+            for entry in entries {
                 let local = LocalDate(entry.created)
                 let name = SafeName.unique(local.dayKey + "-" + SafeName.slug(entry.displayTitle) + ".md", in: &takenEntryNames[folder, default: []])
                 let path = folder + "/" + name
@@ -72,8 +72,9 @@ public struct MarkdownExporter {
                 let text = try templates.render("markdown/entry.md", Self.entryData(entry, local: local, media: media))
                 try Self.writeFile(outdir + "/" + path, text)
                 written.append(path)
-                links.append(.object(["title": .string(MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)),
-                                      "link": .string(SafeName.linkPath(path)), "date": .string(String(local.day) + " " + local.monthName + ", " + local.clock)]))
+                let title = MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)
+                let date = String(local.day) + " " + local.monthName + ", " + local.clock
+                links.append(.object(["title": .string(title), "link": .string(SafeName.linkPath(path)), "date": .string(date)]))
                 summary.entries += 1
                 if summary.entries % 500 == 0 { progress?(Int64(summary.entries), total) }
             }

@@ -38,9 +38,12 @@ extension Store {
         return result
     }
 
-    /// Calls `body` for each live entry matching `filter` in (created instant, id) order,
-    /// without holding them all in memory.
-    public func forEachEntry(matching filter: EntryFilter = EntryFilter(), _ body: (Entry) throws -> Void) throws {
+    /// Calls `body` for each live entry matching `filter` in (created instant, id) order —
+    /// or, with `localTimeOrder`, in the order of the wall-clock time each was written at
+    /// (its date and time at its own offset, then instant, then id) — without holding them
+    /// all in memory.
+    public func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false,
+                             _ body: (Entry) throws -> Void) throws {
         var sql = Self.entryColumns + " WHERE e.deleted = 0"
         var values: [SQLValue] = []
         if !filter.journals.isEmpty {
@@ -59,7 +62,9 @@ extension Store {
             sql += " AND e.created_us <= ?"
             values.append(.integer(to.microseconds))
         }
-        sql += " ORDER BY e.created_us, e.id"
+        // `created` is RFC 3339 with the writer's offset: its first 19 characters are the local
+        // date and time, which sort as text.
+        sql += localTimeOrder ? " ORDER BY substr(e.created, 1, 19), e.created_us, e.id" : " ORDER BY e.created_us, e.id"
         // A separate statement: `body` may itself read entries through the cached ones.
         let statement = try database.prepare(sql)
         try statement.forEach(values) { row in
