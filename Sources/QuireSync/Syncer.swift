@@ -342,5 +342,3 @@ public final class Syncer {
         checkpoint("heads-cleaned")
     }
 }
-
-/// Work items handed out to download threads, and their results.
