@@ -125,7 +125,9 @@ extension Syncer {
 
     /// Downloads, authenticates and merges a snapshot; returns its log positions.
     /// Streams: decrypted into a private file, then read line by line, merged in batches.
-    func loadSnapshot(device: String, seq: Int, progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
+    /// With `downloads`, every attachment is asked for as soon as the map names it.
+    func loadSnapshot(device: String, seq: Int, downloads: BlobPrefetcher? = nil,
+                      progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
         let path = Snapshot.path(device: device, seq: seq)
         progress?("reading \(path)")
         let temp = try decryptSnapshot(path)
@@ -140,10 +142,14 @@ extension Syncer {
         // Attachments first, then the state, in batches: constant memory, and a record never
         // points at a blob we lack (the blob map comes before the changes in the file).
         func flush() throws {
+            var needed: [(local: String, remote: String)] = []
+            var seen = Set<String>()
             for change in batch where change.record == .media && change.field == "blob" {
-                guard let local = change.value.string, !store.hasBlob(local), let remote = map[local] else { continue }
-                try downloadBlob(local: local, remote: remote)
+                guard let local = change.value.string, !store.hasBlob(local), let remote = map[local], seen.insert(local).inserted else { continue }
+                needed.append((local, remote))
             }
+            var report = SyncReport()
+            try takeIn(needed, using: downloads, into: &report)
             try store.merge(batch)
             batch.removeAll(keepingCapacity: true)
         }
@@ -168,7 +174,11 @@ extension Syncer {
                 if batch.count >= 20_000 { try flush() }
             } else if let b = o["b"]?.array, b.count == 2, let local = b[0].string, let remote = b[1].string {
                 map[local] = remote
-                if store.hasBlob(local) { try store.setRemoteBlobID(remote, for: local) }
+                if store.hasBlob(local) {
+                    try store.setRemoteBlobID(remote, for: local)
+                } else {
+                    downloads?.request(local: local, remote: remote)
+                }
             }
         }) {}
         if let failure { throw failure }

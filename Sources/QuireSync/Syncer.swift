@@ -28,7 +28,8 @@ public final class Syncer {
     public var changesPerSegment = 5000
     /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
     public var collectionGrace: Double = 24 * 3600
-    /// Extra connections for downloading attachments in parallel (each used by one thread).
+    /// Extra connections for downloading attachments in the background, each used by one
+    /// thread; when more than one segment is to be pulled, the first reads segments ahead.
     public var workerBackends: [Backend] = []
     /// Test hook: called at named points; a test may crash the process there.
     public var checkpoint: (String) -> Void = { _ in }
@@ -142,7 +143,10 @@ public final class Syncer {
 
     /// Merges a snapshot and moves this store's log positions forward to it.
     private func adoptSnapshot(_ snapshot: (device: String, seq: Int), progress: ((String) -> Void)?) throws {
-        let positions = try loadSnapshot(device: snapshot.device, seq: snapshot.seq, progress: progress)
+        // The snapshot names its attachments before its records: they download meanwhile.
+        let prefetcher = startPrefetcher()
+        defer { prefetcher?.close() }
+        let positions = try loadSnapshot(device: snapshot.device, seq: snapshot.seq, downloads: prefetcher, progress: progress)
         let logs = try store.syncLogs()
         for (device, position) in positions where position.seq > (logs[device]?.seq ?? 0) && device != store.deviceID {
             try store.setSyncLog(device, seq: position.seq, hash: position.hash)
@@ -196,14 +200,24 @@ public final class Syncer {
     /// Starts background downloads over the worker connections, or nil without them.
     private func startDownloads(ahead plan: [(device: String, seq: Int)]) -> Downloads? {
         guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
-        var repositories = workerBackends.map {
-            Repository(backend: $0, id: repository.id, keys: repository.keys, keyName: repository.keyName)
-        }
+        var repositories = workerRepositories()
         let scoutRepository = plan.count > 1 ? repositories.removeFirst() : nil
         let blobs = store.blobs
         let prefetcher = BlobPrefetcher(workers: repositories) { try blobs.temporaryPath() }
         let scout = scoutRepository.map { SegmentScout(segments: plan, repository: $0, prefetcher: prefetcher, blobs: blobs) }
         return Downloads(prefetcher: prefetcher, scout: scout)
+    }
+
+    /// Background downloads on every worker connection (no scout), or nil without workers.
+    private func startPrefetcher() -> BlobPrefetcher? {
+        guard !workerBackends.isEmpty else { return nil }
+        let blobs = store.blobs
+        return BlobPrefetcher(workers: workerRepositories()) { try blobs.temporaryPath() }
+    }
+
+    /// One repository handle per worker connection.
+    private func workerRepositories() -> [Repository] {
+        workerBackends.map { Repository(backend: $0, id: repository.id, keys: repository.keys, keyName: repository.keyName) }
     }
 
     /// Fetches the attachments a segment's media name and this store lacks — through the
@@ -220,6 +234,13 @@ public final class Syncer {
             }
             needed.append((local, remote))
         }
+        try takeIn(needed, using: prefetcher, into: &report)
+    }
+
+    /// Takes attachments `needed` into the store — from the background downloads when there
+    /// are any, else downloading them one by one here — as one batch, in order up to the
+    /// first that failed, whose error is then thrown.
+    func takeIn(_ needed: [(local: String, remote: String)], using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
         guard let prefetcher, !needed.isEmpty else {
             for item in needed {
                 try downloadBlob(local: item.local, remote: item.remote)

@@ -89,6 +89,35 @@ import Testing
         #expect(try world.dump(fresh) == world.dump(source))
     }
 
+    @Test func aRestoreFromASnapshotDownloadsWhileItMerges() throws {
+        let world = try world(entries: 30)
+        let source = world.stores[0]
+        let pruned = try world.syncer(source).prune()
+        #expect(pruned.segmentsDeleted > 0)
+        try source.add(NewEntry(title: "after the snapshot"))
+        _ = try world.sync(source)
+        let fresh = try world.makeDevice("fresh")
+        let report = try restorer(world, fresh).restore()
+        #expect(try world.dump(fresh) == world.dump(source))
+        #expect(try fresh.integrityCheck() == "ok")
+        #expect(report.segmentsPulled == 1, "the snapshot covers everything but the last segment")
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fresh.blobs.root + "/tmp")) ?? []
+        #expect(leftovers.isEmpty, "\(leftovers)")
+
+        // An attachment the snapshot names but the server lost: a named error, nothing left behind.
+        let media = try #require(source.entries().first?.media.first)
+        let remote = try #require(try source.remoteBlob(media.blobID)?.id)
+        try FileManager.default.removeItem(atPath: world.dir.path + "/repo/" + Repository.blobPath(remote))
+        let other = try world.makeDevice("other")
+        #expect {
+            _ = try restorer(world, other).restore()
+        } throws: { error in
+            (error as? SyncError)?.kind == .missing && (error as? SyncError)?.object == Repository.blobPath(remote)
+        }
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: other.blobs.root + "/tmp")) ?? []
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func damagedSegmentsAheadAreLeftToTheMergingThreadToName() throws {
         let world = try world(entries: 20)
         let device = world.stores[0].deviceID
