@@ -258,9 +258,7 @@ public struct EPUBExporter {
         }
         guard let staging else { return try zip.add(Self.package + name, text: text) }
         let file = staging + "/" + name.replacingOccurrences(of: "/", with: "_")
-        try FileIO.writeDurably(to: file, sync: false) { fd in
-            try Array(text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
-        }
+        try FileIO.writeText(text, to: file, sync: false)
         try zip.add(Self.package + name, file: file, compress: true)
     }
 }

@@ -89,29 +89,13 @@ struct EntryData {
                 return .object(s)
             })
             if media.segments.isEmpty {
-                object["paragraphs"] = .list(Self.paragraphs(media.transcript).map { .string(clean($0)) })
+                object["paragraphs"] = .list(Transcript.paragraphs(media.transcript).map { .string(clean($0)) })
             }
         } else {
             object["isOther"] = .bool(true)
             object["note"] = .string(isImage ? "\(format.name) image, not included: EPUB readers cannot show it." : "Not included in the book.")
         }
         return .object(object)
-    }
-
-    /// A transcript's paragraphs: split at blank lines, lines inside a paragraph joined.
-    static func paragraphs(_ text: String) -> [String] {
-        var result: [String] = []
-        var current: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty {
-                if !current.isEmpty { result.append(current.joined(separator: " ")); current = [] }
-            } else {
-                current.append(Substring(trimmed))
-            }
-        }
-        if !current.isEmpty { result.append(current.joined(separator: " ")) }
-        return result
     }
 }
 

@@ -70,7 +70,7 @@ public struct MarkdownExporter {
                     media.append(Self.mediaData(item, link: SafeName.linkPath("../../attachments/" + attachment), name: attachment))
                 }
                 let text = try templates.render("markdown/entry.md", Self.entryData(entry, local: local, media: media))
-                try Self.writeFile(outdir + "/" + path, text)
+                try FileIO.writeText(text, to: outdir + "/" + path, sync: false)
                 written.append(path)
                 let title = MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)
                 let date = String(local.day) + " " + local.monthName + ", " + local.clock
@@ -87,11 +87,11 @@ public struct MarkdownExporter {
             "entryCount": .string(contents.entryCount == 1 ? "1 entry" : "\(contents.entryCount) entries"),
             "years": .list(index.map { .object(["year": .string(String($0.year)), "months": .list($0.months)]) }),
         ]))
-        try Self.writeFile(outdir + "/index.md", indexText)
+        try FileIO.writeText(indexText, to: outdir + "/index.md", sync: false)
         written.append("index.md")
 
         try removeStale(previous: previous, written: Set(written), outdir: outdir)
-        try Self.writeFile(outdir + "/" + Self.manifestName, written.sorted().joined(separator: "\n") + "\n")
+        try FileIO.writeText(written.sorted().joined(separator: "\n") + "\n", to: outdir + "/" + Self.manifestName, sync: false)
         FileIO.syncFolder(outdir)
         progress?(total, total)
         return summary
@@ -119,13 +119,6 @@ public struct MarkdownExporter {
             unlink(outdir + "/" + path)
             var folder = PathText.parent(path)
             while !folder.isEmpty, rmdir(outdir + "/" + folder) == 0 { folder = PathText.parent(folder) }
-        }
-    }
-
-    /// Writes `text` to `path` atomically (a temporary file renamed into place).
-    static func writeFile(_ path: String, _ text: String) throws {
-        try FileIO.writeDurably(to: path, sync: false) { fd in
-            try Array(text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path) }
         }
     }
 
@@ -172,7 +165,7 @@ public struct MarkdownExporter {
             .object(["time": .string(clockText($0.start)), "text": .string(MarkdownText.inline($0.text))])
         })
         if media.segments.isEmpty {
-            object["paragraphs"] = .list(EntryData.paragraphs(media.transcript).map { .string(MarkdownText.inline($0)) })
+            object["paragraphs"] = .list(Transcript.paragraphs(media.transcript).map { .string(MarkdownText.inline($0)) })
         }
         return .object(object)
     }

@@ -57,7 +57,7 @@ public enum XHTMLPage {
         }
         if let parsed { xmlFreeDoc(parsed) }
         guard let error = xmlCtxtGetLastError(context) else { return Problem(line: 0, message: "not well-formed XML") }
-        let message = error.pointee.message.map { String(cString: $0) }?.trimmingTrailingNewlines ?? "not well-formed XML"
+        let message = error.pointee.message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "not well-formed XML"
         return Problem(line: Int(error.pointee.line), message: message)
     }
 
@@ -197,8 +197,4 @@ public enum XHTMLPage {
             }
         }
     }
-}
-
-private extension String {
-    var trimmingTrailingNewlines: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }

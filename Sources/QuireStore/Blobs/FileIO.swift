@@ -94,6 +94,13 @@ public enum FileIO {
         if sync { syncFolder(folder) }
     }
 
+    /// Writes `text` (UTF-8) to `path` atomically; durably unless `sync` is false.
+    public static func writeText(_ text: String, to path: String, sync: Bool = true) throws {
+        try writeDurably(to: path, sync: sync) { fd in
+            try Array(text.utf8).withUnsafeBytes { try writeAll(fd, $0, path: path) }
+        }
+    }
+
     /// Copies `source` to `destination` in constant memory, atomically; durably unless `sync` is false.
     public static func copyAtomically(from source: String, to destination: String, sync: Bool = true) throws {
         let input = try openForReading(source)
