@@ -127,8 +127,9 @@ public final class Store {
     /// added are removed again.
     func write<T>(_ body: (Writer) throws -> T) throws -> T {
         let writer = Writer(store: self)
+        let result: T
         do {
-            return try database.transaction {
+            result = try database.transaction {
                 let result = try body(writer)
                 try writer.refreshSearch()
                 // The clock moves past everything issued here or received from elsewhere.
@@ -137,12 +138,13 @@ public final class Store {
                 return result
             }
         } catch {
-            // Blob files this transaction brought in and nothing else references go again.
-            let referenced = try? database.cached("SELECT 1 FROM media WHERE blob_id = ? LIMIT 1")
-            for blob in writer.newBlobs where (try? referenced?.first([.text(blob)]) { _ in true }) == nil {
-                blobs.remove(blob)
-            }
+            // Blob files this transaction brought in and nothing needs go again.
+            for blob in writer.newBlobs where (try? isBlobNeeded(blob)) == false { blobs.remove(blob) }
             throw error
         }
+        // Files of blobs this transaction left unneeded go now (a crash here leaves them to
+        // `collectUnneededBlobFiles`).
+        try? removeFreedBlobFiles(writer.freedBlobs)
+        return result
     }
 }

@@ -35,6 +35,17 @@ extension Repository {
         return id
     }
 
+    /// True when blob `id` is on the server (one ranged GET of its first byte: a name only
+    /// ever appears complete, since blobs are published by a move).
+    public func hasBlob(_ id: String) throws -> Bool {
+        do {
+            try backend.get(Self.blobPath(id), range: 0..<1, into: DataSink(limit: 1 << 16))
+            return true
+        } catch let error as RemoteError where error.kind == .notFound {
+            return false
+        }
+    }
+
     /// Downloads, authenticates and decrypts blob `id` into `destination` (written to a
     /// temporary name and renamed only once every chunk authenticated), in constant memory.
     /// Every chunk's associated data names `id` and the stream must end with its final tag,

@@ -3,13 +3,20 @@ import QuireCrypto
 import QuireRemote
 import QuireStore
 
-/// A snapshot, `snapshots/<device>/<seq>`: the whole synced state of one device after it had
-/// merged every log up to `positions`, so new devices and restores need not replay years of
-/// segments, and older segments can be pruned. Written as JSON lines and encrypted as a
+/// A snapshot, `snapshots/<device>/<number>`: the whole synced state of one device after it
+/// had merged every log up to `positions`, so new devices and restores need not replay years
+/// of segments, and older segments can be pruned. Written as JSON lines and encrypted as a
 /// secretstream like a blob (bound to its path), so it streams in constant memory both ways.
+/// The number is how many segments the state has merged in all (the sum of its positions):
+/// positions only grow, so one device's number names one state — a snapshot written again
+/// after other devices' segments merged gets a new name, never the stale one of an earlier
+/// prune — and a larger number covers more.
 struct Snapshot {
     var device: String
     var seq: Int
+
+    /// The name number of a state that merged each log up to `positions`.
+    static func number(_ positions: [String: (seq: Int, hash: String)]) -> Int { positions.values.reduce(0) { $0 + $1.seq } }
     /// device → (last segment merged, its hash)
     var positions: [String: (seq: Int, hash: String)]
 
@@ -42,8 +49,8 @@ extension Syncer {
     public func writeSnapshot() throws -> String {
         let me = store.deviceID
         let logs = try store.syncLogs()
-        let seq = logs[me]?.seq ?? 0
-        guard seq > 0 else { throw SyncError(.missing, detail: "nothing pushed yet: sync first, then snapshot") }
+        guard (logs[me]?.seq ?? 0) > 0 else { throw SyncError(.missing, detail: "nothing pushed yet: sync first, then snapshot") }
+        let seq = Snapshot.number(logs)
         let path = Snapshot.path(device: me, seq: seq)
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
@@ -59,7 +66,7 @@ extension Syncer {
         }
         let positions = logs.mapValues { JSONValue.array([.number(Double($0.seq)), .string($0.hash)]) }
         try line(.object(["format": .number(1), "device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
-        for (local, remote) in try store.remoteBlobMap(confirmedOnly: true).sorted(by: { $0.key < $1.key }) {
+        for (local, remote) in try store.remoteBlobMap(confirmedOnly: true, neededOnly: true).sorted(by: { $0.key < $1.key }) {
             try line(.object(["b": .array([.string(local), .string(remote)])]))
         }
         try store.forEachSyncedField { c in
@@ -150,7 +157,7 @@ extension Syncer {
             }
             var report = SyncReport()
             try takeIn(needed, using: downloads, into: &report)
-            try store.merge(batch)
+            try store.merge(batch) { try checkAttachments(after: batch, map: map, object: path) }
             batch.removeAll(keepingCapacity: true)
         }
         while try reader.next({ bytes in

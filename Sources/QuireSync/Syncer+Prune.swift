@@ -11,6 +11,8 @@ public struct PruneReport: Equatable, Sendable {
     public var blobsDeleted = 0
     /// Unreferenced blobs seen, waiting out the grace period before they go.
     public var blobsMarked = 0
+    /// Files in this store's `blobs/` that nothing needed any more.
+    public var localFilesRemoved = 0
 }
 
 extension Syncer {
@@ -18,13 +20,15 @@ extension Syncer {
     /// (as its head says) has merged and the snapshot covers, and older snapshots. A device
     /// offline across a prune loses nothing: its head still says how far it got, and nothing
     /// past that goes; a device without a head that finds a segment gone starts from the
-    /// snapshot. Attachments that neither the snapshot nor a remaining segment names (uploads
-    /// whose push never finished) are collected in two phases: marked by one prune, deleted by
-    /// a later one once `collectionGrace` has passed and they are still unnamed — without
-    /// server timestamps, a blob another device uploaded a moment ago looks exactly like
-    /// garbage, so it gets time to be named. (A push checks an upload it never confirmed is
-    /// still there before naming it.) Attachments of deleted media stay: the snapshot names
-    /// them. Call after a sync, so this device's state is current.
+    /// snapshot. Attachments that neither this store's live records nor a remaining segment
+    /// name (those of deleted records and entries, and uploads whose push never finished) are
+    /// collected in two phases: marked by one prune, deleted by a later one once
+    /// `collectionGrace` has passed, they are still unnamed, and every device with a head has
+    /// merged as far as this store had when it marked them — without server timestamps, a
+    /// blob another device uploaded a moment ago looks exactly like garbage, so it gets time
+    /// to be named. (A push checks on the server a blob it never confirmed, or names anew,
+    /// before naming it.) This store's own unneeded files go too. Call after a sync, so this
+    /// device's state is current.
     public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
         var report = PruneReport()
         let me = store.deviceID
@@ -32,7 +36,9 @@ extension Syncer {
         let covered = try store.syncLogs()
         // How far every device with a head has merged each log.
         var limit: [String: Int] = covered.mapValues(\.seq)
-        for (device, seqs) in try readHeads() {
+        // (This device's own head may lag: it is written only when a push has something to
+        // say. Its store has merged `covered`, which is where `limit` starts.)
+        for (device, seqs) in try readHeads() where device != me {
             guard let newest = seqs.max() else { continue }
             let path = Self.headsFolder + "/" + Head(device: device, seq: newest).name
             let merged: [String: JSONValue]
@@ -59,21 +65,23 @@ extension Syncer {
             }
         }
         // Older snapshots: the one just written covers them.
-        let newest = Snapshot.path(device: me, seq: covered[me]?.seq ?? 0)
-        for snapshot in try Snapshot.list(backend) where Snapshot.path(device: snapshot.device, seq: snapshot.seq) != newest {
+        for snapshot in try Snapshot.list(backend) where Snapshot.path(device: snapshot.device, seq: snapshot.seq) != report.snapshot {
             try? backend.delete(Snapshot.path(device: snapshot.device, seq: snapshot.seq))
             report.snapshotsDeleted += 1
         }
         try collectBlobs(keepingSegmentsAbove: limit, into: &report, progress: progress)
+        report.localFilesRemoved = try store.collectUnneededBlobFiles()
         return report
     }
 
-    /// Where prune keeps the unreferenced blobs it saw and when it first saw them.
+    /// Where prune keeps the unreferenced blobs it saw, when it first saw them and how far
+    /// its store had merged every log then.
     static let candidatesPath = "gc/candidates"
 
     private func collectBlobs(keepingSegmentsAbove limit: [String: Int], into report: inout PruneReport,
                               progress: ((String) -> Void)?) throws {
-        var referenced = Set(try store.remoteBlobMap().values)
+        // What this store needs, uploaded or about to be named by a push that did not finish.
+        var referenced = Set(try store.remoteBlobMap(neededOnly: true).values)
         // A fresh listing, not the one the segment limits came from: segments pushed while
         // this prune ran name blobs too.
         for (device, seqs) in try readHeads() {
@@ -91,26 +99,61 @@ extension Syncer {
             guard let names = try? backend.list("blobs/" + folder.name) else { return }
             stored += names.filter { !$0.isFolder }.map(\.name)
         }
-        // The marks of earlier prunes, in this device's clock (milliseconds).
-        var marks: [String: Double] = [:]
-        if let sealed = try? backend.getData(Self.candidatesPath),
-           let plain = try? repository.box.open(sealed, path: Self.candidatesPath),
-           let text = String(data: plain, encoding: .utf8), let o = try? JSONValue.parse(text).object {
-            for (blob, time) in o { if let ms = time.number { marks[blob] = ms } }
-        }
+        var marks = readMarks()
         let now = Date().timeIntervalSince1970 * 1000
+        let positions = try store.syncLogs().mapValues(\.seq)
         var kept: [String: JSONValue] = [:]
         for blob in stored where !referenced.contains(blob) {
-            if let marked = marks[blob], now - marked >= collectionGrace * 1000 {
+            let mark = marks[blob] ?? GCMark(time: now, positions: positions)
+            marks[blob] = nil
+            // Every device with a head has merged what this store had merged when it saw the
+            // blob unneeded: none of them still holds a live record naming it, and one that
+            // names the same bytes anew checks the server first.
+            let everyoneMovedOn = mark.positions.allSatisfy { log, seq in (limit[log] ?? 0) >= seq }
+            if now - mark.time >= collectionGrace * 1000 && everyoneMovedOn {
                 progress?("collecting blobs/\(blob.prefix(2))/\(blob)")
                 try? backend.delete(Repository.blobPath(blob))
                 report.blobsDeleted += 1
             } else {
-                kept[blob] = .number(marks[blob] ?? now)
+                kept[blob] = mark.json
                 report.blobsMarked += 1
             }
         }
         let body = Data(JSONWriter.value(.object(kept)).utf8)
         try backend.putData(Self.candidatesPath, try repository.box.seal(body, path: Self.candidatesPath))
+    }
+
+    /// The marks of earlier prunes; none when there are none or they cannot be read.
+    private func readMarks() -> [String: GCMark] {
+        guard let sealed = try? backend.getData(Self.candidatesPath),
+              let plain = try? repository.box.open(sealed, path: Self.candidatesPath),
+              let text = String(data: plain, encoding: .utf8), let o = try? JSONValue.parse(text).object else { return [:] }
+        return o.compactMapValues(GCMark.init(json:))
+    }
+}
+
+/// When a prune first saw a blob unneeded (this device's clock, milliseconds) and how far its
+/// store had merged each device's log then. Written `[time, {log: seq}]`; a bare number (an
+/// older Quire, which marked only uploads no segment ever named) carries no positions.
+private struct GCMark {
+    var time: Double
+    var positions: [String: Int]
+
+    init(time: Double, positions: [String: Int]) {
+        self.time = time
+        self.positions = positions
+    }
+
+    init?(json: JSONValue) {
+        if let time = json.number {
+            self.init(time: time, positions: [:])
+            return
+        }
+        guard let a = json.array, a.count == 2, let time = a[0].number, let p = a[1].object else { return nil }
+        self.init(time: time, positions: p.compactMapValues { $0.number.map { Int($0) } })
+    }
+
+    var json: JSONValue {
+        .array([.number(time), .object(positions.mapValues { .number(Double($0)) })])
     }
 }

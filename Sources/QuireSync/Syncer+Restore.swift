@@ -48,8 +48,9 @@ extension Syncer {
     }
 
     /// Checks that every object the journal needs is present and authentic: each device's
-    /// chain of segments from the first to its head, and every attachment they reference
-    /// (with `readData`, downloaded and decrypted in full). Never stops at the first problem.
+    /// chain of segments from the first to its head, and every attachment they reference that
+    /// this journal does not know to be unneeded (with `readData`, downloaded and decrypted in full).
+    /// Never stops at the first problem.
     public func verify(readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         var report = VerifyReport()
         let heads = try readHeads()
@@ -65,6 +66,9 @@ extension Syncer {
             }
         }
         var blobs: [String: String] = [:]  // remote id → the segment that references it
+        // A segment may name an attachment whose record this journal has since seen deleted:
+        // a prune may have collected it, so it is not asked for.
+        let unneeded = try store.unneededRemoteBlobs()
         // After a prune, each chain starts where the newest snapshot (checked in full) left it.
         var start: [String: (seq: Int, hash: String)] = [:]
         if let snapshot = try newestSnapshot() {
@@ -92,7 +96,7 @@ extension Syncer {
                     let (segment, hash) = try fetchSegment(path: path, device: device, seq: seq, previous: previous)
                     previous = hash
                     report.segments += 1
-                    for remote in segment.blobs.values where blobs[remote] == nil { blobs[remote] = path }
+                    for remote in segment.blobs.values where blobs[remote] == nil && !unneeded.contains(remote) { blobs[remote] = path }
                 } catch let error as SyncError {
                     report.problems.append(VerifyProblem(object: error.object ?? path, detail: error.detail))
                     break  // the rest of this chain cannot be checked against a broken link

@@ -129,6 +129,7 @@ public final class Syncer {
                 try fetchBlobs(of: segment, using: downloads?.prefetcher, into: &report)
                 checkpoint("pull-before-merge")
                 let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
+                    try checkAttachments(after: segment.changes, map: segment.blobs, object: path)
                     checkpoint("merge-before-commit")
                 }
                 report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
@@ -220,31 +221,48 @@ public final class Syncer {
         workerBackends.map { Repository(backend: $0, id: repository.id, keys: repository.keys, keyName: repository.keyName) }
     }
 
-    /// Fetches the attachments a segment's media name and this store lacks — through the
-    /// background downloads when there are any, else one by one — and takes them in as one
-    /// batch, in order up to the first that failed.
+    /// Fetches the attachments a segment names that this store lacks — through the background
+    /// downloads when there are any, else one by one — and takes them in as one batch, in
+    /// order up to the first that failed. One missing on the server is passed over: its
+    /// record may be deleted by the time the segment is merged (another device's prune
+    /// collects such blobs), and the merge refuses the segment if a live record needs it.
     private func fetchBlobs(of segment: Segment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
         var needed: [(local: String, remote: String)] = []
-        var seen = Set<String>()
-        for change in segment.changes where change.record == .media && change.field == "blob" {
-            guard let local = change.value.string, !store.hasBlob(local), seen.insert(local).inserted else { continue }
-            guard let remote = segment.blobs[local] else {
+        for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) where !store.hasBlob(local) {
+            guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
                 throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
-                                detail: "an attachment is referenced without its repository id")
+                                detail: "an attachment has an invalid id")
             }
             needed.append((local, remote))
         }
-        try takeIn(needed, using: prefetcher, into: &report)
+        try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report)
+    }
+
+    /// Inside a merge's transaction: refuses it when a live attachment it touched lacks its
+    /// blob — missing on the server, or never named with its repository id.
+    func checkAttachments(after changes: [SyncChange], map: [String: String], object: String) throws {
+        guard let lacking = try store.neededBlobsLacking(after: changes).first else { return }
+        guard let remote = map[lacking] else {
+            throw SyncError(.damaged, object: object, detail: "an attachment is referenced without its repository id")
+        }
+        throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
     }
 
     /// Takes attachments `needed` into the store — from the background downloads when there
     /// are any, else downloading them one by one here — as one batch, in order up to the
-    /// first that failed, whose error is then thrown.
-    func takeIn(_ needed: [(local: String, remote: String)], using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
+    /// first that failed, whose error is then thrown (with `passingOverMissing`, one missing
+    /// on the server is skipped instead).
+    func takeIn(_ needed: [(local: String, remote: String)], using prefetcher: BlobPrefetcher?, passingOverMissing: Bool = false,
+                into report: inout SyncReport) throws {
+        func skippable(_ error: Error) -> Bool { passingOverMissing && (error as? SyncError)?.kind == .missing }
         guard let prefetcher, !needed.isEmpty else {
             for item in needed {
-                try downloadBlob(local: item.local, remote: item.remote)
-                report.blobsDownloaded += 1
+                do {
+                    try downloadBlob(local: item.local, remote: item.remote)
+                    report.blobsDownloaded += 1
+                } catch where skippable(error) {
+                    continue
+                }
             }
             return
         }
@@ -257,6 +275,8 @@ public final class Syncer {
             case .success(let temp):
                 checkpoint("blob-downloaded")
                 arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
+            case .failure(let error) where skippable(error):
+                continue
             case .failure(let error):
                 failure = error
             }
@@ -297,17 +317,20 @@ public final class Syncer {
         var next = 0
         while next < pending.records.count {
             var chunk: [SyncChange] = []
-            while next < pending.records.count && chunk.count < changesPerSegment {
-                chunk += try store.changes(of: pending.records[next])
-                next += 1
-            }
-            guard !chunk.isEmpty else { continue }
             var referenced: [String: String] = [:]
-            for blob in chunk.filter({ $0.record == .media && $0.field == "blob" }).compactMap(\.value.string) {
+            while next < pending.records.count && chunk.count < changesPerSegment {
+                let record = pending.records[next]
+                let changes = try store.changes(of: record)
+                chunk += changes
+                next += 1
+                // The segment names the blob of every live attachment it carries, so a device
+                // that lacks it (or let it go while the record was deleted) fetches it.
+                guard record.kind == .media, !changes.isEmpty, let blob = try store.neededBlob(ofMedia: record.id) else { continue }
                 // Named by a record written after the list was read: upload it now.
                 referenced[blob] = try blobMap[blob] ?? uploadIfNeeded(blob, into: &report, progress: progress)
                 blobMap[blob] = referenced[blob]
             }
+            guard !chunk.isEmpty else { continue }
             let segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced)
             let path = Segment.path(device: me, seq: segment.seq)
             let sealed = try repository.box.seal(segment.encoded(), path: path)
@@ -332,9 +355,13 @@ public final class Syncer {
     }
 
     /// The repository id of local blob `blob`, uploading it first unless a published segment
-    /// named it already (an upload a push never confirmed may have been collected since).
+    /// named it since this store last needed it. One that is known but not confirmed (an
+    /// upload whose push never finished, or a blob named anew after nothing here needed it)
+    /// may have been collected by a prune since: it is uploaded again unless the server has it.
     private func uploadIfNeeded(_ blob: String, into report: inout SyncReport, progress: ((String) -> Void)?) throws -> String {
-        if let known = try store.remoteBlob(blob), known.confirmed { return known.id }
+        if let known = try store.remoteBlob(blob) {
+            if try known.confirmed || repository.hasBlob(known.id) { return known.id }
+        }
         progress?("uploading attachment \(blob.prefix(12))")
         checkpoint("blob-upload-start")
         let remote = try repository.uploadBlob(fileAt: store.blobs.path(for: blob))

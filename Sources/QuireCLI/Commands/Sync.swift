@@ -264,10 +264,12 @@ struct PruneCommand: Command {
         Syncs, writes an encrypted snapshot of the whole journal (new devices and restores
         start from it), then deletes the segments every device has merged (as each device's
         head says) and older snapshots. A device that was offline keeps everything it still
-        needs. Attachments nothing names any more (uploads whose sync never finished) are
-        marked, and deleted by a later prune once a day has passed and they are still
-        unnamed (QUIRE_GC_GRACE_SECONDS changes the wait). Attachments of deleted entries stay.
-          --json   {"snapshot", "segments_deleted", "snapshots_deleted", "blobs_deleted", "blobs_marked"}
+        needs. Attachments nothing needs any more (those of deleted entries and attachments, and
+        uploads whose sync never finished) are marked, and deleted by a later prune once a
+        day has passed (QUIRE_GC_GRACE_SECONDS changes the wait), they are still unneeded and
+        every device has synced past the deletion. This machine's copies go at once.
+          --json   {"snapshot", "segments_deleted", "snapshots_deleted", "blobs_deleted", "blobs_marked",
+                    "local_files_removed"}
         """
     static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["json"])
 
@@ -284,7 +286,7 @@ struct PruneCommand: Command {
             var json = JSONOutput()
             json.object([("snapshot", .string(report.snapshot)), ("segments_deleted", .int(report.segmentsDeleted)),
                          ("snapshots_deleted", .int(report.snapshotsDeleted)), ("blobs_deleted", .int(report.blobsDeleted)),
-                         ("blobs_marked", .int(report.blobsMarked))])
+                         ("blobs_marked", .int(report.blobsMarked)), ("local_files_removed", .int(report.localFilesRemoved))])
             context.print(json.text)
         } else if context.stderrIsTerminal {
             context.printError("Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted.")

@@ -47,11 +47,12 @@ extension Store {
         return (records, rows.map(\.2).max() ?? .zero)
     }
 
-    /// The attachments (local blob ids) that pending media records name.
+    /// The attachments (local blob ids) that pending media records need (those of deleted
+    /// records, or of deleted entries, are not uploaded).
     public func pendingBlobs(_ records: [PendingRecord]) throws -> Set<String> {
         var blobs = Set<String>()
         for record in records where record.kind == .media {
-            if let blob = try fieldValues(.media, record.id)["blob"]?.string { blobs.insert(blob) }
+            if let blob = try neededBlob(ofMedia: record.id) { blobs.insert(blob) }
         }
         return blobs
     }
@@ -108,10 +109,15 @@ extension Store {
     }
 
     /// Local blob id → repository blob id for every blob known to the repository (only those a
-    /// published segment names, with `confirmedOnly`).
-    public func remoteBlobMap(confirmedOnly: Bool = false) throws -> [String: String] {
+    /// published segment names, with `confirmedOnly`; only those the journal needs, with
+    /// `neededOnly`).
+    public func remoteBlobMap(confirmedOnly: Bool = false, neededOnly: Bool = false) throws -> [String: String] {
+        var conditions: [String] = []
+        if confirmedOnly { conditions.append("r.confirmed = 1") }
+        if neededOnly { conditions.append("EXISTS (SELECT 1 FROM \(Self.liveMedia) AND m.blob_id = r.blob_id)") }
         var map: [String: String] = [:]
-        try database.prepare("SELECT blob_id, remote_id FROM remote_blobs" + (confirmedOnly ? " WHERE confirmed = 1" : ""))
+        try database.prepare("SELECT r.blob_id, r.remote_id FROM remote_blobs r"
+                             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")))
             .forEach { map[$0.text(0)] = $0.text(1) }
         return map
     }
@@ -228,7 +234,7 @@ extension Store {
             throw StoreError(.invalid, path: path, detail: "attachment content does not match its id \(expected.prefix(12))")
         }
         try database.transaction {
-            try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(added.id), .integer(added.size)])
+            try recordBlob(added)
         }
     }
 
@@ -250,7 +256,7 @@ extension Store {
         if !folders.isEmpty { FileIO.syncFolder(blobs.root) }
         try database.transaction {
             for (blob, remote) in added {
-                try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(blob.id), .integer(blob.size)])
+                try recordBlob(blob)
                 try database.cached("""
                     INSERT INTO remote_blobs (blob_id, remote_id, confirmed) VALUES (?, ?, 1)
                     ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id, confirmed = 1
@@ -268,19 +274,24 @@ extension Store {
     /// - Returns: how many fields changed here and how many conflicts were kept.
     @discardableResult
     public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String,
-                      beforeCommit: () -> Void = {}) throws -> MergeResult {
+                      beforeCommit: () throws -> Void = {}) throws -> MergeResult {
         try write { writer in
             let result = try writer.merge(changes)
             try writeSyncLog(device, seq: seq, hash: hash)
-            beforeCommit()
+            try beforeCommit()
             return result
         }
     }
 
-    /// Merges without recording a log position (snapshots, tests).
+    /// Merges without recording a log position (snapshots, tests). `beforeCommit` may still
+    /// refuse the result by throwing (it runs inside the transaction).
     @discardableResult
-    public func merge(_ changes: [SyncChange]) throws -> MergeResult {
-        try write { try $0.merge(changes) }
+    public func merge(_ changes: [SyncChange], beforeCommit: () throws -> Void = {}) throws -> MergeResult {
+        try write { writer in
+            let result = try writer.merge(changes)
+            try beforeCommit()
+            return result
+        }
     }
 }
 

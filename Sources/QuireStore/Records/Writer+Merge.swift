@@ -124,6 +124,7 @@ extension Writer {
             case "deleted":
                 try set("deleted", SQLValue(v == .bool(true)))
                 searchDirty.insert(change.recordID)
+                if v == .bool(true) { try mayFreeBlobs(ofEntry: change.recordID) }
             case "location":
                 let o = v.object
                 guard v.isNull || (o?["lat"]?.number != nil && o?["lon"]?.number != nil) else { throw bad(change) }
@@ -151,6 +152,7 @@ extension Writer {
             switch change.field {
             case "entry": guard let s = v.string else { throw bad(change) }
                 if let old = try entryOf(), !old.isEmpty { searchDirty.insert(old) }
+                mayFree(try blobOf(media: change.recordID))
                 try ensureEntry(s)
                 try set("entry_id", .text(s))
                 searchDirty.insert(s)
@@ -159,6 +161,8 @@ extension Writer {
             case "kind": guard let s = v.string, MediaKind(rawValue: s) != nil else { throw bad(change) }
                 try set("kind", .text(s))
             case "blob": guard let s = v.string, BlobStore.isValidID(s) else { throw bad(change) }
+                mayFree(try blobOf(media: change.recordID))
+                try ensureBlobRow(s)
                 try set("blob_id", .text(s))
             case "filename", "mime": guard let s = v.string else { throw bad(change) }
                 try set(change.field, .text(s))
@@ -172,6 +176,7 @@ extension Writer {
             case "deleted":
                 try set("deleted", SQLValue(v == .bool(true)))
                 if let entry = try entryOf() { searchDirty.insert(entry) }
+                if v == .bool(true) { mayFree(try blobOf(media: change.recordID)) }
             default: break
             }
         }

@@ -10,6 +10,8 @@ final class Writer {
     /// Blob files this transaction created, removed again if it rolls back.
     private(set) var newBlobs: [String] = []
 
+    /// Blobs a deletion or change here may have left unneeded: checked after commit.
+    var freedBlobs: Set<String> = []
     /// Entries whose searchable text (title, body, transcripts, deletion) changed.
     var searchDirty: Set<String> = []
     /// The newest clock merged from other devices in this transaction.
@@ -87,7 +89,7 @@ final class Writer {
     func addBlob(fileAt path: String) throws -> BlobStore.Added {
         let added = try store.blobs.add(fileAt: path)
         if added.isNew { newBlobs.append(added.id) }
-        try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(added.id), .integer(added.size)])
+        try store.recordBlob(added)
         return added
     }
 
@@ -153,6 +155,7 @@ final class Writer {
                 """).run(values)
             try touch(.entry, id, changed)
         }
+        if previous.deleted { try reviveMedia(ofEntry: id) }
         try saveTags(entry.tags, previous: old.tags, entryID: id)
     }
 
@@ -174,10 +177,26 @@ final class Writer {
         }
     }
 
-    /// Marks an entry deleted (a tombstone field, so the deletion syncs).
+    /// An entry that comes back brings its live attachments back: each is written again (its
+    /// `deleted` register, still false), so the next push names its blob — which may have been
+    /// collected meanwhile and is checked on the server first.
+    private func reviveMedia(ofEntry id: String) throws {
+        let media = try database.cached("SELECT id, blob_id FROM media WHERE entry_id = ? AND deleted = 0")
+            .rows([.text(id)]) { ($0.text(0), $0.text(1)) }
+        for (mediaID, blob) in media {
+            try touch(.media, mediaID, "deleted")
+            try nameAnew(blob)
+        }
+    }
+
+    /// Marks an entry deleted (a tombstone field, so the deletion syncs); its attachments'
+    /// blobs are no longer needed.
     func deleteEntry(_ id: String) throws {
         try database.cached("UPDATE entries SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(id)])
-        if database.changes > 0 { try touch(.entry, id, "deleted") }
+        if database.changes > 0 {
+            try touch(.entry, id, "deleted")
+            try mayFreeBlobs(ofEntry: id)
+        }
     }
 
     // MARK: - Media
@@ -201,6 +220,7 @@ final class Writer {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run(values)
             try touch(.media, media.id, ["entry", "position", "kind", "blob", "filename", "mime", "duration", "transcript", "segments"])
+            try nameAnew(media.blobID)
             return
         }
         let old = previous.media
@@ -221,12 +241,16 @@ final class Writer {
                              transcript = ?, segments = ?, deleted = 0 WHERE id = ?
             """).run(values)
         try touch(.media, media.id, changed)
+        if old.blobID != media.blobID { mayFree(old.blobID) }
+        if old.entryID != media.entryID { mayFree(media.blobID) }
+        if old.blobID != media.blobID || previous.deleted { try nameAnew(media.blobID) }
     }
 
     func deleteMedia(_ id: String) throws {
         try database.cached("UPDATE media SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(id)])
         if database.changes > 0 {
             try touch(.media, id, "deleted")
+            mayFree(try blobOf(media: id))
             if let entryID = try database.cached("SELECT entry_id FROM media WHERE id = ?").first([.text(id)], { $0.text(0) }) {
                 searchDirty.insert(entryID)
             }

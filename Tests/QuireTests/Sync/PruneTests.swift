@@ -51,6 +51,23 @@ import Testing
         #expect(try c.entries().count == 3 + 2 + 12 + 2)
     }
 
+    @Test func aSecondPruneAfterOnlyOtherDevicesWroteCoversTheirSegments() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        try edit(a, 2, "a"); try world.sync(a); try edit(b, 2, "b"); try world.sync(b); try world.sync(a)
+        let first = try world.syncer(a).prune()
+        // Only B writes; A merges without pushing, so its own position stays where it was.
+        for round in 0..<2 { try edit(b, 2, "b\(round)"); try world.sync(b) }
+        try world.sync(a)
+        let second = try world.syncer(a).prune()
+        #expect(second.snapshot != first.snapshot && second.segmentsDeleted > 0)
+        #expect(try Snapshot.list(world.backend).count == 1)
+        let fresh = try world.makeDevice("fresh")
+        _ = try world.syncer(fresh).restore()
+        #expect(try world.dump(fresh) == world.dump(a))
+        #expect(try fresh.entries().count == 2 + 2 + 4)
+    }
+
     @Test func aDeviceWithoutAHeadFallsBackToTheSnapshot() throws {
         let world = try SyncWorld(devices: 2)
         let (a, b) = (world.stores[0], world.stores[1])
