@@ -13,6 +13,7 @@ let package = Package(
     targets: [
         // C libraries from Debian, one system-library target each.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
@@ -24,7 +25,7 @@ let package = Package(
         .executableTarget(name: "EmbedTool"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedTool"]),
 
-        .target(name: "QuireStore", dependencies: ["CSQLite"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),

@@ -12,6 +12,16 @@ struct Segment {
     var changes: [SyncChange]
     /// Local blob id (SHA-256) → repository blob id, for every blob the changes reference.
     var blobs: [String: String]
+    /// Local blob id → the plaintext of small attachments this segment newly names: a copy
+    /// carried inline (the blob object stays the one the repository keeps, collects and
+    /// verifies), so a device pulling the segment needs no request per small attachment.
+    /// Segments without it (older ones, and readers that predate it) fetch every blob.
+    var inline: [String: Data] = [:]
+
+    /// Attachments up to this size travel inline in the segment that first names them…
+    static let inlineLimit: Int64 = 64 << 10
+    /// …up to this many bytes per segment (a segment is held in memory whole).
+    static let inlineBudget: Int64 = 2 << 20
 
     static let format = 1
 
@@ -25,10 +35,12 @@ struct Segment {
             .array([.string(c.record.rawValue), .string(c.recordID), .string(c.field), c.value, .string(String(c.hlc.rawValue)),
                     .string(c.device), .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])
         }
-        let object: JSONValue = .object([
+        var members: [String: JSONValue] = [
             "format": .number(Double(Self.format)), "device": .string(device), "seq": .number(Double(seq)),
             "previous": .string(previous), "changes": .array(rows), "blobs": .object(blobs.mapValues { .string($0) }),
-        ])
+        ]
+        if !inline.isEmpty { members["blobs_inline"] = .object(inline.mapValues { .string($0.base64EncodedString()) }) }
+        let object: JSONValue = .object(members)
         return Data(JSONWriter.value(object).utf8)
     }
 
@@ -56,16 +68,27 @@ struct Segment {
             guard let remote = v.string else { throw bad("a malformed blob entry") }
             map[k] = remote
         }
-        return Segment(device: device, seq: Int(seq), previous: previous, changes: changes, blobs: map)
+        var inline: [String: Data] = [:]
+        for (k, v) in o["blobs_inline"]?.object ?? [:] {
+            guard map[k] != nil, let text = v.string, let bytes = Data(base64Encoded: text) else { throw bad("a malformed inline attachment") }
+            inline[k] = bytes
+        }
+        var segment = Segment(device: device, seq: Int(seq), previous: previous, changes: changes, blobs: map)
+        segment.inline = inline
+        return segment
     }
 
-    /// Only the attachment map of an encoded segment (local id → repository id), read without
-    /// decoding its changes: `encoded()` writes keys in order, so "blobs" leads. Nil when it
-    /// does not (another format), or the data is not a segment.
+    /// Only the attachments of an encoded segment that must be downloaded (local id →
+    /// repository id: those not carried inline), read without decoding its changes:
+    /// `encoded()` writes keys in order, so "blobs" and then "blobs_inline" lead. Nil when
+    /// they do not (another format), or the data is not a segment.
     static func blobMap(_ data: Data) -> [String: String]? {
-        let member = data.withUnsafeBytes { raw in try? JSONValue.firstMember(raw.bindMemory(to: UInt8.self)) }
-        guard let member, member.key == "blobs", let object = member.value.object else { return nil }
-        return object.compactMapValues(\.string)
+        let members = data.withUnsafeBytes { raw in (try? JSONValue.leadingMembers(raw.bindMemory(to: UInt8.self), count: 2)) ?? [] }
+        guard let first = members.first, first.key == "blobs", var map = first.value.object?.compactMapValues(\.string) else { return nil }
+        if members.count == 2, members[1].key == "blobs_inline", let inline = members[1].value.object {
+            for key in inline.keys { map[key] = nil }
+        }
+        return map
     }
 }
 

@@ -66,8 +66,12 @@ extension Syncer {
         }
         let positions = logs.mapValues { JSONValue.array([.number(Double($0.seq)), .string($0.hash)]) }
         try line(.object(["format": .number(1), "device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
+        // Each attachment's ids; a small one's bytes ride along ("d"), so a restore from the
+        // snapshot needs no request per small attachment (readers that predate "d" ignore it).
         for (local, remote) in try store.remoteBlobMap(confirmedOnly: true, neededOnly: true).sorted(by: { $0.key < $1.key }) {
-            try line(.object(["b": .array([.string(local), .string(remote)])]))
+            var members: [String: JSONValue] = ["b": .array([.string(local), .string(remote)])]
+            if let bytes = smallBlob(local) { members["d"] = .string(bytes.base64EncodedString()) }
+            try line(.object(members))
         }
         try store.forEachSyncedField { c in
             try line(.object(["c": .array([.string(c.record.rawValue), .string(c.recordID), .string(c.field), c.value,
@@ -145,17 +149,28 @@ extension Syncer {
         var header = true
         var batch: [SyncChange] = []
         var map: [String: String] = [:]
+        // Small attachments the snapshot holds, each written to a temporary file as it is read
+        // (memory stays constant), taken in with the batch that names it.
+        var carried: [String: String] = [:]
+        defer { for temp in carried.values { unlink(temp) } }
         var failure: SyncError?
         // Attachments first, then the state, in batches: constant memory, and a record never
         // points at a blob we lack (the blob map comes before the changes in the file).
         func flush() throws {
             var needed: [(local: String, remote: String)] = []
+            var written: [DownloadedBlob] = []
+            defer { for blob in written { unlink(blob.path) } }  // gone once adopted
             var seen = Set<String>()
             for change in batch where change.record == .media && change.field == "blob" {
                 guard let local = change.value.string, !store.hasBlob(local), let remote = map[local], seen.insert(local).inserted else { continue }
-                needed.append((local, remote))
+                if let temp = carried.removeValue(forKey: local) {
+                    written.append(DownloadedBlob(path: temp, id: local, remoteID: remote))
+                } else {
+                    needed.append((local, remote))
+                }
             }
             var report = SyncReport()
+            try takeInWritten(written, into: &report)
             try takeIn(needed, using: downloads, into: &report)
             try store.merge(batch) { try checkAttachments(after: batch, map: map, object: path) }
             batch.removeAll(keepingCapacity: true)
@@ -183,6 +198,11 @@ extension Syncer {
                 map[local] = remote
                 if store.hasBlob(local) {
                     try store.setRemoteBlobID(remote, for: local)
+                } else if let text = o["d"]?.string {
+                    guard let bytes = Data(base64Encoded: text) else { failure = bad("a malformed inline attachment"); return }
+                    let temp = try store.blobs.temporaryPath()
+                    carried[local] = temp
+                    try FileIO.writeNewFile(temp, bytes)
                 } else {
                     downloads?.request(local: local, remote: remote)
                 }

@@ -228,14 +228,43 @@ public final class Syncer {
     /// collects such blobs), and the merge refuses the segment if a live record needs it.
     private func fetchBlobs(of segment: Segment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
         var needed: [(local: String, remote: String)] = []
+        var carried: [(local: String, remote: String, bytes: Data)] = []
         for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) where !store.hasBlob(local) {
             guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
                 throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
                                 detail: "an attachment has an invalid id")
             }
-            needed.append((local, remote))
+            if let bytes = segment.inline[local] {
+                carried.append((local, remote, bytes))
+            } else {
+                needed.append((local, remote))
+            }
         }
+        for item in needed { prefetcher?.request(local: item.local, remote: item.remote) }
+        try takeInCarried(carried, into: &report)
         try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report)
+    }
+
+    /// Takes attachments a segment carried inline into the store: written to temporary files,
+    /// then taken in as one batch.
+    private func takeInCarried(_ carried: [(local: String, remote: String, bytes: Data)], into report: inout SyncReport) throws {
+        var written: [DownloadedBlob] = []
+        defer { for blob in written { unlink(blob.path) } }  // gone once adopted; left over only after an error
+        for item in carried {
+            let temp = try store.blobs.temporaryPath()
+            written.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
+            try FileIO.writeNewFile(temp, item.bytes)
+        }
+        try takeInWritten(written, into: &report)
+    }
+
+    /// Takes attachments written (not yet flushed) to temporary files in the store in: their
+    /// data flushed together, then adopted as one batch.
+    func takeInWritten(_ written: [DownloadedBlob], into report: inout SyncReport) throws {
+        guard !written.isEmpty else { return }
+        for _ in written { checkpoint("blob-downloaded") }
+        try store.adoptDownloadedBlobs(written, flushed: false)
+        report.blobsDownloaded += written.count
     }
 
     /// Inside a merge's transaction: refuses it when a live attachment it touched lacks its
@@ -315,10 +344,16 @@ public final class Syncer {
         // 2. Segments, each chained to the previous, each of whole records.
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
         var next = 0
+        var carried = Set<String>()  // blobs considered for carrying inline in this push
         while next < pending.records.count {
             var chunk: [SyncChange] = []
             var referenced: [String: String] = [:]
-            while next < pending.records.count && chunk.count < changesPerSegment {
+            var inline: [String: Data] = [:]
+            var inlineBytes: Int64 = 0
+            // A segment ends at its change limit, or when its inline budget could not take one
+            // more small attachment.
+            while next < pending.records.count && chunk.count < changesPerSegment
+                    && inlineBytes + Segment.inlineLimit <= Segment.inlineBudget {
                 let record = pending.records[next]
                 let changes = try store.changes(of: record)
                 chunk += changes
@@ -329,9 +364,16 @@ public final class Syncer {
                 // Named by a record written after the list was read: upload it now.
                 referenced[blob] = try blobMap[blob] ?? uploadIfNeeded(blob, into: &report, progress: progress)
                 blobMap[blob] = referenced[blob]
+                // A small attachment no published segment has named yet (since this store last
+                // needed it) also travels inside this one.
+                if carried.insert(blob).inserted, try store.remoteBlob(blob)?.confirmed != true, let bytes = smallBlob(blob) {
+                    inline[blob] = bytes
+                    inlineBytes += Int64(bytes.count)
+                }
             }
             guard !chunk.isEmpty else { continue }
-            let segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced)
+            var segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced)
+            segment.inline = inline
             let path = Segment.path(device: me, seq: segment.seq)
             let sealed = try repository.box.seal(segment.encoded(), path: path)
             progress?("pushing \(path)")
@@ -352,6 +394,15 @@ public final class Syncer {
         checkpoint("head-published")
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)
+    }
+
+    /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
+    /// when it cannot be read: the blob object is there either way).
+    func smallBlob(_ blob: String) -> Data? {
+        let path = store.blobs.path(for: blob)
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64,
+              size <= Segment.inlineLimit else { return nil }
+        return FileManager.default.contents(atPath: path)
     }
 
     /// The repository id of local blob `blob`, uploading it first unless a published segment

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -54,6 +55,23 @@ public enum FileIO {
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)
+    }
+
+    /// Flushes every file written on the filesystem holding `folder` (one `syncfs` instead of
+    /// an `fsync` per file, for many small files written together).
+    public static func syncFilesystem(of folder: String) throws {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(.io, path: folder, detail: errnoText()) }
+        defer { close(fd) }
+        guard syncfs(fd) == 0 else { throw StoreError(.io, path: folder, detail: errnoText()) }
+    }
+
+    /// Writes `bytes` to a new file at `path` (mode 0600), not flushed.
+    public static func writeNewFile(_ path: String, _ bytes: Data) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { try writeAll(fd, $0, path: path) }
     }
 
     /// Creates `path` and its parents with mode 0700 when missing.

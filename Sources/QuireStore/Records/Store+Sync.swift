@@ -242,8 +242,10 @@ extension Store {
     /// fsynced, its bytes authenticated as `id`) is renamed into `blobs/`, every folder that
     /// gained a name is flushed once, and then one transaction records them all with their
     /// repository ids. One at a time this cost a folder fsync and two commits per attachment.
-    public func adoptDownloadedBlobs(_ items: [DownloadedBlob]) throws {
+    /// With `flushed` false the files' data is flushed first, all at once.
+    public func adoptDownloadedBlobs(_ items: [DownloadedBlob], flushed: Bool = true) throws {
         guard !items.isEmpty else { return }
+        if !flushed { try FileIO.syncFilesystem(of: blobs.root) }
         var added: [(BlobStore.Added, String)] = []
         var folders = Set<String>()
         for item in items {

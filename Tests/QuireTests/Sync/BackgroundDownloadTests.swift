@@ -9,13 +9,16 @@ import Testing
 /// merge, and a scout reads segments ahead. The result must be what the serial path gives,
 /// and a failure must stop at the segment that needs what failed.
 @Suite struct BackgroundDownloadTests {
-    /// One device with `entries` entries, each with its own attachment, pushed as many small segments.
+    /// One device with `entries` entries, each with its own attachment, pushed as many small
+    /// segments. Every third attachment is too large to travel inside its segment, so it is
+    /// downloaded (in the background); the others are carried inline.
     func world(entries: Int) throws -> SyncWorld {
         let world = try SyncWorld(devices: 1)
         let a = world.stores[0]
         for i in 0..<entries {
             let entry = try a.add(NewEntry(title: "entry \(i)", body: String(repeating: "текст ", count: i)))
-            let bytes = (0..<(1000 + i * 37)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
+            let size = i % 3 == 0 ? Int(Segment.inlineLimit) + 1000 + i * 37 : 1000 + i * 37
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
             _ = try a.attach(to: entry.id, NewAttachment(path: world.file("f\(i).bin", bytes), filename: "f\(i).bin"))
         }
         let syncer = try world.syncer(a)
@@ -57,7 +60,8 @@ import Testing
         while found == nil && seq > 0 {
             let path = Segment.path(device: device, seq: seq)
             let segment = try Segment.decode(try repository.box.open(try world.backend.getData(path), path: path), path: path)
-            if let first = segment.changes.first(where: { $0.record == .media && $0.field == "blob" })?.value.string,
+            if let first = segment.changes.first(where: { $0.record == .media && $0.field == "blob"
+                                                           && segment.inline[$0.value.string ?? ""] == nil })?.value.string,
                let remote = segment.blobs[first] {
                 found = (seq, first, remote)
             }
@@ -105,7 +109,7 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
 
         // An attachment the snapshot names but the server lost: a named error, nothing left behind.
-        let media = try #require(source.entries().first?.media.first)
+        let media = try #require(source.entries().flatMap(\.media).first { $0.size > Segment.inlineLimit })
         let remote = try #require(try source.remoteBlob(media.blobID)?.id)
         try FileManager.default.removeItem(atPath: world.dir.path + "/repo/" + Repository.blobPath(remote))
         let other = try world.makeDevice("other")
@@ -173,5 +177,104 @@ import Testing
         #expect(Segment.blobMap(Data("not json".utf8)) == nil)
         let member = Array("{\"a\": [1, 2], \"b\": garbage".utf8).withUnsafeBufferPointer { try? JSONValue.firstMember($0) }
         #expect(member?.key == "a" && member?.value == .array([.number(1), .number(2)]))
+        let two = Array("{\"a\": 1 , \"b\": \"x\", \"c\": garbage".utf8).withUnsafeBufferPointer { try? JSONValue.leadingMembers($0, count: 2) }
+        #expect(two?.map(\.key) == ["a", "b"] && two?.last?.value == .string("x"))
+    }
+
+    @Test func inlineAttachmentsAreLeftOutOfTheMapToDownloadAndChecked() throws {
+        var segment = Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11", "bb": "22"])
+        segment.inline = ["aa": Data([0, 1, 2, 255])]
+        let data = segment.encoded()
+        #expect(Segment.blobMap(data) == ["bb": "22"], "the scout does not ask for what the segment carries")
+        #expect(try Segment.decode(data, path: "p").inline == ["aa": Data([0, 1, 2, 255])])
+        // A segment without inline attachments is encoded exactly as before they existed.
+        let plain = String(decoding: Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11"]).encoded(), as: UTF8.self)
+        #expect(!plain.contains("inline"))
+        // Inline bytes for a blob the map does not name, or that are not base64: damaged.
+        for bad in [#"{"blobs": {}, "blobs_inline": {"aa": "AAEC"}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#,
+                    #"{"blobs": {"aa": "11"}, "blobs_inline": {"aa": "!!"}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#] {
+            #expect { try Segment.decode(Data(bad.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
+        }
+    }
+}
+
+/// Small attachments travel inside the segment (and the snapshot) that first names them, so
+/// pulling them costs no request each; the blob objects stay what the repository keeps.
+@Suite struct InlineAttachmentTests {
+    let helper = BackgroundDownloadTests()
+
+    /// Removes from the server every blob object the segments carry inline; returns their paths.
+    func removeCarriedBlobObjects(_ world: SyncWorld) throws -> [String] {
+        let repository = try Repository.open(backend: world.backend, passphrase: try secret("pw"), expectedID: world.repositoryID)
+        let device = world.stores[0].deviceID
+        var removed: [String] = []
+        for seq in 1...(try #require(world.stores[0].syncLogs()[device]?.seq)) {
+            let path = Segment.path(device: device, seq: seq)
+            guard let sealed = try? world.backend.getData(path) else { continue }
+            let segment = try Segment.decode(try repository.box.open(sealed, path: path), path: path)
+            for local in segment.inline.keys {
+                let object = Repository.blobPath(try #require(segment.blobs[local]))
+                try world.backend.delete(object)
+                removed.append(object)
+            }
+        }
+        return removed
+    }
+
+    @Test(arguments: [0, 5])
+    func aRestoreTakesSmallAttachmentsFromTheSegments(workers: Int) throws {
+        let world = try helper.world(entries: 30)
+        let removed = try removeCarriedBlobObjects(world)
+        #expect(removed.count == 20, "every attachment under the limit was carried")
+        let fresh = try world.makeDevice("fresh")
+        let counting = CountingBackend(world.backend)
+        let syncer = try world.syncer(fresh, backend: counting)
+        syncer.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
+        let report = try syncer.restore()
+        #expect(report.blobsDownloaded == 30)
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        #expect(try fresh.integrityCheck() == "ok")
+        // Besides the segments, one request per large attachment and a few to start.
+        if workers == 0 { #expect(counting.requests <= report.segmentsPulled + 10 + 5) }
+        // The blob objects are the repository's: verify names the ones that went.
+        let problems = try world.syncer(fresh).verify(readData: false).problems.map(\.object)
+        #expect(Set(problems) == Set(removed))
+    }
+
+    @Test func aSnapshotCarriesSmallAttachmentsToo() throws {
+        let world = try helper.world(entries: 30)
+        let source = world.stores[0]
+        #expect(try world.syncer(source).prune().segmentsDeleted > 0)
+        // Remove every small blob object: a restore from the snapshot needs none of them.
+        var removed = 0
+        for media in try source.entries().flatMap(\.media) where media.size <= Segment.inlineLimit {
+            try world.backend.delete(Repository.blobPath(try #require(try source.remoteBlobID(media.blobID))))
+            removed += 1
+        }
+        #expect(removed == 20)
+        for workers in [0, 5] {
+            let fresh = try world.makeDevice("fresh\(workers)")
+            let syncer = try helper.restorer(world, fresh, workers: workers)
+            _ = try syncer.restore()
+            #expect(try world.dump(fresh) == world.dump(source))
+            #expect(try fresh.entries().flatMap(\.media).allSatisfy { fresh.hasBlob($0.blobID) })
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fresh.blobs.root + "/tmp")) ?? []
+            #expect(leftovers.isEmpty, "\(leftovers)")
+        }
+    }
+
+    @Test func onlyAttachmentsNamedAnewTravelInline() throws {
+        let world = try SyncWorld(devices: 1)
+        let a = world.stores[0]
+        let e = try a.add(NewEntry(title: "voice"))
+        let voice = try a.attach(to: e.id, NewAttachment(path: world.file("v.ogg", pseudoRandomBytes(3000)), kind: .voice, transcript: "one"))
+        let syncer = try world.syncer(a)
+        _ = try syncer.sync()
+        try a.setTranscript(mediaID: voice.id, text: "two")
+        let report = try syncer.sync()
+        #expect(report.segmentsPushed == 1)
+        let path = Segment.path(device: a.deviceID, seq: try #require(a.syncLogs()[a.deviceID]?.seq))
+        let segment = try Segment.decode(try syncer.repository.box.open(try world.backend.getData(path), path: path), path: path)
+        #expect(segment.blobs[voice.blobID] != nil && segment.inline.isEmpty, "a transcript edit does not send the recording again")
     }
 }

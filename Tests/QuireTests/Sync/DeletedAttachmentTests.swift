@@ -169,7 +169,7 @@ import Testing
         // A live record whose blob is missing still stops the merge, naming the object, and
         // merges nothing of its segment.
         let e2 = try b.add(NewEntry(title: "live"))
-        let photo = try b.attach(to: e2.id, NewAttachment(path: world.file("p", pseudoRandomBytes(3000, seed: 11))))
+        let photo = try b.attach(to: e2.id, NewAttachment(path: world.file("p", pseudoRandomBytes(Int(Segment.inlineLimit) + 1, seed: 11))))
         try world.sync(b)
         let remote = try #require(try b.remoteBlobID(photo.blobID))
         try world.backend.delete(Repository.blobPath(remote))
