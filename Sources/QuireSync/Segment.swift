@@ -21,7 +21,7 @@ struct Segment {
     /// Attachments up to this size travel inline in the segment that first names them…
     static let inlineLimit: Int64 = 64 << 10
     /// …up to this many bytes per segment (a segment is held in memory whole).
-    static let inlineBudget: Int64 = 2 << 20
+    static let inlineBudget: Int64 = 1 << 20
 
     static let format = 1
 

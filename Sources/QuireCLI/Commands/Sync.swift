@@ -182,7 +182,7 @@ struct RestoreCommand: Command {
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
-        let store = try context.openStore(create: true, cacheMebibytes: 8)
+        let store = try context.openStore(create: true, cacheMebibytes: 4)
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         let resuming = try store.restoringFrom()
