@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),
-        .executableTarget(name: "QuireCLI", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"]),
+        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"]),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"], path: "bench/QuireBench"),
 
         .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport", "QuireCLI", "CZip"],

@@ -1,5 +1,9 @@
-// Linux calls Swift's Glibc module leaves out (they are declared only under _GNU_SOURCE).
+// Linux calls Swift's Glibc module leaves out or cannot express.
+#include <malloc.h>
 
-// Flushes every file of the filesystem holding `fd` (glibc ≥ 2.14): one call instead of an
-// fsync per file when many small files were written together.
+// Flushes every file of the filesystem holding `fd` (glibc ≥ 2.14; declared only under
+// _GNU_SOURCE): one call instead of an fsync per file when many small files were written.
 extern int syncfs(int fd);
+
+// mallopt(M_MMAP_THRESHOLD, bytes): the option is a macro Swift does not import.
+static inline int quire_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }

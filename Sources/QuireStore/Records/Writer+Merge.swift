@@ -12,6 +12,10 @@ extension Writer {
             JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
             WHERE c.record = ? AND c.record_id = ? AND c.field = ?
             """)
+        // A record this store has no clock for takes every field without a lookup (a restore
+        // is almost all such records): one query per record instead of one per field.
+        let anyClock = try database.cached("SELECT 1 FROM field_clocks WHERE record = ? AND record_id = ? LIMIT 1")
+        var run: (record: RecordKind, id: String, isNew: Bool, fields: Set<String>)?
         for change in changes {
             receivedClock = max(receivedClock ?? .zero, change.hlc)
             if change.record == .revision {
@@ -24,8 +28,16 @@ extension Writer {
                 }
                 continue
             }
+            if run?.record != change.record || run?.id != change.recordID {
+                let isNew = try anyClock.first([.text(change.record.rawValue), .text(change.recordID)]) { _ in true } == nil
+                run = (change.record, change.recordID, isNew, [])
+            }
+            // A field met twice in one run (never in a well-formed log) is looked up like any other.
+            let unseen = run?.fields.insert(change.field).inserted ?? false
             let key: [SQLValue] = [.text(change.record.rawValue), .text(change.recordID), .text(change.field)]
-            let local = try readClock.first(key) { (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3)) }
+            let local = run?.isNew == true && unseen ? nil : try readClock.first(key) {
+                (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3))
+            }
             guard let local else {
                 try apply(change)
                 result.applied += 1
@@ -142,9 +154,11 @@ extension Writer {
         case .media:
             // A media record can be heard of before the entry or blob it belongs to (another
             // device's log, merged later, creates them): it waits on a hidden anchor meanwhile.
-            try ensureAnchors()
-            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
-                .run([id, .text(Self.anchorEntry), .text(Self.anchorBlob)])
+            if ensuredRows.insert("m:" + change.recordID).inserted {
+                try ensureAnchors()
+                try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
+                    .run([id, .text(Self.anchorEntry), .text(Self.anchorBlob)])
+            }
             let set = { (column: String, value: SQLValue) in
                 try self.database.cached("UPDATE media SET \(column) = ? WHERE id = ?").run([value, id])
             }
@@ -187,6 +201,7 @@ extension Writer {
 
     /// The hidden (deleted) entry and empty blob that media wait on for their real ones.
     private func ensureAnchors() throws {
+        guard ensuredRows.insert("anchors").inserted else { return }
         try ensureEntry(Self.anchorEntry)
         try database.cached("UPDATE entries SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(Self.anchorEntry)])
         try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(Self.anchorBlob)])
@@ -195,6 +210,7 @@ extension Writer {
     /// A row for an entry first seen through a change; its fields arrive with it (or, when
     /// it was referenced by a change of another record, with another device's log).
     private func ensureEntry(_ id: String) throws {
+        guard ensuredRows.insert("e:" + id).inserted else { return }
         let journal = StableID.derived("journal\u{0}" + Store.defaultJournal)
         try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
         try database.cached("""
