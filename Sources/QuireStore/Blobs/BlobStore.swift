@@ -132,6 +132,23 @@ public struct BlobStore: Sendable {
         return root + "/tmp/" + UUID().uuidString.lowercased()
     }
 
+    /// Removes temporary files (of downloads and attachments a crash interrupted) last
+    /// changed more than `age` seconds ago; younger ones may belong to work still running.
+    /// Returns how many went.
+    @discardableResult
+    public func removeStaleTemporaries(olderThan age: TimeInterval) -> Int {
+        let folder = root + "/tmp"
+        let cutoff = Date().addingTimeInterval(-age)
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let path = folder + "/" + name
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  modified < cutoff, unlink(path) == 0 else { continue }
+            removed += 1
+        }
+        return removed
+    }
+
     /// Removes blob `id`'s file (used to undo blobs added by a transaction that rolled back).
     public func remove(_ id: String) {
         guard Self.isValidID(id) else { return }

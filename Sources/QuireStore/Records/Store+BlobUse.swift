@@ -75,9 +75,11 @@ extension Store {
     }
 
     /// Removes every blob file nothing needs (those a crash kept from going when they were
-    /// freed, and those of stores written before blobs were collected). Returns how many went.
+    /// freed, and those of stores written before blobs were collected), and temporary files
+    /// older than a day (a crash's half downloads). Returns how many blob files went.
     @discardableResult
     public func collectUnneededBlobFiles() throws -> Int {
+        blobs.removeStaleTemporaries(olderThan: 24 * 3600)
         var freed = Set<String>()
         try database.prepare("""
             SELECT b.id FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM \(Self.liveMedia) AND m.blob_id = b.id)
@@ -112,8 +114,11 @@ extension Writer {
     }
 
     /// A `blobs` row for a blob a merged record names, so the record can point at it before
-    /// (or without) its bytes: a deleted record's blob is never fetched.
+    /// (or without) its bytes: a deleted record's blob is never fetched. When the file is
+    /// here already (a crash between taking a download in and recording it), its size.
     func ensureBlobRow(_ id: String) throws {
-        try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(id)])
+        var info = stat()
+        let size = stat(store.blobs.path(for: id), &info) == 0 ? Int64(info.st_size) : 0
+        try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, ?)").run([.text(id), .integer(size)])
     }
 }

@@ -35,8 +35,14 @@ import Testing
         let stray = try a.attach(to: try a.add(NewEntry(title: "three")).id, NewAttachment(path: world.file("s", pseudoRandomBytes(100, seed: 3))))
         try a.database.execute("UPDATE media SET deleted = 1 WHERE id = '\(stray.id)'")
         #expect(a.hasBlob(stray.blobID))
+        // So do temporary files a crash left, once they are a day old (younger ones may
+        // belong to a download or attachment still running).
+        let old = try a.blobs.temporaryPath(), young = try a.blobs.temporaryPath()
+        for path in [old, young] { #expect(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * 86400)], ofItemAtPath: old)
         #expect(try a.collectUnneededBlobFiles() == 1)
         #expect(!a.hasBlob(stray.blobID))
+        #expect(!FileManager.default.fileExists(atPath: old) && FileManager.default.fileExists(atPath: young))
     }
 
     @Test func aFailedWriteKeepsTheFilesItWouldHaveFreed() throws {
