@@ -53,4 +53,37 @@ import Testing
         #expect(report.blobsDownloaded == 2)
         #expect(try world.dump(parallel) == world.dump(a))
     }
+
+    @Test(arguments: Backends.names)
+    func deletedAttachmentsAreCollectedAndSmallOnesTravelInline(backend name: String) throws {
+        let (backend, keep) = try Backends.make(name)
+        defer { _ = keep }
+        let world = try SyncWorld(devices: 2, backend: backend)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let big = pseudoRandomBytes(Int(Segment.inlineLimit) * 2, seed: 21)
+        let e1 = try a.add(NewEntry(title: "goes")), e2 = try a.add(NewEntry(title: "stays"))
+        let gone = try a.attach(to: e1.id, NewAttachment(path: world.file("big.jpg", big)))
+        let small = try a.attach(to: e2.id, NewAttachment(path: world.file("s.m4a", pseudoRandomBytes(2000, seed: 22)), transcript: "short"))
+        try world.sync(a)
+        let pulled = try world.sync(b)
+        #expect(pulled.blobsDownloaded == 2 && b.hasBlob(small.blobID) && b.hasBlob(gone.blobID))
+        try a.remove(entryID: e1.id)
+        try world.sync(a); try b.add(NewEntry(title: "b")); try world.sync(b); try world.sync(a)
+        let syncer = try world.syncer(a)
+        syncer.collectionGrace = 0
+        #expect(try syncer.prune().blobsDeleted == 1)
+        let remote = try #require(try a.remoteBlobID(gone.blobID))
+        #expect(try !syncer.repository.hasBlob(remote))   // a ranged GET answered 404
+        #expect(try syncer.repository.hasBlob(try #require(try a.remoteBlobID(small.blobID))))
+        // The same bytes attached again on B go up again; a restore equals the source.
+        try b.attach(to: try b.add(NewEntry(title: "again")).id, NewAttachment(path: world.file("again.jpg", big)))
+        #expect(try world.sync(b).blobsUploaded == 1)
+        try world.sync(a)
+        let restored = try world.makeDevice("restored")
+        let restorer = try world.syncer(restored)
+        restorer.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
+        _ = try restorer.restore()
+        #expect(try world.dump(restored) == world.dump(a) && world.dump(a) == world.dump(b))
+        #expect(try world.syncer(restored).verify(readData: true).problems.isEmpty)
+    }
 }
