@@ -137,7 +137,7 @@ extension Syncer {
     /// Downloads, authenticates and merges a snapshot; returns its log positions.
     /// Streams: decrypted into a private file, then read line by line, merged in batches.
     /// With `downloads`, every attachment is asked for as soon as the map names it.
-    func loadSnapshot(device: String, seq: Int, downloads: BlobPrefetcher? = nil,
+    func loadSnapshot(device: String, seq: Int, downloads: BlobPrefetcher? = nil, into report: inout SyncReport,
                       progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
         let path = Snapshot.path(device: device, seq: seq)
         progress?("reading \(path)")
@@ -169,10 +169,11 @@ extension Syncer {
                     needed.append((local, remote))
                 }
             }
-            var report = SyncReport()
             try takeInWritten(written, into: &report)
             try takeIn(needed, using: downloads, into: &report)
-            try store.merge(batch) { try checkAttachments(after: batch, map: map, object: path) }
+            let merged = try store.merge(batch) { try checkAttachments(after: batch, map: map, object: path) }
+            report.fieldsMerged += merged.applied
+            report.conflicts += merged.conflicts
             batch.removeAll(keepingCapacity: true)
         }
         while try reader.next({ bytes in

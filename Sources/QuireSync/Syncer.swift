@@ -99,7 +99,7 @@ public final class Syncer {
         }
         // A new device starts from the newest snapshot instead of replaying every segment.
         if logs.isEmpty && !usedSnapshot, let snapshot = try newestSnapshot() {
-            try adoptSnapshot(snapshot, progress: progress)
+            try adoptSnapshot(snapshot, into: &report, progress: progress)
             logs = try store.syncLogs()
         }
         var plan: [(device: String, seq: Int)] = []
@@ -123,7 +123,7 @@ public final class Syncer {
                     // Pruned after a snapshot that covers it: start from the snapshot, then go on.
                     guard let snapshot = try newestSnapshot() else { throw error }
                     downloads?.stop()
-                    try adoptSnapshot(snapshot, progress: progress)
+                    try adoptSnapshot(snapshot, into: &report, progress: progress)
                     return try pull(into: &report, progress: progress, usedSnapshot: true)
                 }
                 try fetchBlobs(of: segment, using: downloads?.prefetcher, into: &report)
@@ -143,11 +143,11 @@ public final class Syncer {
     }
 
     /// Merges a snapshot and moves this store's log positions forward to it.
-    private func adoptSnapshot(_ snapshot: (device: String, seq: Int), progress: ((String) -> Void)?) throws {
+    private func adoptSnapshot(_ snapshot: (device: String, seq: Int), into report: inout SyncReport, progress: ((String) -> Void)?) throws {
         // The snapshot names its attachments before its records: they download meanwhile.
         let prefetcher = startPrefetcher()
         defer { prefetcher?.close() }
-        let positions = try loadSnapshot(device: snapshot.device, seq: snapshot.seq, downloads: prefetcher, progress: progress)
+        let positions = try loadSnapshot(device: snapshot.device, seq: snapshot.seq, downloads: prefetcher, into: &report, progress: progress)
         let logs = try store.syncLogs()
         for (device, position) in positions where position.seq > (logs[device]?.seq ?? 0) && device != store.deviceID {
             try store.setSyncLog(device, seq: position.seq, hash: position.hash)

@@ -7,10 +7,28 @@ import QuireSync
 import Glibc
 #endif
 
+/// What a session's connections sent and received, the background ones' included (read it
+/// when the work is done: each connection is counted by the one thread that uses it).
+struct Traffic {
+    let connections: [CountingBackend]
+    var requests: Int { connections.reduce(0) { $0 + $1.wireRequests } }
+    var bytesUp: Int64 { connections.reduce(0) { $0 + $1.bytesUp } }
+    var bytesDown: Int64 { connections.reduce(0) { $0 + $1.bytesDown } }
+
+    /// The counts as JSON members, less those of `earlier` (a previous round of `--watch`).
+    func members(since earlier: (requests: Int, up: Int64, down: Int64) = (0, 0, 0), up: Bool = true) -> [(String, JSONOutput.Value)] {
+        [("requests", .int(requests - earlier.requests))]
+            + (up ? [("bytes_up", .int(Int(bytesUp - earlier.up)))] : [])
+            + [("bytes_down", .int(Int(bytesDown - earlier.down)))]
+    }
+
+    var totals: (requests: Int, up: Int64, down: Int64) { (requests, bytesUp, bytesDown) }
+}
+
 /// Shared by sync, restore and verify: a locked, unlocked repository for a store.
 enum SyncSession {
     /// Opens the repository for `store`, joining it when the store has none recorded yet.
-    static func open(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Syncer, CountingBackend) {
+    static func open(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Syncer, Traffic) {
         let (remote, makeBackend) = try RemoteCommand.connections(store, context: context)
         let counting = CountingBackend(try makeBackend())
         let repository: Repository
@@ -24,11 +42,12 @@ enum SyncSession {
         }
         let syncer = Syncer(store: store, repository: repository)
         // More connections: one reads segments ahead, four download attachments while merging.
-        syncer.workerBackends = try (0..<5).map { _ in try makeBackend() }
+        let workers = try (0..<5).map { _ in CountingBackend(try makeBackend()) }
+        syncer.workerBackends = workers
         if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
         if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
         installCrashPoint(syncer, context: context)
-        return (syncer, counting)
+        return (syncer, Traffic(connections: [counting] + workers))
     }
 
     /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the
@@ -94,7 +113,7 @@ struct SyncCommand: Command {
         let store = try context.openStore()
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
-        let (syncer, counting) = try SyncSession.open(store, arguments, context: context)
+        let (syncer, traffic) = try SyncSession.open(store, arguments, context: context)
         if arguments.flag("watch") {
             signal(SIGINT) { _ in stopRequested = 1 }
             signal(SIGTERM) { _ in stopRequested = 1 }
@@ -105,14 +124,15 @@ struct SyncCommand: Command {
             sigaddset(&set, SIGTERM)
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
+        var before = (requests: 0, up: Int64(0), down: Int64(0))  // the first round counts the repository check too
         repeat {
+            defer { before = traffic.totals }
             let report = try syncer.sync(progress: SyncSession.progress(context))
             SyncSession.endProgress(context)
             try store.recordSync(at: Timestamp.now())
             if arguments.flag("json") {
                 var json = JSONOutput()
-                json.object([("requests", .int(counting.wireRequests)), ("bytes_up", .int(Int(counting.bytesUp))),
-                             ("bytes_down", .int(Int(counting.bytesDown))), ("segments_pulled", .int(report.segmentsPulled)),
+                json.object(traffic.members(since: before) + [("segments_pulled", .int(report.segmentsPulled)),
                              ("segments_pushed", .int(report.segmentsPushed)), ("changes_pushed", .int(report.changesPushed)),
                              ("fields_merged", .int(report.fieldsMerged)), ("conflicts", .int(report.conflicts)),
                              ("blobs_uploaded", .int(report.blobsUploaded)), ("blobs_downloaded", .int(report.blobsDownloaded))])
@@ -193,7 +213,7 @@ struct RestoreCommand: Command {
             let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile)
         }
-        let (syncer, counting) = try SyncSession.open(store, arguments, context: context)
+        let (syncer, traffic) = try SyncSession.open(store, arguments, context: context)
         if let resuming, resuming != syncer.repository.id {
             throw CLIError.failure("this store was restoring another repository", hint: "restore into a new folder")
         }
@@ -206,8 +226,7 @@ struct RestoreCommand: Command {
         if arguments.flag("json") {
             var json = JSONOutput()
             json.object([("entries", .int(try store.entryCount())), ("segments", .int(report.segmentsPulled)),
-                         ("attachments", .int(report.blobsDownloaded)), ("requests", .int(counting.wireRequests)),
-                         ("bytes_down", .int(Int(counting.bytesDown)))])
+                         ("attachments", .int(report.blobsDownloaded))] + traffic.members(up: false))
             context.print(json.text)
         } else if context.stderrIsTerminal {
             context.printError("Restored \(try store.entryCount()) entries and \(report.blobsDownloaded) attachments.")

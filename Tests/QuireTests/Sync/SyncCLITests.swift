@@ -62,8 +62,13 @@ import Testing
         // Prune through the command line; a restore afterwards still brings everything back.
         let pruned = try QuireBinary.run(["prune", "--json"], store: a, environment: Self.env)
         #expect(pruned.status == 0, "\(pruned.stderr)")
-        #expect(try QuireBinary.run(["restore", repo], store: dir.path + "/d", environment: Self.env).status == 0)
+        let fromSnapshot = try QuireBinary.run(["restore", repo, "--json"], store: dir.path + "/d", environment: Self.env)
+        #expect(fromSnapshot.status == 0, "\(fromSnapshot.stderr)")
         #expect(try dump(dir.path + "/d", dir) == dump(a, dir))
+        // The report counts what came from the snapshot, and the background connections' traffic.
+        let counts = try #require(try JSONValue.parse(fromSnapshot.stdout).object)
+        #expect(counts["attachments"]?.number == 3 && counts["segments"]?.number == 0, "\(counts)")
+        #expect((counts["requests"]?.number ?? 0) >= 4 && (counts["bytes_down"]?.number ?? 0) > 0, "\(counts)")
 
         // Damage on the server: verify names it and exits 1.
         let blobs = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/repo/blobs").filter { $0.count > 60 }
