@@ -14,11 +14,11 @@ import QuireStore
 struct Snapshot {
     var device: String
     var seq: Int
+    /// device → (last segment merged, its hash)
+    var positions: [String: (seq: Int, hash: String)]
 
     /// The name number of a state that merged each log up to `positions`.
     static func number(_ positions: [String: (seq: Int, hash: String)]) -> Int { positions.values.reduce(0) { $0 + $1.seq } }
-    /// device → (last segment merged, its hash)
-    var positions: [String: (seq: Int, hash: String)]
 
     static let folder = "snapshots"
     static func path(device: String, seq: Int) -> String { "\(folder)/\(device)/" + String(format: "%012d", seq) }
