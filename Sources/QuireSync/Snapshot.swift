@@ -171,7 +171,7 @@ extension Syncer {
             }
             try takeInWritten(written, into: &report)
             try takeIn(needed, using: downloads, into: &report)
-            let merged = try store.merge(batch) { try checkAttachments(after: batch, map: map, object: path) }
+            let merged = try store.merge(batch) { try checkAttachments(after: batch, map: map) }
             report.fieldsMerged += merged.applied
             report.conflicts += merged.conflicts
             batch.removeAll(keepingCapacity: true)

@@ -129,7 +129,7 @@ public final class Syncer {
                 try fetchBlobs(of: segment, using: downloads?.prefetcher, into: &report)
                 checkpoint("pull-before-merge")
                 let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
-                    try checkAttachments(after: segment.changes, map: segment.blobs, object: path)
+                    try checkAttachments(after: segment.changes, map: segment.blobs)
                     checkpoint("merge-before-commit")
                 }
                 report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
@@ -268,13 +268,15 @@ public final class Syncer {
     }
 
     /// Inside a merge's transaction: refuses it when a live attachment it touched lacks its
-    /// blob — missing on the server, or never named with its repository id.
-    func checkAttachments(after changes: [SyncChange], map: [String: String], object: String) throws {
-        guard let lacking = try store.neededBlobsLacking(after: changes).first else { return }
-        guard let remote = map[lacking] else {
-            throw SyncError(.damaged, object: object, detail: "an attachment is referenced without its repository id")
+    /// blob although `map` names it (missing on the server). One the map does not name is let
+    /// be: while logs are replayed, a record can be live here for a moment that was not live
+    /// for the segment's writer (its entry deleted there, still a placeholder here), and the
+    /// segment or snapshot that makes it live for good names its blob.
+    func checkAttachments(after changes: [SyncChange], map: [String: String]) throws {
+        for lacking in try store.neededBlobsLacking(after: changes) {
+            guard let remote = map[lacking] else { continue }
+            throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
         }
-        throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
     }
 
     /// Takes attachments `needed` into the store — from the background downloads when there

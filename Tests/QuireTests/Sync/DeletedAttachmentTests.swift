@@ -182,4 +182,24 @@ import Testing
         #expect { try world.sync(c) } throws: { ($0 as? SyncError)?.kind == .missing && ($0 as? SyncError)?.object == Repository.blobPath(remote) }
         #expect(try c.entry(id: e2.id) == nil)
     }
+
+    @Test func aReplayMeetingAnAttachmentOfAnEntryDeletedElsewhereFinishes() throws {
+        // B attaches to A's entry while A deletes it; B merges the deletion before it pushes,
+        // so its segment carries the attachment without its blob. A device replaying B's log
+        // before A's (device ids sort that way here) meets the attachment on a placeholder
+        // entry, live for a moment: the replay must go on, and end with both deleted.
+        let world = try SyncWorld(devices: 0)
+        var a = try world.makeDevice("a"), b = try world.makeDevice("b")
+        while b.deviceID > a.deviceID { (a, b) = (b, try world.makeDevice("b\(UUID().uuidString.prefix(4))")) }
+        let e = try a.add(NewEntry(title: "shared"))
+        try world.sync(a); try world.sync(b)
+        let photo = try b.attach(to: e.id, NewAttachment(path: world.file("p.jpg", pseudoRandomBytes(Int(Segment.inlineLimit) + 10, seed: 12))))
+        try a.remove(entryID: e.id)
+        try world.sync(a); try world.sync(b); try world.sync(a)
+        #expect(!b.hasBlob(photo.blobID) && !a.hasBlob(photo.blobID))
+        let fresh = try world.makeDevice("fresh")
+        _ = try world.syncer(fresh).restore()
+        #expect(try world.dump(fresh) == world.dump(a) && world.dump(a) == world.dump(b))
+        #expect(try fresh.entries().isEmpty)
+    }
 }
