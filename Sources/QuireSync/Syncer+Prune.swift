@@ -99,13 +99,12 @@ extension Syncer {
             guard let names = try? backend.list("blobs/" + folder.name) else { return }
             stored += names.filter { !$0.isFolder }.map(\.name)
         }
-        var marks = readMarks()
+        let marks = readMarks()
         let now = Date().timeIntervalSince1970 * 1000
         let positions = try store.syncLogs().mapValues(\.seq)
         var kept: [String: JSONValue] = [:]
         for blob in stored where !referenced.contains(blob) {
             let mark = marks[blob] ?? GCMark(time: now, positions: positions)
-            marks[blob] = nil
             // Every device with a head has merged what this store had merged when it saw the
             // blob unneeded: none of them still holds a live record naming it, and one that
             // names the same bytes anew checks the server first.

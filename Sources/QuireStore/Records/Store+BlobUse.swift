@@ -35,8 +35,8 @@ extension Store {
     }
 
     /// Local blob ids that the live media among `changes` (or of entries whose deletion flag
-    /// they set) need and whose files this store lacks: after a merge, each is an attachment
-    /// the log promised and did not deliver. Call inside the merge's transaction.
+    /// they set) need and whose files this store lacks. Call inside the merge's transaction,
+    /// after the merge.
     public func neededBlobsLacking(after changes: [SyncChange]) throws -> [String] {
         var media = Set<String>(), entries = Set<String>()
         for change in changes {
