@@ -308,7 +308,10 @@ struct PruneCommand: Command {
                          ("blobs_marked", .int(report.blobsMarked)), ("local_files_removed", .int(report.localFilesRemoved))])
             context.print(json.text)
         } else if context.stderrIsTerminal {
-            context.printError("Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted.")
+            var line = "Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted"
+            if report.blobsDeleted > 0 { line += "; \(report.blobsDeleted) unneeded attachments collected" }
+            if report.blobsMarked > 0 { line += "; \(report.blobsMarked) more wait until every device has synced and a day has passed" }
+            context.printError(line + ".")
         }
     }
 }
