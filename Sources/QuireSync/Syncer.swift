@@ -240,6 +240,8 @@ public final class Syncer {
                 needed.append((local, remote))
             }
         }
+        // Asked for before the carried ones are written, so they download meanwhile (takeIn
+        // asks again, which changes nothing).
         for item in needed { prefetcher?.request(local: item.local, remote: item.remote) }
         try takeInCarried(carried, into: &report)
         try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report)

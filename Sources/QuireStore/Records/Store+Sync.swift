@@ -277,11 +277,9 @@ extension Store {
     @discardableResult
     public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String,
                       beforeCommit: () throws -> Void = {}) throws -> MergeResult {
-        try write { writer in
-            let result = try writer.merge(changes)
+        try merge(changes) {
             try writeSyncLog(device, seq: seq, hash: hash)
             try beforeCommit()
-            return result
         }
     }
 
