@@ -3,12 +3,12 @@ import Testing
 @testable import QuireExport
 @testable import QuireStore
 
-/// The official Mustache spec suite (../shared/conformance/mustache-spec), every test of the
-/// required modules. Inheritance (optional) and lambdas are not implemented.
+/// The official Mustache spec suite, vendored in Fixtures/mustache-spec (its LICENSE and
+/// SOURCE-COMMIT beside it), every test of the required modules. Inheritance (optional) and
+/// lambdas are not implemented.
 @Suite struct MustacheSpecTests {
     static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/conformance/mustache-spec")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/mustache-spec")
 
     struct Case: CustomTestStringConvertible, Sendable {
         let file: String, name: String, template: String, expected: String
