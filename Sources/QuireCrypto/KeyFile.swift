@@ -28,8 +28,13 @@ public struct KeyFile: Codable, Equatable, Sendable {
         public static var minimum: Cost {
             Cost(opslimit: UInt64(crypto_pwhash_opslimit_min()), memlimit: UInt64(crypto_pwhash_memlimit_min()))
         }
-        /// The most a key file may ask for: a hostile file must not make us allocate 4 TiB.
-        static let ceiling = Cost(opslimit: 64, memlimit: 4 << 30)
+        public static var interactive: Cost {
+            Cost(opslimit: UInt64(crypto_pwhash_opslimit_interactive()), memlimit: UInt64(crypto_pwhash_memlimit_interactive()))
+        }
+        /// The most a key file may ask for: libsodium's SENSITIVE level (4 passes over 1 GiB,
+        /// a few seconds here). A key file comes from the server; a hostile one must not make
+        /// an unlock take minutes or allocate more memory than a laptop has to spare.
+        public static let ceiling = Cost(opslimit: 4, memlimit: 1 << 30)
     }
 
     static let format1 = 1

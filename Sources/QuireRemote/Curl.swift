@@ -12,6 +12,9 @@ struct HTTPRequest {
     var sink: ByteSink?
     /// The byte range asked for with a Range header; a 200 answer is trimmed to it.
     var range: Range<Int64>?
+    /// Seconds the whole exchange may take (nil: no limit beyond the low-speed one, for
+    /// attachments whose size sets their time).
+    var timeout: Int?
 }
 
 struct HTTPResponse {
@@ -30,11 +33,19 @@ public struct HTTPSettings: Sendable {
     public var connectTimeout: Int = 30
     /// Abort when fewer than 1 byte/s flows for this many seconds.
     public var lowSpeedTime: Int = 60
+    /// The longest a folder listing may take: a server trickling a byte a second must not
+    /// hold a sync for ever.
+    public var listingTimeout: Int = 300
     public var verifyTLS = true
     /// Attempts for transient failures (423, 429, 5xx, dropped connections).
     public var attempts = 5
     /// First back-off delay; doubles each attempt.
     public var backoff: Double = 0.25
+    /// The user said `--insecure-http`: an `http://` server beyond loopback is accepted. Even
+    /// then only Digest is offered there: Basic would hand the password to anyone on the path.
+    public var insecureHTTP = false
+    /// curl's `--resolve` entries (`HOST:PORT:ADDRESS`): tests reach a named host on loopback.
+    var resolve: [String] = []
 
     public init(user: String? = nil, password: String? = nil) {
         self.user = user
@@ -49,15 +60,21 @@ final class Curl {
     private let settings: HTTPSettings
     /// Basic and Digest until the server has said which it wants; then that one alone, so
     /// each request is one round trip (curl_easy_reset forgets what was negotiated).
-    private var authMethods = QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST
+    /// Over plain HTTP beyond loopback, Digest only: an active attacker answering "Basic
+    /// only" must not get the password (nor the one `~/.netrc` holds).
+    private var authMethods: Int
+    /// Whether Basic may be sent: over TLS, or to this machine.
+    private let basicAllowed: Bool
     private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
 
-    init(settings: HTTPSettings) throws {
+    init(settings: HTTPSettings, basicAllowed: Bool) throws {
         guard Self.globalInit, let handle = curl_easy_init() else {
             throw RemoteError(.localIO, detail: "libcurl failed to initialise")
         }
         self.handle = handle
         self.settings = settings
+        self.basicAllowed = basicAllowed
+        authMethods = basicAllowed ? QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_DIGEST
     }
 
     deinit { curl_easy_cleanup(handle) }
@@ -71,13 +88,19 @@ final class Curl {
         // An empty Expect: stops libcurl waiting for 100-continue that some servers never send.
         for header in request.headers + ["Expect:"] { headerList = curl_slist_append(headerList, header) }
         defer { curl_slist_free_all(headerList) }
+        var resolveList: UnsafeMutablePointer<curl_slist>?
+        for entry in settings.resolve { resolveList = curl_slist_append(resolveList, entry) }
+        defer { curl_slist_free_all(resolveList) }
 
         quire_curl_setopt_string(handle, CURLOPT_URL, request.url)
+        quire_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        if resolveList != nil { quire_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList) }
         quire_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         quire_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
         quire_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        if let timeout = request.timeout { quire_curl_setopt_long(handle, CURLOPT_TIMEOUT, timeout) }
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, settings.verifyTLS ? 1 : 0)
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, settings.verifyTLS ? 2 : 0)
         quire_curl_setopt_long(handle, CURLOPT_NETRC, QUIRE_CURL_NETRC_OPTIONAL)
@@ -114,7 +137,11 @@ final class Curl {
         var offered = 0
         quire_curl_getinfo_long(handle, CURLINFO_HTTPAUTH_AVAIL, &offered)
         if offered != 0 && status != 401 && settings.user != nil {
-            authMethods = offered & QUIRE_CURLAUTH_DIGEST != 0 ? QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_BASIC
+            authMethods = offered & QUIRE_CURLAUTH_DIGEST != 0 || !basicAllowed ? QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_BASIC
+        }
+        if status == 401 && !basicAllowed && offered & QUIRE_CURLAUTH_DIGEST == 0 && offered & QUIRE_CURLAUTH_BASIC != 0 {
+            throw RemoteError(.unauthorized, status: status,
+                              detail: "the server asks for Basic authentication over http://, which would send the password in clear; use https://")
         }
         return HTTPResponse(status: status, headers: transfer.headers, errorBody: transfer.errorBody)
     }

@@ -11,9 +11,17 @@ final class PropfindParser {
         var length: Int64?
     }
 
+    /// A hostile server must not make a listing cost unbounded memory: no real href is longer
+    /// than this, and no folder of a repository holds more entries (a 100k-object folder is
+    /// the largest one measured).
+    static let maxTextBytes = 8 << 10
+    static let maxItems = 2_000_000
+
     private(set) var items: [Item] = []
     private var context: xmlParserCtxtPtr?
     private var failed = false
+    /// Why the listing was refused beyond "not valid XML", for the error message.
+    private(set) var refusal: String?
     /// The document's root must be DAV:multistatus.
     private var depth = 0
     private var rootIsMultistatus = false
@@ -37,6 +45,10 @@ final class PropfindParser {
         }
         sax.characters = { ctx, chars, length in
             guard let p = parser(ctx), p.capture, let chars else { return }
+            guard p.text.utf8.count + Int(length) <= PropfindParser.maxTextBytes else {
+                p.refuse("an href or size longer than \(PropfindParser.maxTextBytes) bytes")
+                return
+            }
             p.text += String(decoding: UnsafeBufferPointer(start: chars, count: Int(length)), as: UTF8.self)
         }
         // Structured errors land here instead of on stderr; parse failure is seen by its return code.
@@ -77,6 +89,14 @@ final class PropfindParser {
 
     private static let dav = "DAV:"
 
+    /// Stops the parse: the listing is refused with `reason`.
+    fileprivate func refuse(_ reason: String) {
+        if refusal == nil { refusal = reason }
+        failed = true
+        capture = false
+        if let context { xmlStopParser(context) }
+    }
+
     fileprivate func start(_ local: String, namespace: String) {
         if depth == 0 { rootIsMultistatus = namespace == Self.dav && local == "multistatus" }
         depth += 1
@@ -109,6 +129,7 @@ final class PropfindParser {
             capture = false
         case "response":
             if !href.isEmpty { items.append(Item(href: href, isCollection: isCollection, length: length)) }
+            if items.count > Self.maxItems { refuse("more than \(Self.maxItems) entries in one folder") }
             inResponse = false
         default:
             break

@@ -23,15 +23,29 @@ public final class WebDAVBackend: Backend {
 
     public init(url: String, settings: HTTPSettings) throws {
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
-            throw RemoteError(.invalid, detail: "a WebDAV URL starts with https:// (or http:// on a trusted network)")
+            throw RemoteError(.invalid, detail: "a WebDAV URL starts with https://")
         }
-        guard URL(string: url)?.host != nil else { throw RemoteError(.invalid, detail: "not a valid URL") }
-        guard URL(string: url)?.password == nil else {
+        guard let parsed = URL(string: url), let host = parsed.host else { throw RemoteError(.invalid, detail: "not a valid URL") }
+        guard parsed.password == nil else {
             throw RemoteError(.invalid, detail: "put the password in QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc, not in the URL")
+        }
+        let overTLS = url.hasPrefix("https://")
+        let loopback = Self.isLoopback(host)
+        guard overTLS || loopback || settings.insecureHTTP else {
+            throw RemoteError(.invalid, detail: "http:// would send the password and every request in clear across the network: use https://, or add --insecure-http if that network is yours")
         }
         base = url.hasSuffix("/") ? url : url + "/"
         self.settings = settings
-        curl = try Curl(settings: settings)
+        curl = try Curl(settings: settings, basicAllowed: overTLS || loopback)
+    }
+
+    /// This machine by name or address (`localhost`, 127.0.0.0/8, `::1`): plain HTTP there
+    /// crosses no network.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if h == "localhost" || h == "::1" { return true }
+        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     static func redacted(_ url: String) -> String {
@@ -181,10 +195,12 @@ public final class WebDAVBackend: Backend {
             let sink = PropfindSink()
             let response = try send(HTTPRequest(method: "PROPFIND", url: folderURL,
                                                 headers: ["Depth: 1", "Content-Type: application/xml; charset=utf-8"],
-                                                body: DataSource(Data(body.utf8)), sink: sink), path: folder)
+                                                body: DataSource(Data(body.utf8)), sink: sink,
+                                                timeout: settings.listingTimeout), path: folder)
             try check(response, path: folder, accepted: [207])
             guard sink.succeeded else {
-                throw RemoteError(.protocolError, path: folder, status: 207, detail: "the server's folder listing is not valid XML")
+                let why = sink.parser.refusal.map { "the server's folder listing has \($0)" } ?? "the server's folder listing is not valid XML"
+                throw RemoteError(.protocolError, path: folder, status: 207, detail: why)
             }
             return sink.parser.items
         }

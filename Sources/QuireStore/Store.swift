@@ -56,6 +56,9 @@ public final class Store {
                 throw StoreError(.unreadable, path: folder, detail: "folder is not empty and holds no Quire store")
             }
             try FileIO.makeFolder(folder)
+            // An existing empty folder keeps the mode it had (0755, say): a journal is the
+            // owner's alone.
+            guard chmod(folder, 0o700) == 0 else { throw StoreError(.io, path: folder, detail: FileIO.errnoText()) }
         }
         let database = try Database(path: databasePath, create: !hasDatabase,
                                     busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)

@@ -137,13 +137,14 @@ final class SegmentScout: @unchecked Sendable {
     private var stopped = false
     private let finished = DispatchGroup()
 
-    init(segments: [(device: String, seq: Int)], repository: Repository, prefetcher: BlobPrefetcher, blobs: BlobStore) {
+    init(segments: [(device: String, seqs: ClosedRange<Int>)], repository: Repository, prefetcher: BlobPrefetcher, blobs: BlobStore) {
         finished.enter()
         let owned = Owned(repository)  // used by this thread alone
         let thread = Thread { [self] in
             defer { finished.leave() }
             let repository = owned.value
-            for (device, seq) in segments {
+            // Lazily: a plan is ranges of segment numbers, never a list of them.
+            for (device, seq) in segments.lazy.flatMap({ plan in plan.seqs.lazy.map { (plan.device, $0) } }) {
                 if stopLock.withLock({ stopped }) { return }
                 let path = Segment.path(device: device, seq: seq)
                 guard let sealed = try? repository.backend.getData(path),

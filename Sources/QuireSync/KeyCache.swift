@@ -1,6 +1,7 @@
 import Foundation
 import QuireCrypto
 import QuireRemote
+import QuireStore
 
 /// The repository's master key kept on this device (`<store>/repository.key`, mode 0600), so
 /// `sync` needs no passphrase after the first unlock — as a phone keeps its keychain. The
@@ -24,14 +25,13 @@ public enum KeyCache {
     public static func save(_ keys: RepositoryKeys, storeFolder: String, repositoryID: String) throws {
         var raw = keys.master.withUnsafeBytes { Data($0) }
         defer { raw.resetBytes(in: 0..<raw.count) }
-        let json = try JSONSerialization.data(withJSONObject: ["repository": repositoryID, "key": raw.base64EncodedString()])
-        let temp = path(storeFolder) + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot write \(path(storeFolder))") }
-        _ = json.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        rename(temp, path(storeFolder))
+        var json = try JSONSerialization.data(withJSONObject: ["repository": repositoryID, "key": raw.base64EncodedString()])
+        defer { json.resetBytes(in: 0..<json.count) }
+        // A fresh temporary name opened O_CREAT|O_EXCL (a link planted there fails the open,
+        // never redirects the key), 0600, fsynced, renamed; every step's error is checked.
+        try FileIO.writeDurably(to: path(storeFolder), mode: 0o600) { fd in
+            try json.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: path(storeFolder)) }
+        }
     }
 
     public static func forget(storeFolder: String) {

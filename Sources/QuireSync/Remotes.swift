@@ -6,7 +6,7 @@ import QuireStore
 public enum Remotes {
     /// Checks a URL a person typed. `file://` needs an absolute path.
     /// - Throws: `RemoteError.invalid` saying what is wrong.
-    public static func validate(_ url: String) throws {
+    public static func validate(_ url: String, insecureHTTP: Bool = false) throws {
         if url.hasPrefix("file://") {
             guard String(url.dropFirst(7)).hasPrefix("/") else {
                 throw RemoteError(.invalid, detail: "a file:// URL needs an absolute path, like file:///home/me/journal-backup")
@@ -16,7 +16,9 @@ public enum Remotes {
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
             throw RemoteError(.invalid, detail: "'\(url)' is not a remote URL: use https://…, http://… or file:///path")
         }
-        _ = try WebDAVBackend(url: url, settings: HTTPSettings())
+        var settings = HTTPSettings()
+        settings.insecureHTTP = insecureHTTP
+        _ = try WebDAVBackend(url: url, settings: settings)
     }
 
     public static func backend(url: String, settings: HTTPSettings) throws -> Backend {

@@ -95,7 +95,11 @@ public final class Repository {
     /// Unlocks the repository with `passphrase`. With `expectedID` (the id this store synced
     /// with), a different or missing repository is a hard error, before anything else happens.
     /// - Throws: `.noRepository`, `.wrongRepository`, `CryptoError.wrongPassphrase`.
-    public static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?) throws -> Repository {
+    /// `preferredKey`, the key file that opened last time, is tried first; at most
+    /// `maxKeyFilesTried` are tried in all, each bounded by `KeyFile.Cost.ceiling`, so a
+    /// server that lists a thousand costly key files costs seconds, not hours.
+    public static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
+                            preferredKey: String? = nil) throws -> Repository {
         let id = try readID(backend)
         if let expectedID, expectedID != id {
             throw RepositoryError(.wrongRepository,
@@ -111,7 +115,11 @@ public final class Repository {
             throw RepositoryError(.badConfig, detail: "the repository at \(backend.location) has no key files")
         }
         var lastError: Error = CryptoError(.wrongPassphrase, detail: "the passphrase opens no key of this repository")
-        for name in names {
+        let ordered = (preferredKey.map { names.contains($0) ? [$0] : [] } ?? []) + names.filter { $0 != preferredKey }
+        if ordered.count > maxKeyFilesTried {
+            lastError = CryptoError(.wrongPassphrase, detail: "the passphrase opens none of the \(maxKeyFilesTried) key files tried (the repository lists \(ordered.count); a Quire repository has one per passphrase)")
+        }
+        for name in ordered.prefix(maxKeyFilesTried) {
             let path = keysFolder + "/" + name
             do {
                 let file = try KeyFile.decode(try backend.getData(path, limit: 64 << 10), name: path)
@@ -124,6 +132,9 @@ public final class Repository {
         }
         throw lastError
     }
+
+    /// Passphrases a repository may have in use at once (one key file each) that an unlock tries.
+    public static let maxKeyFilesTried = 8
 
     /// Opens with a master key this device kept from an earlier unlock (see `KeyCache`):
     /// one request, to check that the repository at the URL is still the expected one.

@@ -49,8 +49,8 @@ struct Segment {
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
         let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
         guard let o = parsed?.object else { throw bad("not JSON") }
-        guard let format = o["format"]?.number, Int(format) <= Self.format else { throw bad("unknown format") }
-        guard let device = o["device"]?.string, let seq = o["seq"]?.number, let previous = o["previous"]?.string,
+        guard let format = o["format"]?.integer, format <= Self.format else { throw bad("unknown format") }
+        guard let device = o["device"]?.string, let seq = o["seq"]?.integer, seq > 0, let previous = o["previous"]?.string,
               let rows = o["changes"]?.array, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
         var changes: [SyncChange] = []
         changes.reserveCapacity(rows.count)
@@ -73,7 +73,7 @@ struct Segment {
             guard map[k] != nil, let text = v.string, let bytes = Data(base64Encoded: text) else { throw bad("a malformed inline attachment") }
             inline[k] = bytes
         }
-        var segment = Segment(device: device, seq: Int(seq), previous: previous, changes: changes, blobs: map)
+        var segment = Segment(device: device, seq: seq, previous: previous, changes: changes, blobs: map)
         segment.inline = inline
         return segment
     }

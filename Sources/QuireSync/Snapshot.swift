@@ -128,7 +128,7 @@ extension Syncer {
             if let b = o["b"]?.array, b.count == 2, let remote = b[1].string { blobs.append(remote) }
             guard o["device"]?.string == device, let p = o["positions"]?.object else { return }
             for (d, v) in p {
-                if let a = v.array, a.count == 2, let s = a[0].number, let h = a[1].string { positions[d] = (Int(s), h) }
+                if let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string { positions[d] = (s, h) }
             }
         }) {}
         return (positions, blobs)
@@ -171,7 +171,7 @@ extension Syncer {
             }
             try takeInWritten(written, into: &report)
             try takeIn(needed, using: downloads, into: &report)
-            let merged = try store.merge(batch) { try checkAttachments(after: batch, map: map) }
+            let merged = try naming(path) { try store.merge(batch) { try checkAttachments(after: batch, map: map) } }
             report.fieldsMerged += merged.applied
             report.conflicts += merged.conflicts
             batch.removeAll(keepingCapacity: true)
@@ -185,8 +185,10 @@ extension Syncer {
                     failure = bad("it is not the snapshot its name says"); return
                 }
                 for (d, v) in p {
-                    guard let a = v.array, a.count == 2, let s = a[0].number, let h = a[1].string else { failure = bad("bad positions"); return }
-                    positions[d] = (Int(s), h)
+                    guard let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string else {
+                        failure = bad("bad positions"); return
+                    }
+                    positions[d] = (s, h)
                 }
             } else if let c = o["c"]?.array {
                 guard c.count == 8, let kind = c[0].string.flatMap(RecordKind.init(rawValue:)), let id = c[1].string,

@@ -51,7 +51,10 @@ extension Syncer {
                 return report  // an unreadable head: be safe, prune nothing
             }
             for log in Set(limit.keys) {
-                let seen = log == device ? newest : Int(merged[log]?.number ?? 0)
+                guard merged[log].map({ ($0.integer ?? -1) >= 0 }) ?? true else {
+                    throw SyncError(.damaged, object: path, detail: "a head with a position that is not a segment number")
+                }
+                let seen = log == device ? newest : merged[log]?.integer ?? 0
                 limit[log] = min(limit[log] ?? 0, seen)
             }
         }
@@ -134,7 +137,7 @@ extension Syncer {
 /// When a prune first saw a blob unneeded (this device's clock, milliseconds) and how far its
 /// store had merged each device's log then. Written `[time, {log: seq}]`; a bare number (an
 /// older Quire, which marked only uploads no segment ever named) carries no positions.
-private struct GCMark {
+struct GCMark {
     var time: Double
     var positions: [String: Int]
 
@@ -149,7 +152,11 @@ private struct GCMark {
             return
         }
         guard let a = json.array, a.count == 2, let time = a[0].number, let p = a[1].object else { return nil }
-        self.init(time: time, positions: p.compactMapValues { $0.number.map { Int($0) } })
+        // A position that is not a segment number makes the mark unreadable: the blob is marked
+        // anew (later), never collected early.
+        let positions = p.compactMapValues { $0.integer }
+        guard positions.count == p.count, time.isFinite else { return nil }
+        self.init(time: time, positions: positions)
     }
 
     var json: JSONValue {

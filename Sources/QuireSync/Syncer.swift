@@ -26,6 +26,9 @@ public final class Syncer {
     public let repository: Repository
     /// Changes per segment: large first syncs become several segments of bounded size.
     public var changesPerSegment = 5000
+    /// The most segments one pull takes from one device's log: far beyond any real device
+    /// (a segment per sync, every five minutes for ninety years), far below a forged head.
+    static let maxNewSegments = 10_000_000
     /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
     public var collectionGrace: Double = 24 * 3600
     /// Extra connections for downloading attachments in the background, each used by one
@@ -102,11 +105,18 @@ public final class Syncer {
             try adoptSnapshot(snapshot, into: &report, progress: progress)
             logs = try store.syncLogs()
         }
-        var plan: [(device: String, seq: Int)] = []
+        var plan: [(device: String, seqs: ClosedRange<Int>)] = []
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
             // A snapshot may put a log ahead of a head the server shows: nothing to plan then.
             let (first, newest) = ((logs[device]?.seq ?? 0) + 1, seqs.max() ?? 0)
-            if first <= newest { plan += (first...newest).map { (device, $0) } }
+            guard first <= newest else { continue }
+            // A head name is the server's word, unauthenticated until its segments are read:
+            // `heads/<device>.9223372036854775807` must cost an error, not a walk to Int.max.
+            guard newest - first < Self.maxNewSegments else {
+                throw SyncError(.damaged, object: "\(Self.headsFolder)/\(device).\(newest)",
+                                detail: "a head claims \(newest - first + 1) new segments, more than a device writes (at most \(Self.maxNewSegments))")
+            }
+            plan.append((device, first...newest))
         }
         let downloads = startDownloads(ahead: plan)
         defer { downloads?.stop() }
@@ -128,9 +138,11 @@ public final class Syncer {
                 }
                 try fetchBlobs(of: segment, using: downloads?.prefetcher, into: &report)
                 checkpoint("pull-before-merge")
-                let merged = try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
-                    try checkAttachments(after: segment.changes, map: segment.blobs)
-                    checkpoint("merge-before-commit")
+                let merged = try naming(path) {
+                    try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
+                        try checkAttachments(after: segment.changes, map: segment.blobs)
+                        checkpoint("merge-before-commit")
+                    }
                 }
                 report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
                 report.conflicts += merged.conflicts
@@ -140,6 +152,16 @@ public final class Syncer {
             }
         }
         return heads
+    }
+
+    /// Runs a merge of `object`'s changes; a value the store refuses (out of range, the wrong
+    /// type) is damage of that object, and the error names it.
+    func naming<T>(_ object: String, _ merge: () throws -> T) throws -> T {
+        do {
+            return try merge()
+        } catch let error as StoreError where error.kind == .malformed {
+            throw SyncError(.damaged, object: object, detail: error.detail)
+        }
     }
 
     /// Merges a snapshot and moves this store's log positions forward to it.
@@ -199,10 +221,10 @@ public final class Syncer {
     }
 
     /// Starts background downloads over the worker connections, or nil without them.
-    private func startDownloads(ahead plan: [(device: String, seq: Int)]) -> Downloads? {
+    private func startDownloads(ahead plan: [(device: String, seqs: ClosedRange<Int>)]) -> Downloads? {
         guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
         var repositories = workerRepositories()
-        let scoutRepository = plan.count > 1 ? repositories.removeFirst() : nil
+        let scoutRepository = plan.count > 1 || plan[0].seqs.count > 1 ? repositories.removeFirst() : nil
         let blobs = store.blobs
         let prefetcher = BlobPrefetcher(workers: repositories) { try blobs.temporaryPath() }
         let scout = scoutRepository.map { SegmentScout(segments: plan, repository: $0, prefetcher: prefetcher, blobs: blobs) }

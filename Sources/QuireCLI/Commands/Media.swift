@@ -26,7 +26,9 @@ struct AttachCommand: Command {
         }
         var duration: Double?
         if let d = arguments.value("duration") {
-            guard let parsed = Double(d), parsed >= 0, parsed.isFinite else { throw CLIError.usage("--duration must be seconds ≥ 0") }
+            guard let parsed = Double(d), Media.isValidSeconds(parsed) else {
+                throw CLIError.usage("--duration must be seconds from 0 to \(Int(Media.maxSeconds))")
+            }
             duration = parsed
         }
         let transcript = try Options.transcript(arguments, context: context, textOption: "transcript", fileOption: "transcript-file")

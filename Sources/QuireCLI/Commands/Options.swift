@@ -71,7 +71,7 @@ enum Format {
     static func size(_ bytes: Int64) -> String { ByteCount.text(bytes) }
 
     static func seconds(_ s: Double) -> String {
-        let total = Int(s.rounded(.down))
+        let total = Media.wholeSeconds(s)
         return String(format: "%d:%02d", total / 60, total % 60)
     }
 

@@ -9,13 +9,14 @@ struct RemoteCommand: Command {
     static let abstract = "Show, set or create the encrypted repository this journal syncs with."
     static let help = """
         Usage: quire remote                                   show the remote
-               quire remote set URL [--user USER] [--password-file F]
+               quire remote set URL [--user USER] [--password-file F] [--insecure-http]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
                quire remote forget-key                        remove the key kept on this machine
 
-        URL is https://… (WebDAV: Nextcloud, Apache, nginx, rclone), http://… on a trusted
-        network, or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
+        URL is https://… (WebDAV: Nextcloud, Apache, nginx, rclone), http://… on this machine
+        (or beyond it with --insecure-http, where only Digest authentication is sent, never
+        Basic), or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
         from --password-file (remembered as a path), QUIRE_WEBDAV_PASSWORD, or ~/.netrc.
         Busy servers (423, 429, 5xx) and dropped connections are retried with back-off,
         5 attempts in all (QUIRE_HTTP_ATTEMPTS=N changes that).
@@ -25,7 +26,7 @@ struct RemoteCommand: Command {
         `init` refuses when a repository already exists at the URL; every later use refuses a
         different or missing repository there and changes nothing in the journal.
         """
-    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json"])
+    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json", "insecure-http"])
 
     static func run(_ arguments: Arguments, context: Context) throws {
         switch arguments.positionals.first {
@@ -62,13 +63,14 @@ struct RemoteCommand: Command {
     private static func set(_ arguments: Arguments, context: Context) throws {
         let url = try arguments.positionals("set", "URL")[1]
         do {
-            try Remotes.validate(url)
+            try Remotes.validate(url, insecureHTTP: arguments.flag("insecure-http"))
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
         let store = try context.openStore(create: true)
         let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile)
+        try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile,
+                            insecureHTTP: arguments.flag("insecure-http"))
     }
 
     /// The store and a backend for its remote.
@@ -85,9 +87,18 @@ struct RemoteCommand: Command {
         }
         let password = try Secrets.webdavPassword(file: remote.passwordFile, context: context)
         var settings = HTTPSettings(user: remote.user, password: password)
+        settings.insecureHTTP = remote.insecureHTTP
         if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
         if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
         return (remote, { try Remotes.backend(url: remote.url, settings: settings) })
+    }
+
+    /// Opens the repository with a passphrase, trying the key file that opened last time first.
+    static func unlock(_ store: Store, _ remote: RemoteSettings, backend: Backend, passphrase: SecureBytes) throws -> Repository {
+        let repository = try Repository.open(backend: backend, passphrase: passphrase, expectedID: remote.repositoryID,
+                                             preferredKey: remote.keyName)
+        if repository.keyName != remote.keyName { try store.setRepositoryKeyName(repository.keyName) }
+        return repository
     }
 
     private static func initialize(_ arguments: Arguments, context: Context) throws {
@@ -112,7 +123,7 @@ struct RemoteCommand: Command {
         let store = try context.openStore()
         let (remote, backend) = try connect(store, context: context)
         let passphrase = try Secrets.passphrase(arguments, context: context)
-        let repository = try Repository.open(backend: backend, passphrase: passphrase, expectedID: remote.repositoryID)
+        let repository = try unlock(store, remote, backend: backend, passphrase: passphrase)
         context.print("ok: repository \(repository.id.prefix(8)) at \(backend.location) opens with this passphrase")
     }
 }
@@ -138,9 +149,9 @@ struct PasswdCommand: Command {
             throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
         }
         let current = try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase")
-        let repository = try Repository.open(backend: backend, passphrase: current, expectedID: remote.repositoryID)
+        let repository = try RemoteCommand.unlock(store, remote, backend: backend, passphrase: current)
         let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
                                          variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
-        try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context))
+        try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context)))
     }
 }

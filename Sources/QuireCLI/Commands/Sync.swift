@@ -36,7 +36,7 @@ enum SyncSession {
             repository = try Repository.open(backend: counting, keys: keys, expectedID: id)
         } else {
             let passphrase = try Secrets.passphrase(arguments, context: context)
-            repository = try Repository.open(backend: counting, passphrase: passphrase, expectedID: remote.repositoryID)
+            repository = try RemoteCommand.unlock(store, remote, backend: counting, passphrase: passphrase)
             if remote.repositoryID == nil { try store.setRepositoryID(repository.id) }
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
@@ -186,19 +186,19 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let abstract = "Restore a journal from its encrypted repository into an empty store."
     static let help = """
-        Usage: quire restore URL [--user USER] [--password-file F] [--passphrase-file F] [--json]
+        Usage: quire restore URL [--user USER] [--password-file F] [--passphrase-file F] [--insecure-http] [--json]
 
         Brings back every entry, attachment and transcript, byte for byte, into a new store
         (--store or QUIRE_STORE), in constant memory; anything damaged is named and not used.
         If it is interrupted, running the same command again continues. The restored store
         is a new device of the same journal: `quire sync` keeps it in step from then on.
         """
-    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json"])
+    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json", "insecure-http"])
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let url = try arguments.positionals("URL")[0]
         do {
-            try Remotes.validate(url)
+            try Remotes.validate(url, insecureHTTP: arguments.flag("insecure-http"))
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
@@ -211,7 +211,8 @@ struct RestoreCommand: Command {
                 throw CLIError.failure("\(store.folder) already holds a journal", hint: "restore into a new folder: quire --store DIR restore URL")
             }
             let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile)
+            try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile,
+                                insecureHTTP: arguments.flag("insecure-http"))
         }
         let (syncer, traffic) = try SyncSession.open(store, arguments, context: context)
         if let resuming, resuming != syncer.repository.id {

@@ -72,7 +72,7 @@ func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
 
 /// `m:ss` or `h:mm:ss` for a position or length in seconds.
 func clockText(_ seconds: Double) -> String {
-    let total = max(0, Int(seconds.rounded(.down)))
+    let total = Media.wholeSeconds(seconds)
     let h = total / 3600, m = total / 60 % 60, s = total % 60
     let ss = s < 10 ? "0\(s)" : "\(s)"
     if h > 0 { return "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss }

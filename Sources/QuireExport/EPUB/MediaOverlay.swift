@@ -42,7 +42,8 @@ struct MediaOverlay {
 
     /// SMIL clock value `h:mm:ss.fff`.
     static func clock(_ seconds: Double) -> String {
-        let millis = Int64((max(0, seconds) * 1000).rounded())
+        let bounded = seconds.isFinite ? min(max(0, seconds), Media.maxSeconds) : 0
+        let millis = Int64((bounded * 1000).rounded())
         let h = millis / 3_600_000, m = millis / 60_000 % 60, s = millis / 1000 % 60, ms = millis % 1000
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let frac = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"

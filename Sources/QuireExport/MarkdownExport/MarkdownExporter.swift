@@ -35,7 +35,7 @@ public struct MarkdownExporter {
             throw ExportError(.invalid, detail: "no entries to export" + (filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
         let previous = try previousExport(outdir)
-        try FileIO.makeFolder(outdir)
+        let out = try ConfinedFolder(path: outdir)
         var written: [String] = []
         var summary = MarkdownSummary()
         var attachmentNames: [String: String] = [:] // blob id → name in attachments/
@@ -46,7 +46,7 @@ public struct MarkdownExporter {
 
         try contents.forEachMonth(in: store) { month, entries in
             let folder = String(month.key.prefix(4)) + "/" + String(month.key.suffix(2))
-            try FileIO.makeFolder(outdir + "/" + folder)
+            try out.makeFolder(folder)
             var links: [MustacheValue] = []
             for entry in entries {
                 let local = LocalDate(entry.created)
@@ -62,15 +62,14 @@ public struct MarkdownExporter {
                         let safe = SafeName.fileName(item.filename.isEmpty ? item.kind.rawValue : item.filename, fallbackExtension: format.fileExtension)
                         attachment = SafeName.unique(safe, in: &takenAttachmentNames)
                         attachmentNames[item.blobID] = attachment
-                        try FileIO.makeFolder(outdir + "/attachments")
-                        try FileIO.copyAtomically(from: store.blobs.path(for: item.blobID), to: outdir + "/attachments/" + attachment, sync: false)
+                        try out.copy(from: store.blobs.path(for: item.blobID), to: "attachments/" + attachment)
                         written.append("attachments/" + attachment)
                         summary.attachments += 1
                     }
                     media.append(Self.mediaData(item, link: SafeName.linkPath("../../attachments/" + attachment), name: attachment))
                 }
                 let text = try templates.render("markdown/entry.md", Self.entryData(entry, local: local, media: media))
-                try FileIO.writeText(text, to: outdir + "/" + path, sync: false)
+                try out.writeText(text, to: path)
                 written.append(path)
                 let title = MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)
                 let date = String(local.day) + " " + local.monthName + ", " + local.clock
@@ -87,24 +86,27 @@ public struct MarkdownExporter {
             "entryCount": .string(contents.entryCount == 1 ? "1 entry" : "\(contents.entryCount) entries"),
             "years": .list(index.map { .object(["year": .string(String($0.year)), "months": .list($0.months)]) }),
         ]))
-        try FileIO.writeText(indexText, to: outdir + "/index.md", sync: false)
+        try out.writeText(indexText, to: "index.md")
         written.append("index.md")
 
-        try removeStale(previous: previous, written: Set(written), outdir: outdir)
-        try FileIO.writeText(written.sorted().joined(separator: "\n") + "\n", to: outdir + "/" + Self.manifestName, sync: false)
-        FileIO.syncFolder(outdir)
+        let stale = Set(previous).subtracting(written)
+        for path in stale.sorted() { out.remove(path) }
+        try out.writeText(written.sorted().joined(separator: "\n") + "\n", to: Self.manifestName)
+        out.sync()
         progress?(total, total)
         return summary
     }
 
-    /// The files an earlier export listed; refuses a folder with other visible content.
+    /// The files an earlier export listed that an export could have written; refuses a
+    /// folder with other visible content. The manifest is only a list in the folder, which
+    /// anyone with the folder can edit: a name it lists is removed only when it has the shape
+    /// of what this exporter writes, so a doctored one cannot get `~/.bashrc` deleted.
     private func previousExport(_ outdir: String) throws -> [String] {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outdir, isDirectory: &isFolder) else { return [] }
         guard isFolder.boolValue else { throw ExportError(.invalid, path: outdir, detail: "exists and is not a folder") }
-        if let data = FileManager.default.contents(atPath: outdir + "/" + Self.manifestName) {
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-                .filter { !$0.isEmpty && !$0.hasPrefix("/") && !$0.split(separator: "/").contains("..") }
+        if let data = try ConfinedFolder(path: outdir).read(Self.manifestName, limit: 64 << 20) {
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter(Self.couldHaveWritten)
         }
         let visible = (try? FileManager.default.contentsOfDirectory(atPath: outdir))?.filter { !$0.hasPrefix(".") } ?? []
         guard visible.isEmpty else {
@@ -113,12 +115,16 @@ public struct MarkdownExporter {
         return []
     }
 
-    /// Removes what the earlier export wrote and this one did not, and folders left empty.
-    private func removeStale(previous: [String], written: Set<String>, outdir: String) throws {
-        for path in previous where !written.contains(path) {
-            unlink(outdir + "/" + path)
-            var folder = PathText.parent(path)
-            while !folder.isEmpty, rmdir(outdir + "/" + folder) == 0 { folder = PathText.parent(folder) }
+    /// `index.md`, `YYYY/MM/<name>.md` or `attachments/<name>`: the only paths it writes.
+    static func couldHaveWritten(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        func digits(_ s: Substring, _ n: Int) -> Bool { s.utf8.count == n && s.utf8.allSatisfy { (48...57).contains($0) } }
+        func name(_ s: Substring) -> Bool { !s.isEmpty && s != "." && s != ".." && !s.hasPrefix(".") }
+        switch parts.count {
+        case 1: return path == "index.md"
+        case 2: return parts[0] == "attachments" && name(parts[1])
+        case 3: return digits(parts[0], 4) && digits(parts[1], 2) && name(parts[2]) && parts[2].hasSuffix(".md")
+        default: return false
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import QuireStore
 
 /// The templates one export uses: the defaults of top-level `templates/` carried in the
 /// binary, each replaced by the file of the same relative path under `--templates DIR` when
@@ -29,9 +30,15 @@ public final class TemplateSet {
             }
             for path in sources.keys.sorted() {
                 let file = overrides + "/" + path
-                guard FileManager.default.fileExists(atPath: file) else { continue }
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw ExportError(.template, path: file, detail: "cannot be read")
+                // Read beneath DIR, following no link: `style.css -> /proc/self/environ` would
+                // copy the environment (a passphrase with it) into a book someone may share.
+                let source = SourceFile.beneath(folder: overrides, relative: path)
+                guard source.exists else { continue }
+                let data: Data
+                do {
+                    data = try source.read(limit: 4 << 20)
+                } catch let error as StoreError {
+                    throw ExportError(.template, path: file, detail: "cannot be used: " + error.detail)
                 }
                 guard let text = String(validating: data, as: UTF8.self) else {
                     throw ExportError(.template, path: file, detail: "is not UTF-8 text")

@@ -36,7 +36,14 @@ public struct BlobStore: Sendable {
     /// Copies the file at `source` into the store, hashing while it streams.
     /// - Throws: `.fileUnreadable` for a missing or unreadable source, `.io` when writing fails.
     public func add(fileAt source: String) throws -> Added {
-        let input = try FileIO.openForReading(source)
+        try add(.named(source))
+    }
+
+    /// Copies `file` into the store, hashing while it streams.
+    /// - Throws: `.fileUnreadable` for a missing, unreadable or refused source, `.io` when writing fails.
+    public func add(_ file: SourceFile) throws -> Added {
+        let source = file.description
+        let input = try file.open()
         defer { close(input) }
         let tempFolder = root + "/tmp"
         try FileIO.makeFolder(tempFolder)

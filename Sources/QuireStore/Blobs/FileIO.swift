@@ -8,10 +8,16 @@ import Glibc
 public enum FileIO {
     static let chunkSize = 1 << 20
 
-    /// Opens `path` for reading, refusing folders and anything that is not a regular file.
+    /// Opens `path` for reading (links followed), refusing folders, FIFOs and anything that
+    /// is not a regular file; `O_NONBLOCK` keeps a FIFO from hanging the open.
     /// - Throws: `.fileUnreadable` naming the path and the reason.
     static func openForReading(_ path: String) throws -> Int32 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try SourceFile.named(path).open()
+    }
+
+    /// Checks that `fd` (just opened, -1 with `errno` on failure) is a regular file: a
+    /// descriptor's own `fstat`, so nothing can swap the file between the check and the read.
+    static func checkRegular(_ fd: Int32, path: String) throws -> Int32 {
         guard fd >= 0 else { throw StoreError(.fileUnreadable, path: path, detail: errnoText()) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -46,6 +52,21 @@ public enum FileIO {
             let n = read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if errno != EINTR { throw StoreError(.fileUnreadable, path: path, detail: errnoText()) }
+        }
+    }
+
+    /// Reads `fd` to its end; more than `limit` bytes is an error naming `path`.
+    static func readAll(_ fd: Int32, limit: Int, path: String) throws -> Data {
+        var data = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = try readSome(fd, buffer, path: path)
+            if n == 0 { return data }
+            guard data.count + n <= limit else {
+                throw StoreError(.fileUnreadable, path: path, detail: "larger than \(ByteCount.text(Int64(limit)))")
+            }
+            data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
     }
 
@@ -89,7 +110,7 @@ public enum FileIO {
     /// and the folder fsynced, so the new name survives a crash.
     /// With `sync` false the data and rename are not flushed (atomic, but not durable) — for
     /// output that can be made again, where thousands of fsyncs would cost more than they save.
-    public static func writeDurably(to path: String, mode: mode_t = 0o644, sync: Bool = true, _ body: (Int32) throws -> Void) throws {
+    public static func writeDurably(to path: String, mode: mode_t = 0o600, sync: Bool = true, _ body: (Int32) throws -> Void) throws {
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
         let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()

@@ -23,7 +23,7 @@ extension Store {
         let reader = try LineReader(path: path)
         let folder = PathText.parent(URL(fileURLWithPath: path).standardizedFileURL.path)
         var summary = ImportSummary()
-        var blobCache: [String: BlobStore.Added] = [:]
+        var blobCache: [SourceFile: BlobStore.Added] = [:]
         try write { writer in
             var lineNumber = 0
             while try reader.next({ bytes in
@@ -51,7 +51,7 @@ extension Store {
     }
 
     private func importLine(_ line: InterchangeLine, writer: Writer, summary: inout ImportSummary,
-                            blobCache: inout [String: BlobStore.Added]) throws {
+                            blobCache: inout [SourceFile: BlobStore.Added]) throws {
         let previous = try storedEntry(id: line.id)
         var entry = line.entry
         if line.modified == nil { entry.modified = previous?.entry.modified ?? entry.created }
@@ -60,11 +60,11 @@ extension Store {
         var kept = Set<String>()
         for (position, item) in line.media.enumerated() {
             let blob: BlobStore.Added
-            if let cached = blobCache[item.path] {
+            if let cached = blobCache[item.source] {
                 blob = cached
             } else {
-                blob = try writer.addBlob(fileAt: item.path)
-                blobCache[item.path] = blob
+                blob = try writer.addBlob(item.source)
+                blobCache[item.source] = blob
             }
             let id = item.id ?? StableID.derived("media\u{0}\(entry.id)\u{0}\(position)\u{0}\(blob.id)")
             let transcript = item.transcript ?? Segment.transcript(of: item.segments)

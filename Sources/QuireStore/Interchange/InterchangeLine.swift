@@ -5,8 +5,8 @@ struct InterchangeLine {
     struct MediaItem {
         var id: String?
         var kind: MediaKind?
-        /// Absolute path of the file, checked to lie inside the interchange file's folder.
-        var path: String
+        /// The file, opened beneath the interchange file's folder without following links.
+        var source: SourceFile
         var filename: String
         var mime: String
         var duration: Double?
@@ -87,7 +87,7 @@ struct InterchangeLine {
         guard let relative = try string(o["path"], key: "\(at).path"), !relative.isEmpty else {
             throw StoreError(.invalid, detail: "\(at).path is missing")
         }
-        let path = try resolve(relative, in: folder, at: at)
+        let source = try resolve(relative, in: folder, at: at)
         var id: String?
         if let given = try string(o["id"], key: "\(at).id") {
             guard StableID.isValid(given.lowercased()) else { throw StoreError(.invalid, detail: "\(at).id is not a UUID") }
@@ -119,27 +119,20 @@ struct InterchangeLine {
             }
         }
         try Store.checkTimings(duration: duration, segments: segments)
-        return MediaItem(id: id, kind: kind, path: path, filename: filename, mime: mime, duration: duration,
+        return MediaItem(id: id, kind: kind, source: source, filename: filename, mime: mime, duration: duration,
                          transcript: try string(o["transcript"], key: "\(at).transcript"), segments: segments)
     }
 
-    /// Resolves a media path against the file's folder, refusing absolute paths and any
-    /// path (or symbolic link) that leads outside that folder.
-    static func resolve(_ relative: String, in folder: String, at: String) throws -> String {
+    /// A media path relative to the file's folder; absolute paths and `..` are refused here,
+    /// and links when the file is opened (`SourceFile.beneath`).
+    static func resolve(_ relative: String, in folder: String, at: String) throws -> SourceFile {
         guard !relative.hasPrefix("/"), !relative.hasPrefix("~") else {
             throw StoreError(.invalid, detail: "\(at).path must be relative to the file's folder")
         }
-        let parts = relative.split(separator: "/")
-        guard !parts.contains(".."), !relative.contains("\u{0}") else {
+        guard !relative.split(separator: "/").contains(".."), !relative.contains("\u{0}") else {
             throw StoreError(.invalid, detail: "\(at).path leaves the file's folder")
         }
-        let joined = folder + "/" + relative
-        let root = (folder as NSString).resolvingSymlinksInPath
-        let real = (joined as NSString).resolvingSymlinksInPath
-        guard real == root || real.hasPrefix(root + "/") || root == "/" else {
-            throw StoreError(.invalid, detail: "\(at).path leaves the file's folder")
-        }
-        return joined
+        return .beneath(folder: folder, relative: relative)
     }
 
     private static func string(_ value: JSONValue?, key: String) throws -> String? {

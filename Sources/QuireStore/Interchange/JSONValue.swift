@@ -68,6 +68,9 @@ public enum JSONValue: Equatable, Sendable {
 
     public var string: String? { if case .string(let s) = self { return s } else { return nil } }
     public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
+    /// The number when it is a whole number an `Int` holds; nil for 2.5, 1e300 or NaN, so a
+    /// count or position from outside never traps a conversion.
+    public var integer: Int? { number.flatMap { Int(exactly: $0) } }
     public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
     public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
     public var isNull: Bool { self == .null }

@@ -36,7 +36,7 @@ extension Store {
             guard let entry = try storedEntry(id: entryID), !entry.deleted else {
                 throw StoreError(.notFound, detail: "no entry with id \(entryID)")
             }
-            let blob = try writer.addBlob(fileAt: attachment.path)
+            let blob = try writer.addBlob(.named(attachment.path))
             let position = (entry.entry.media.map(\.position).max() ?? -1) + 1
             let transcript = attachment.segments.isEmpty ? attachment.transcript : Segment.transcript(of: attachment.segments)
             let media = Media(id: StableID.random(), entryID: entryID, position: position,
@@ -66,12 +66,12 @@ extension Store {
     }
 
     static func checkTimings(duration: Double?, segments: [Segment]) throws {
-        if let duration, !(duration >= 0 && duration.isFinite) {
-            throw StoreError(.invalid, detail: "duration must be a number of seconds ≥ 0")
+        if let duration, !Media.isValidSeconds(duration) {
+            throw StoreError(.invalid, detail: "duration must be a number of seconds from 0 to \(Int(Media.maxSeconds))")
         }
         for (i, s) in segments.enumerated() {
-            guard s.start.isFinite, s.end.isFinite, s.start >= 0, s.end >= s.start else {
-                throw StoreError(.invalid, detail: "segment \(i + 1) ends before it starts or has a negative time")
+            guard Media.isValidSeconds(s.start), Media.isValidSeconds(s.end), s.end >= s.start else {
+                throw StoreError(.invalid, detail: "segment \(i + 1) ends before it starts or has a time below 0 or above \(Int(Media.maxSeconds)) s")
             }
         }
     }
@@ -96,5 +96,24 @@ public enum MimeTypes {
     /// A file extension for `mime`, for naming exported files that lack one.
     public static func fileExtension(for mime: String) -> String? {
         byExtension.filter { $0.value == mime }.keys.sorted().first
+    }
+}
+
+extension Media {
+    /// The longest time a duration or transcript segment may name: about 31 years. Anything
+    /// longer is damage or an attack (`1e300` from an import, a merge or an SRT hour field)
+    /// and could not become whole seconds or milliseconds without trapping.
+    public static let maxSeconds: Double = 1e9
+
+    public static func isValidSeconds(_ seconds: Double?) -> Bool {
+        guard let seconds else { return false }
+        return seconds.isFinite && seconds >= 0 && seconds <= maxSeconds
+    }
+
+    /// Whole seconds for display, clamped to 0...maxSeconds: a value stored by an older Quire
+    /// prints as the bound rather than trapping.
+    public static func wholeSeconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int(min(seconds, maxSeconds).rounded(.down))
     }
 }

@@ -6,35 +6,50 @@ public struct RemoteSettings: Equatable, Sendable {
     public var passwordFile: String?
     /// The repository this store synced with; a different one at the URL is refused.
     public var repositoryID: String?
+    /// The user accepted plain `http://` beyond loopback (`--insecure-http`).
+    public var insecureHTTP: Bool
+    /// The key file the passphrase opened last time, tried first next time.
+    public var keyName: String?
 
-    public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil) {
+    public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
+                insecureHTTP: Bool = false) {
         self.url = url
         self.user = user
         self.passwordFile = passwordFile
         self.repositoryID = repositoryID
+        self.insecureHTTP = insecureHTTP
     }
 }
 
 extension Store {
     private enum RemoteKey {
-        static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id"
+        static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id",
+                   insecureHTTP = "remote_insecure_http", keyName = "repository_key_name"
     }
 
     /// The configured remote, or nil.
     public func remoteSettings() throws -> RemoteSettings? {
         guard let url = try meta(RemoteKey.url) else { return nil }
-        return RemoteSettings(url: url, user: try meta(RemoteKey.user), passwordFile: try meta(RemoteKey.passwordFile),
-                              repositoryID: try meta(RemoteKey.repository))
+        var settings = RemoteSettings(url: url, user: try meta(RemoteKey.user), passwordFile: try meta(RemoteKey.passwordFile),
+                                      repositoryID: try meta(RemoteKey.repository), insecureHTTP: try meta(RemoteKey.insecureHTTP) == "1")
+        settings.keyName = try meta(RemoteKey.keyName)
+        return settings
     }
 
     /// Points the store at `url`. The repository id it synced with is kept, so a wrong
     /// server is noticed at the next use.
-    public func setRemote(url: String, user: String?, passwordFile: String?) throws {
+    public func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false) throws {
         try database.transaction {
             try setMeta(RemoteKey.url, url)
             try setOrClear(RemoteKey.user, user)
             try setOrClear(RemoteKey.passwordFile, passwordFile)
+            try setOrClear(RemoteKey.insecureHTTP, insecureHTTP ? "1" : nil)
         }
+    }
+
+    /// Records which key file the passphrase opened.
+    public func setRepositoryKeyName(_ name: String) throws {
+        try database.transaction { try setMeta(RemoteKey.keyName, name) }
     }
 
     /// Records the repository this store syncs with.

@@ -170,7 +170,7 @@ extension Writer {
                 try ensureEntry(s)
                 try set("entry_id", .text(s))
                 searchDirty.insert(s)
-            case "position": guard let n = v.number else { throw bad(change) }
+            case "position": guard let n = v.integer else { throw bad(change) }
                 try set("position", .integer(Int64(n)))
             case "kind": guard let s = v.string, MediaKind(rawValue: s) != nil else { throw bad(change) }
                 try set("kind", .text(s))
@@ -180,12 +180,15 @@ extension Writer {
                 try set("blob_id", .text(s))
             case "filename", "mime": guard let s = v.string else { throw bad(change) }
                 try set(change.field, .text(s))
-            case "duration": try set("duration", SQLValue(v.number))
+            case "duration":
+                guard v.isNull || Media.isValidSeconds(v.number) else { throw bad(change) }
+                try set("duration", SQLValue(v.number))
             case "transcript": guard let s = v.string else { throw bad(change) }
                 try set("transcript", .text(s))
                 if let entry = try entryOf() { searchDirty.insert(entry) }
             case "segments":
-                guard v.array != nil, let segments = try? JSONValue.parseSegments(JSONWriter.value(v)) else { throw bad(change) }
+                guard v.array != nil, let segments = try? JSONValue.parseSegments(JSONWriter.value(v)),
+                      (try? Store.checkTimings(duration: nil, segments: segments)) != nil else { throw bad(change) }
                 try set("segments", .text(JSONWriter.segments(segments)))
             case "deleted":
                 try set("deleted", SQLValue(v == .bool(true)))

@@ -89,8 +89,8 @@ final class Writer {
         try touch(record, id, [field])
     }
 
-    func addBlob(fileAt path: String) throws -> BlobStore.Added {
-        let added = try store.blobs.add(fileAt: path)
+    func addBlob(_ file: SourceFile) throws -> BlobStore.Added {
+        let added = try store.blobs.add(file)
         if added.isNew { newBlobs.append(added.id) }
         try store.recordBlob(added)
         return added

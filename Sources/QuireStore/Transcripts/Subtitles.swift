@@ -76,7 +76,8 @@ public enum Subtitles {
         case (.vtt, 2): (h, m, s) = (0, values[0], values[1])
         default: return nil
         }
-        guard m < 60, s < 60 else { return nil }
+        // An hour field of 3e18 would overflow `h * 3600`: anything past Media.maxSeconds is refused.
+        guard m < 60, s < 60, h <= Int(Media.maxSeconds) / 3600 else { return nil }
         return Double(h * 3600 + m * 60 + s) + Double(millis) / 1000
     }
 

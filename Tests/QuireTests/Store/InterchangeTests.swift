@@ -99,7 +99,13 @@ import Testing
         (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "../secret.txt"}]}"#, 1, "leaves"),
         (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "media/../../secret.txt"}]}"#, 1, "leaves"),
         (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "media/missing.jpg"}]}"#, 1, "missing.jpg"),
-        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "link/secret.txt"}]}"#, 1, "leaves"),
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "link/secret.txt"}]}"#, 1, "symbolic link"),
+        // A link whose target climbs out with `..` (Foundation's resolvingSymlinksInPath kept it inside).
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "media/a.m4a"}]}"#, 1, "symbolic link"),
+        // A chain of links, the last one absolute.
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "chain1"}]}"#, 1, "symbolic link"),
+        // A FIFO is an error, not a hang.
+        (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "fifo"}]}"#, 1, "not a regular file"),
         (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "ok.jpg", "kind": "hologram"}]}"#, 1, "kind"),
         (#"{"created": "2025-01-01T00:00:00Z", "media": [{"path": "ok.jpg", "segments": [{"start": 5, "end": 1}]}]}"#, 1, "segment"),
         (#"{"created": "2025-01-01T00:00:00Z", "location": {"lat": 200, "lon": 0}}"#, 1, "latitude"),
@@ -111,6 +117,11 @@ import Testing
         _ = dir.file("secret.txt", "outside")
         _ = dir.file("in/ok.jpg", "jpeg")
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/in/link", withDestinationPath: dir.path)
+        _ = dir.file("in/media/keep", "")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/in/media/a.m4a", withDestinationPath: "../../../../../../../../" + dir.path + "/secret.txt")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/in/chain1", withDestinationPath: "chain2")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/in/chain2", withDestinationPath: dir.path + "/secret.txt")
+        #expect(mkfifo(dir.path + "/in/fifo", 0o600) == 0)
         // A first, good line with an attachment: it must be undone too.
         let good = #"{"created": "2024-01-01T00:00:00Z", "title": "good", "media": [{"path": "ok.jpg"}]}"#
         let file = dir.file("in/bad.jsonl", good + "\n" + content)
@@ -129,6 +140,19 @@ import Testing
         #expect(dir.read("before/entries.jsonl") == dir.read("after/entries.jsonl"))
         let blobFiles = try FileManager.default.subpathsOfDirectory(atPath: store.blobs.root).filter { $0.count > 60 }
         #expect(blobFiles.isEmpty)
+    }
+
+    @Test func attachingAFIFOIsAnErrorNotAHang() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let entry = try store.add(NewEntry(title: "t"))
+        #expect(mkfifo(dir.path + "/pipe", 0o600) == 0)
+        #expect {
+            try store.attach(to: entry.id, NewAttachment(path: dir.path + "/pipe"))
+        } throws: { ($0 as? StoreError)?.description.contains("not a regular file") == true }
+        // A link the user names is followed, as `cat` would.
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/link.txt", withDestinationPath: dir.file("real.txt", "bytes"))
+        #expect(try store.attach(to: entry.id, NewAttachment(path: dir.path + "/link.txt")).size == 5)
     }
 
     @Test func nonUTF8FileIsRefused() throws {
