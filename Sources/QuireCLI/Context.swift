@@ -32,12 +32,14 @@ final class Context {
         return try Store(folder: storePath, options: options)
     }
 
+    /// Prints a line of output; on a terminal, control characters in it are escaped
+    /// (`TerminalText`). In a pipe the bytes are the journal's own.
     func print(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data(((stdoutIsTerminal ? TerminalText.escaped(text) : text) + "\n").utf8))
     }
 
     func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data(((stderrIsTerminal ? TerminalText.escaped(text) : text) + "\n").utf8))
     }
 
     /// A progress line on a terminal's stderr; nothing in pipes.

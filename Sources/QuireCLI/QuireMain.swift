@@ -78,18 +78,19 @@ enum QuireMain {
         let stderr = FileHandle.standardError
         switch error {
         case .usage(let message):
-            stderr.write(Data("quire: error: \(message)\n".utf8))
+            stderr.write(Data("quire: error: \(oneLine(message))\n".utf8))
             let helpFor = command.map { "quire \($0.name) --help" } ?? "quire --help"
             stderr.write(Data("hint: see `\(helpFor)`\n".utf8))
         case .failure(let message, let hint):
             stderr.write(Data("quire: error: \(oneLine(message))\n".utf8))
-            if let hint { stderr.write(Data("hint: \(hint)\n".utf8)) }
+            if let hint { stderr.write(Data("hint: \(oneLine(hint))\n".utf8)) }
         }
         return error.exitCode
     }
 
-    /// Error messages are one line, whatever they quote.
+    /// Error messages are one line, whatever they quote, with no control character in it: they
+    /// quote server object names and file names, which anyone may have chosen.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        TerminalText.escaped(text.split(whereSeparator: \.isNewline).joined(separator: " "), keepingNewlines: false)
     }
 }

@@ -116,9 +116,6 @@ public final class Repository {
         }
         var lastError: Error = CryptoError(.wrongPassphrase, detail: "the passphrase opens no key of this repository")
         let ordered = (preferredKey.map { names.contains($0) ? [$0] : [] } ?? []) + names.filter { $0 != preferredKey }
-        if ordered.count > maxKeyFilesTried {
-            lastError = CryptoError(.wrongPassphrase, detail: "the passphrase opens none of the \(maxKeyFilesTried) key files tried (the repository lists \(ordered.count); a Quire repository has one per passphrase)")
-        }
         for name in ordered.prefix(maxKeyFilesTried) {
             let path = keysFolder + "/" + name
             do {
@@ -129,6 +126,9 @@ public final class Repository {
                 lastError = error.kind == .wrongPassphrase
                     ? CryptoError(.wrongPassphrase, detail: "the passphrase opens no key of this repository") : error
             }
+        }
+        if ordered.count > maxKeyFilesTried, (lastError as? CryptoError)?.kind == .wrongPassphrase {
+            throw CryptoError(.wrongPassphrase, detail: "the passphrase opens none of the \(maxKeyFilesTried) key files tried (the repository lists \(ordered.count); a Quire repository has one per passphrase)")
         }
         throw lastError
     }

@@ -68,7 +68,8 @@ enum SyncSession {
     static func progress(_ context: Context) -> ((String) -> Void)? {
         guard context.stderrIsTerminal else { return nil }
         return { step in
-            let line = step.count > 70 ? String(step.prefix(69)) + "…" : step
+            let safe = TerminalText.escaped(step, keepingNewlines: false)
+            let line = safe.count > 70 ? String(safe.prefix(69)) + "…" : safe
             FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
         }
     }

@@ -20,7 +20,9 @@ extension Store {
         try FileIO.makeFolder(mediaFolder)
         let target = outdir + "/entries.jsonl"
         let temp = outdir + "/.entries.jsonl.tmp-" + StableID.random()
-        guard FileManager.default.createFile(atPath: temp, contents: nil), let out = FileHandle(forWritingAtPath: temp) else {
+        // 0600: the dump is the journal in plaintext.
+        guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let out = FileHandle(forWritingAtPath: temp) else {
             throw StoreError(.io, path: target, detail: "cannot write")
         }
         var summary = ExportSummary()

@@ -142,6 +142,68 @@ import Testing
         #expect(files(under: dir.path + "/notes") == ["todo.md"])
     }
 
+    @Test func aLinkedSubfolderIsNeverWrittenThrough() throws {
+        let (first, out) = try export("vault")
+        try #require(first.status == 0, "\(first.stderr)")
+        // Someone with the shared vault turns attachments/ into a link to a folder outside it.
+        let outside = dir.path + "/autostart"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(atPath: out + "/attachments")
+        try FileManager.default.createSymbolicLink(atPath: out + "/attachments", withDestinationPath: outside)
+        let (run, _) = try export("vault")
+        #expect(run.status == 1 && run.stderr.contains("symbolic link") && run.stderr.split(separator: "\n").count <= 2, "\(run.stderr)")
+        #expect(files(under: outside).isEmpty)
+    }
+
+    @Test func aDoctoredManifestDeletesNothingItDidNotWrite() throws {
+        let (first, out) = try export("vault")
+        try #require(first.status == 0, "\(first.stderr)")
+        _ = dir.file("home/notes.md", "keep me")
+        _ = dir.file("home/.bashrc", "keep me too")
+        _ = dir.file("vault/todo.txt", "the user's own")
+        try FileManager.default.createDirectory(atPath: out + "/2031", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: out + "/2031/01", withDestinationPath: dir.path + "/home")
+        let manifest = out + "/.quire-export"
+        let listed = (try String(contentsOfFile: manifest, encoding: .utf8))
+            + "2031/01/notes.md\ntodo.txt\n../home/.bashrc\n" + dir.path + "/home/.bashrc\nattachments/../../home/notes.md\n"
+        try listed.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let (again, _) = try export("vault")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(dir.read("home/notes.md") == "keep me" && dir.read("home/.bashrc") == "keep me too")
+        #expect(dir.read("vault/todo.txt") == "the user's own")
+        #expect(MarkdownExporter.couldHaveWritten("2025/04/2025-04-12-x.md") && MarkdownExporter.couldHaveWritten("attachments/a.jpg"))
+        #expect(!MarkdownExporter.couldHaveWritten("2025/04/../x.md") && !MarkdownExporter.couldHaveWritten(".bashrc"))
+    }
+
+    @Test func templatesAreNotReadThroughLinks() throws {
+        _ = dir.file("secret.txt", "QUIRE_PASSPHRASE=hunter2")
+        _ = dir.file("mine/markdown/index.md", "# {{title}}\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/mine/markdown/entry.md", withDestinationPath: dir.path + "/secret.txt")
+        let (run, out) = try export("linked", ["--templates", dir.path + "/mine"])
+        #expect(run.status == 1 && run.stderr.contains("mine/markdown/entry.md") && run.stderr.contains("symbolic link"), "\(run.stderr)")
+        #expect(files(under: out).isEmpty)
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/linkdir", withDestinationPath: dir.path + "/mine/markdown")
+        _ = dir.file("other/markdown/keep", "")
+        try FileManager.default.removeItem(atPath: dir.path + "/other/markdown")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/other/markdown", withDestinationPath: dir.path + "/mine/markdown")
+        let (viaFolder, _) = try export("linked2", ["--templates", dir.path + "/other"])
+        #expect(viaFolder.status == 1 && viaFolder.stderr.contains("symbolic link"), "\(viaFolder.stderr)")
+    }
+
+    @Test func exportedFilesAreTheOwnersAlone() throws {
+        let (run, out) = try export("private")
+        try #require(run.status == 0, "\(run.stderr)")
+        func mode(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? -1 }
+        #expect(mode(out) == 0o700 && mode(out + "/index.md") == 0o600 && mode(out + "/attachments") == 0o700)
+        for name in files(under: out) { #expect(mode(out + "/" + name) == 0o600, "\(name)") }
+        let json = try QuireBinary.run(["export", "json", dir.path + "/dump"], store: store)
+        try #require(json.status == 0, "\(json.stderr)")
+        #expect(mode(dir.path + "/dump/entries.jsonl") == 0o600)
+        let epub = try QuireBinary.run(["export", "epub", dir.path + "/book.epub"], store: store)
+        try #require(epub.status == 0, "\(epub.stderr)")
+        #expect(mode(dir.path + "/book.epub") == 0o600)
+    }
+
     @Test func filtersAndTemplateErrors() throws {
         let (run, out) = try export("travel", ["--journal", "Travel"])
         try #require(run.status == 0, "\(run.stderr)")

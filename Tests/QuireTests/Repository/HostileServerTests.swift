@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import QuireCrypto
+@testable import QuireRemote
+@testable import QuireStore
+@testable import QuireSync
+
+/// A hostile server gets a bounded cost: key files ask for at most SENSITIVE Argon2id and few
+/// are tried; folder listings are capped in size and time.
+@Suite struct HostileServerTests {
+    @Test func aKeyFileAskingForMoreThanSensitiveIsRefused() throws {
+        let dir = TempDir()
+        let backend = LocalBackend(root: dir.path + "/repo")
+        let repository = try Repository.initialize(backend: backend, passphrase: try secret("pw"), cost: testCost)
+        let name = try #require(try backend.list("keys").first?.name)
+        var file = try KeyFile.decode(try backend.getData("keys/" + name), name: name)
+        for (ops, mem) in [(UInt64(64), testCost.memlimit), (testCost.opslimit, UInt64(4) << 30), (5, testCost.memlimit)] {
+            file.opslimit = ops
+            file.memlimit = mem
+            #expect {
+                _ = try file.unwrap(passphrase: try secret("pw"), repositoryID: repository.id, name: name)
+            } throws: { ($0 as? CryptoError)?.kind == .badKeyFile }
+        }
+    }
+
+    @Test func onlyAFewKeyFilesAreTriedAndTheLastOneThatOpenedGoesFirst() throws {
+        let dir = TempDir()
+        let backend = LocalBackend(root: dir.path + "/repo")
+        let repository = try Repository.initialize(backend: backend, passphrase: try secret("pw"), cost: testCost)
+        // The real key file sorts last behind a crowd of others (other passphrases).
+        try backend.move("keys/" + repository.keyName, to: "keys/zzzz", overwrite: false)
+        for i in 0..<(Repository.maxKeyFilesTried + 4) {
+            let file = try KeyFile.wrap(repository.keys, passphrase: try secret("other \(i)"), repositoryID: repository.id, cost: testCost)
+            try backend.publishData("keys/a\(i)", try file.encoded())
+        }
+        #expect {
+            _ = try Repository.open(backend: backend, passphrase: try secret("pw"), expectedID: repository.id)
+        } throws: { ($0 as? CryptoError)?.kind == .wrongPassphrase && "\($0)".contains("\(Repository.maxKeyFilesTried) key files tried") }
+        let opened = try Repository.open(backend: backend, passphrase: try secret("pw"), expectedID: repository.id, preferredKey: "zzzz")
+        #expect(opened.keyName == "zzzz")
+    }
+
+    @Test func aListingWithAnEndlessHrefIsRefused() throws {
+        let long = String(repeating: "a", count: PropfindParser.maxTextBytes + 10)
+        let body = #"<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/repo/heads/"# + long
+            + #"</d:href><d:propstat><d:prop><d:resourcetype/></d:prop></d:propstat></d:response></d:multistatus>"#
+        let server = try StubServer { _ in .init(status: 207, headers: ["Content-Type": "application/xml"], body: Data(body.utf8)) }
+        var settings = HTTPSettings()
+        settings.attempts = 1
+        let backend = try WebDAVBackend(url: server.url, settings: settings)
+        #expect {
+            _ = try backend.list("heads")
+        } throws: { ($0 as? RemoteError)?.kind == .protocolError && "\($0)".contains("longer than") }
+    }
+
+    @Test func aListingThatNeverEndsTimesOut() throws {
+        let server = try StubServer { _ in
+            Thread.sleep(forTimeInterval: 4)
+            return .init(status: 207)
+        }
+        var settings = HTTPSettings()
+        settings.attempts = 1
+        settings.listingTimeout = 1
+        let backend = try WebDAVBackend(url: server.url, settings: settings)
+        #expect {
+            _ = try backend.list("heads")
+        } throws: { ($0 as? RemoteError)?.kind == .transient }
+    }
+
+    @Test func theCachedKeyIsWrittenThroughNoPlantedLink() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        _ = dir.file("outside.txt", "not a key")
+        #expect(try QuireBinary.run(["add", "--body", "x"], store: store).status == 0)
+        try FileManager.default.createSymbolicLink(atPath: store + "/repository.key", withDestinationPath: dir.path + "/outside.txt")
+        try FileManager.default.createSymbolicLink(atPath: store + "/repository.key.tmp", withDestinationPath: dir.path + "/outside.txt")
+        #expect(try QuireBinary.run(["remote", "set", "file://" + dir.path + "/repo"], store: store).status == 0)
+        let run = try QuireBinary.run(["remote", "init"], store: store, environment: ["QUIRE_PASSPHRASE": "pw", "QUIRE_KDF_COST": "1,8192"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(dir.read("outside.txt") == "not a key")
+        let attributes = try FileManager.default.attributesOfItem(atPath: store + "/repository.key")
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular && attributes[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func anExistingFolderThatBecomesAStoreIsTheOwnersAlone() throws {
+        let dir = TempDir()
+        try FileManager.default.createDirectory(atPath: dir.path + "/open", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        #expect(try QuireBinary.run(["add", "--body", "x"], store: dir.path + "/open").status == 0)
+        #expect((try FileManager.default.attributesOfItem(atPath: dir.path + "/open"))[.posixPermissions] as? Int == 0o700)
+    }
+
+    @Test func theKDFKnobHasACeiling() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        #expect(try QuireBinary.run(["remote", "set", "file://" + dir.path + "/repo"], store: store).status == 0)
+        let run = try QuireBinary.run(["remote", "init"], store: store, environment: ["QUIRE_PASSPHRASE": "pw", "QUIRE_KDF_COST": "64,4294967296"])
+        #expect(run.status == 2 && run.stderr.contains("QUIRE_KDF_COST"), "\(run.stderr)")
+    }
+}
