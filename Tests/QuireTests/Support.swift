@@ -66,6 +66,8 @@ struct QuireRun {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// The signal that ended the process, if one did (`status` is then its number).
+    var signal: Int32? = nil
 }
 
 enum QuireBinary {
@@ -108,7 +110,8 @@ enum QuireBinary {
         errData = box.err
         process.waitUntilExit()
         return QuireRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                        stderr: String(decoding: errData, as: UTF8.self))
+                        stderr: String(decoding: errData, as: UTF8.self),
+                        signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
     }
 }
 

@@ -128,11 +128,21 @@ import Testing
             }
             done.signal()
         }
-        try backend.publishData(path, content)
-        Thread.sleep(forTimeInterval: 0.05)
+        // The upload stops halfway until the reader has read a few times: those reads happen
+        // while the object is half uploaded, whatever the timing of the machine.
+        let gated = GatedSource(content, at: content.count / 2) {
+            let before = observed.count
+            observed.waitFor(reads: before + 3)
+            return observed.count >= before + 3
+        }
+        try backend.publish(path, from: gated)
+        // Then reads go on until one has seen the whole object.
+        observed.waitFor { $0.contains(content.count) }
         stop.set()
         done.wait()
         #expect(try backend.getData(path, limit: 16 << 20) == content)
+        #expect(gated.passed, "no read happened while the object was half uploaded")
+        #expect(observed.sizes.contains(content.count), "no read saw the published object")
         // Every read saw nothing or everything.
         #expect(observed.sizes.allSatisfy { $0 == -1 || $0 == content.count }, "sizes seen: \(Set(observed.sizes))")
     }
@@ -172,10 +182,49 @@ final class Unchecked<T>: @unchecked Sendable {
 }
 
 final class ObservedReads: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var _sizes: [Int] = []
-    func record(_ n: Int) { lock.withLock { _sizes.append(n) } }
-    var sizes: [Int] { lock.withLock { _sizes } }
+    func record(_ n: Int) {
+        condition.withLock { _sizes.append(n) }
+        condition.broadcast()
+    }
+    var sizes: [Int] { condition.withLock { _sizes } }
+    var count: Int { sizes.count }
+
+    /// Waits (at most 20 s, so a broken backend fails rather than hangs) until `done` holds.
+    func waitFor(_ done: ([Int]) -> Bool) {
+        let deadline = Date().addingTimeInterval(20)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done(_sizes) && condition.wait(until: deadline) {}
+    }
+
+    func waitFor(reads: Int) { waitFor { $0.count >= reads } }
+}
+
+/// Content for an upload that, once `at` bytes have gone, calls `gate` and only then goes on.
+final class GatedSource: ByteSource {
+    let data: Data, at: Int
+    /// Waits at the halfway point; true when what it waited for happened.
+    let gate: () -> Bool
+    var offset = 0
+    private var opened = false
+    /// The gate was reached and passed (a retry from the start does not wait again).
+    private(set) var passed = false
+    init(_ data: Data, at: Int, gate: @escaping () -> Bool) { self.data = data; self.at = at; self.gate = gate }
+    var size: Int64? { Int64(data.count) }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if offset >= at && !opened {
+            passed = gate()
+            opened = true
+        }
+        let end = offset < at ? min(at, offset + buffer.count) : min(data.count, offset + buffer.count)
+        data.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(end - offset)]), from: offset..<end)
+        let n = end - offset
+        offset = end
+        return n
+    }
+    func rewind() throws -> Bool { offset = 0; return true }
 }
 
 final class AtomicFlag: @unchecked Sendable {
