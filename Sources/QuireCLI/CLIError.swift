@@ -62,9 +62,13 @@ enum Messages {
         case .transient: return "the server is busy or the connection dropped; run the command again later"
         case .unreachable: return "check the URL, the network and the server's TLS certificate"
         case .protocolError: return "the server's answer was not what WebDAV promises; is the URL a WebDAV folder?"
+        case .tooLarge: return Self.bodyLimitHint
         default: return nil
         }
     }
+
+    static let bodyLimitHint = "raise the server's limit (nginx: client_max_body_size 64m; Apache: LimitRequestBody; "
+        + "Nextcloud/PHP: upload_max_filesize and post_max_size), or tell Quire with `quire remote set URL --max-object-size SIZE`"
 
     static func hint(for error: CryptoError) -> String? {
         switch error.kind {
@@ -97,6 +101,7 @@ enum Messages {
         case .damaged: return "that object was damaged or altered on the server; nothing of it was used (`quire verify` lists all)"
         case .locked: return "wait for the other sync to finish"
         case .notEmpty: return "restore into a new folder: quire --store DIR restore URL"
+        case .tooLarge: return Self.bodyLimitHint
         }
     }
 }

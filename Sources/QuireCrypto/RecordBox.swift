@@ -15,6 +15,8 @@ public struct RecordBox: Sendable {
     }
 
     static let magic = Array("QRC1".utf8)
+    /// Bytes a sealed record has beyond its plaintext.
+    public static var overhead: Int { magic.count + nonceBytes + tagBytes }
     static var nonceBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_npubbytes()) }
     static var tagBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_abytes()) }
 

@@ -34,6 +34,8 @@ public protocol Backend: AnyObject {
     func delete(_ path: String) throws
     /// - Throws: `.exists` when `overwrite` is false and `to` is taken.
     func move(_ from: String, to: String, overwrite: Bool) throws
+    /// Creates folder `path` and its parents when missing (a folder that is there is fine).
+    func makeFolder(_ path: String) throws
 }
 
 extension Backend {
@@ -101,38 +103,52 @@ public final class DataSink: ByteSink {
     public func reset() throws { data.removeAll() }
 }
 
-/// Reads a local file in order (pread, so rewinding is free).
+/// Reads a local file, or the byte `range` of it, in order (pread, so rewinding is free).
 public final class FileSource: ByteSource {
     private let fd: Int32
     private let path: String
-    private var offset: Int64 = 0
+    private let start: Int64
+    private let end: Int64?
+    private var offset: Int64
     public let size: Int64?
 
-    public init(path: String) throws {
+    public init(path: String, range: Range<Int64>? = nil) throws {
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot read \(path): \(String(cString: strerror(errno)))") }
         var info = stat()
-        size = fstat(fd, &info) == 0 ? Int64(info.st_size) : nil
+        let fileSize = fstat(fd, &info) == 0 ? Int64(info.st_size) : nil
+        if let range, let fileSize, range.upperBound > fileSize {
+            close(fd)
+            throw RemoteError(.localIO, detail: "\(path) is shorter than expected")
+        }
+        start = range?.lowerBound ?? 0
+        end = range?.upperBound
+        offset = start
+        size = range.map { $0.upperBound - $0.lowerBound } ?? fileSize
         self.path = path
     }
 
     deinit { close(fd) }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let wanted = end.map { min(buffer.count, Int($0 - offset)) } ?? buffer.count
+        guard wanted > 0 else { return 0 }
         while true {
-            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            let n = pread(fd, buffer.baseAddress, wanted, off_t(offset))
             if n >= 0 { offset += Int64(n); return n }
             if errno != EINTR { throw RemoteError(.localIO, detail: "cannot read \(path): \(String(cString: strerror(errno)))") }
         }
     }
 
-    public func rewind() throws -> Bool { offset = 0; return true }
+    public func rewind() throws -> Bool { offset = start; return true }
 }
 
 /// Writes a local file; `reset` truncates it.
 public final class FileSink: ByteSink {
     private let fd: Int32
     private let path: String
+    /// Bytes in the file.
+    public private(set) var written: Int64 = 0
 
     public init(path: String) throws {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -153,13 +169,18 @@ public final class FileSink: ByteSink {
             }
             p += n
             left -= n
+            written += Int64(n)
         }
     }
 
-    public func reset() throws {
-        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+    public func reset() throws { try reset(to: 0) }
+
+    /// Drops everything after the first `length` bytes (a part downloaded again).
+    public func reset(to length: Int64) throws {
+        guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) == length else {
             throw RemoteError(.localIO, detail: "cannot rewrite \(path)")
         }
+        written = length
     }
 
     /// Flushes the file to disk.

@@ -145,6 +145,15 @@ public final class LocalBackend: Backend {
         throw ioError(path, "cannot delete")
     }
 
+    public func makeFolder(_ path: String) throws {
+        try validatePath(path)
+        do {
+            try FileManager.default.createDirectory(atPath: full(path), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw RemoteError(.localIO, path: path, detail: "cannot create the folder")
+        }
+    }
+
     public func move(_ from: String, to: String, overwrite: Bool) throws {
         try validatePath(from)
         try validatePath(to)

@@ -11,6 +11,8 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         case forbidden
         /// 507: the server is out of space.
         case insufficientStorage
+        /// 413: the request body is larger than the server accepts.
+        case tooLarge
         /// 423, 429, 5xx, timeouts and dropped connections, after retries ran out.
         case transient
         /// The server answered something we cannot use (bad XML, unexpected status).

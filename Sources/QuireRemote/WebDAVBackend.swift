@@ -104,6 +104,7 @@ public final class WebDAVBackend: Backend {
         case 403: throw RemoteError(.forbidden, path: path, status: status, detail: "the server refuses access")
         case 404, 410: throw RemoteError(.notFound, path: path, status: status, detail: "not found")
         case 412: throw RemoteError(.exists, path: path, status: status, detail: "already exists")
+        case 413: throw RemoteError(.tooLarge, path: path, status: status, detail: "the server refuses a request body this large")
         case 507: throw RemoteError(.insufficientStorage, path: path, status: status, detail: "the server is out of space")
         case 423, 429, 500, 502, 503, 504:
             throw RemoteError(.transient, path: path, status: status, detail: "the server is busy or failing")
@@ -115,11 +116,15 @@ public final class WebDAVBackend: Backend {
     // MARK: - Folders
 
     /// Creates `folder` and its missing parents (MKCOL each: 201 made, 405 already there).
+    /// Servers answer a MKCOL of a folder that exists in more ways than 405: Apache sometimes
+    /// 403 when another client made it a moment before, some 409. Any of those is checked
+    /// (PROPFIND Depth 0) and passed over when the folder is there; only then is it an error.
     private func ensureFolder(_ folder: String) throws {
         guard !knownFolders.contains(folder) else { return }
         if !folder.isEmpty { try ensureFolder(parentPath(folder)) }
         try withRetries(folder) { _ in
             let response = try send(HTTPRequest(method: "MKCOL", url: url(folder, folder: true)), path: folder)
+            if [403, 409].contains(response.status), try folderExists(folder) { return }
             if response.status == 409 {
                 throw RemoteError(.notFound, path: folder, status: 409, detail: folder.isEmpty
                     ? "the folder above \(location) does not exist on the server" : "its parent folder is missing")
@@ -127,6 +132,21 @@ public final class WebDAVBackend: Backend {
             try check(response, path: folder, accepted: [200, 201, 204, 301, 405])
         }
         knownFolders.insert(folder)
+    }
+
+    /// Whether `folder` exists as a collection (PROPFIND Depth 0).
+    private func folderExists(_ folder: String) throws -> Bool {
+        let body = #"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>"#
+        let sink = PropfindSink()
+        let response = try send(HTTPRequest(method: "PROPFIND", url: url(folder, folder: true),
+                                            headers: ["Depth: 0", "Content-Type: application/xml; charset=utf-8"],
+                                            body: DataSource(Data(body.utf8)), sink: sink, timeout: settings.listingTimeout), path: folder)
+        return response.status == 207 && sink.succeeded && sink.parser.items.contains { $0.isCollection }
+    }
+
+    public func makeFolder(_ path: String) throws {
+        try validatePath(path)
+        try ensureFolder(path)
     }
 
     private func parent(of path: String) -> String {

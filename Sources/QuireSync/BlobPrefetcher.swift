@@ -13,7 +13,7 @@ import QuireStore
 /// order, so crash safety is that of the serial path.
 final class BlobPrefetcher: @unchecked Sendable {
     private enum State {
-        case queued(remote: String, temp: String)
+        case queued(remote: RemoteBlob, temp: String)
         case running(temp: String)
         case done(temp: String)
         case failed(Error)
@@ -44,7 +44,7 @@ final class BlobPrefetcher: @unchecked Sendable {
     }
 
     /// Asks for attachment `local` (repository id `remote`) unless it is asked for already.
-    func request(local: String, remote: String) {
+    func request(local: String, remote: RemoteBlob) {
         condition.lock()
         defer { condition.unlock() }
         guard !closed, states[local] == nil, !taken.contains(local) else { return }
@@ -114,10 +114,10 @@ final class BlobPrefetcher: @unchecked Sendable {
 
             let outcome: State
             do {
-                try repository.downloadBlob(remote, to: temp)
+                try repository.download(remote, to: temp)
                 outcome = .done(temp: temp)
             } catch let error as RemoteError where error.kind == .notFound {
-                outcome = .failed(SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server"))
+                outcome = .failed(SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server"))
             } catch {
                 outcome = .failed(error)
             }

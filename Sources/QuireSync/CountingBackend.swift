@@ -38,6 +38,10 @@ public final class CountingBackend: Backend {
         requests += 1
         try inner.move(from, to: to, overwrite: overwrite)
     }
+    public func makeFolder(_ path: String) throws {
+        requests += 1
+        try inner.makeFolder(path)
+    }
 }
 
 private final class CountingSource: ByteSource {

@@ -105,8 +105,14 @@ final class EncryptingSource: ByteSource {
     let size: Int64?
     var chunkSealed: (() -> Void)?
 
-    init(path: String, keys: RepositoryKeys, blobID: String) throws {
-        file = try FileSource(path: path)
+    convenience init(path: String, keys: RepositoryKeys, blobID: String) throws {
+        try self.init(file: try FileSource(path: path), keys: keys, blobID: blobID)
+    }
+
+    /// Encrypts `file` (a whole file or a part of one) as a stream bound to `blobID`, the
+    /// stream's name (`BlobLocation.streamName` for a part).
+    init(file: FileSource, keys: RepositoryKeys, blobID: String) throws {
+        self.file = file
         self.keys = keys
         self.blobID = blobID
         encryptor = try BlobCipher.Encryptor(keys: keys, blobID: blobID)

@@ -18,7 +18,9 @@ public final class Repository {
 
     public static let configPath = "quire-repo.json"
     public static let keysFolder = "keys"
-    public static let format = 1
+    /// 2: attachments in packs (`packs/<device>/<id>`), located by the segments and snapshots
+    /// that name them; blob objects of format 1 are still read.
+    public static let format = 2
 
     struct Config: Codable {
         var format: Int
@@ -72,6 +74,21 @@ public final class Repository {
         let name = UUID().uuidString.lowercased()
         try backend.publishData(keysFolder + "/" + name, try file.encoded())
         return name
+    }
+
+    /// Moves a format-1 repository to format 2, before this device uploads its first pack:
+    /// from then on a Quire that predates packs refuses the repository ("upgrade Quire")
+    /// rather than meeting attachments it cannot find. The config is written under a
+    /// temporary name and moved over the old one, so no reader sees half of it.
+    func upgradeForPacks() throws {
+        let data = try backend.getData(Self.configPath, limit: 64 << 10)
+        guard let config = try? JSONDecoder().decode(Config.self, from: data), config.id == id else {
+            throw RepositoryError(.wrongRepository, detail: "the repository at \(backend.location) changed while syncing")
+        }
+        guard config.format < 2 else { return }
+        let temp = ".tmp-config-" + UUID().uuidString.lowercased()
+        try backend.putData(temp, try JSONEncoder().encode(Config(format: 2, id: id)))
+        try backend.move(temp, to: Self.configPath, overwrite: true)
     }
 
     /// The repository id at `backend`, without unlocking it.

@@ -17,6 +17,10 @@ struct Segment {
     /// verifies), so a device pulling the segment needs no request per small attachment.
     /// Segments without it (older ones, and readers that predate it) fetch every blob.
     var inline: [String: Data] = [:]
+    /// Repository blob id → where it is packed (format 2), for every packed blob `blobs`
+    /// names: the encrypted index of the attachments this segment needs. A blob without one
+    /// is a blob object of its own (`blobs/<2 hex>/<id>`).
+    var packed: [String: BlobLocation] = [:]
 
     /// Attachments up to this size travel inline in the segment that first names them…
     static let inlineLimit: Int64 = 64 << 10
@@ -40,6 +44,7 @@ struct Segment {
             "previous": .string(previous), "changes": .array(rows), "blobs": .object(blobs.mapValues { .string($0) }),
         ]
         if !inline.isEmpty { members["blobs_inline"] = .object(inline.mapValues { .string($0.base64EncodedString()) }) }
+        if !packed.isEmpty { members["blobs_packed"] = .object(packed.mapValues(\.json)) }
         let object: JSONValue = .object(members)
         return Data(JSONWriter.value(object).utf8)
     }
@@ -73,21 +78,37 @@ struct Segment {
             guard map[k] != nil, let text = v.string, let bytes = Data(base64Encoded: text) else { throw bad("a malformed inline attachment") }
             inline[k] = bytes
         }
+        var packed: [String: BlobLocation] = [:]
+        for (k, v) in o["blobs_packed"]?.object ?? [:] {
+            guard BlobStore.isValidID(k), let location = BlobLocation(json: v) else { throw bad("a malformed attachment location") }
+            packed[k] = location
+        }
         var segment = Segment(device: device, seq: seq, previous: previous, changes: changes, blobs: map)
         segment.inline = inline
+        segment.packed = packed
         return segment
     }
 
-    /// Only the attachments of an encoded segment that must be downloaded (local id →
-    /// repository id: those not carried inline), read without decoding its changes:
-    /// `encoded()` writes keys in order, so "blobs" and then "blobs_inline" lead. Nil when
-    /// they do not (another format), or the data is not a segment.
-    static func blobMap(_ data: Data) -> [String: String]? {
-        let members = data.withUnsafeBytes { raw in (try? JSONValue.leadingMembers(raw.bindMemory(to: UInt8.self), count: 2)) ?? [] }
-        guard let first = members.first, first.key == "blobs", var map = first.value.object?.compactMapValues(\.string) else { return nil }
-        if members.count == 2, members[1].key == "blobs_inline", let inline = members[1].value.object {
-            for key in inline.keys { map[key] = nil }
+    /// The repository blob of local blob `local`, with its location when it is packed.
+    func remote(_ local: String) -> RemoteBlob? {
+        blobs[local].map { RemoteBlob(id: $0, location: packed[$0]) }
+    }
+
+    /// Only the attachments of an encoded segment that must be downloaded (local id → the
+    /// repository's blob: those not carried inline), read without decoding its changes:
+    /// `encoded()` writes keys in order, so "blobs", "blobs_inline" and "blobs_packed" lead.
+    /// Nil when they do not (another format), or the data is not a segment.
+    static func blobMap(_ data: Data) -> [String: RemoteBlob]? {
+        let members = data.withUnsafeBytes { raw in (try? JSONValue.leadingMembers(raw.bindMemory(to: UInt8.self), count: 3)) ?? [] }
+        guard let first = members.first, first.key == "blobs", let ids = first.value.object?.compactMapValues(\.string) else { return nil }
+        var skip = Set<String>()
+        var packed: [String: BlobLocation] = [:]
+        for member in members.dropFirst() {
+            if member.key == "blobs_inline" { skip.formUnion(member.value.object?.keys ?? [:].keys) }
+            if member.key == "blobs_packed" { packed = member.value.object?.compactMapValues(BlobLocation.init(json:)) ?? [:] }
         }
+        var map: [String: RemoteBlob] = [:]
+        for (local, remote) in ids where !skip.contains(local) { map[local] = RemoteBlob(id: remote, location: packed[remote]) }
         return map
     }
 }
@@ -110,5 +131,33 @@ struct Head {
         device = String(name[..<dot])
         guard device.count == 36 else { return nil }
         self.seq = seq
+    }
+}
+
+/// How much one segment may hold. Without a known server body limit: `changesPerSegment`
+/// changes and 1 MiB of inline attachments. Under a limit, the segment's encoded size stays
+/// near three quarters of it (padding adds at most 12 %): half for changes, and inline
+/// attachments in a third (base64 makes them a third larger).
+struct SegmentBudget {
+    let isLimited: Bool
+    let inline: Int64
+    let inlineLimit: Int64
+    let changes: Int64
+
+    init(limit: Int64?) {
+        guard let limit else {
+            (isLimited, inline, inlineLimit, changes) = (false, Segment.inlineBudget, Segment.inlineLimit, .max)
+            return
+        }
+        let room = limit * 3 / 4
+        isLimited = true
+        inline = min(Segment.inlineBudget, room / 3)
+        inlineLimit = min(Segment.inlineLimit, inline)
+        changes = room / 2
+    }
+
+    /// About what a change takes in a segment: its value's JSON and its ids and clocks.
+    static func estimate(_ change: SyncChange) -> Int64 {
+        Int64(JSONWriter.value(change.value).utf8.count + change.recordID.utf8.count + change.field.utf8.count + 160)
     }
 }

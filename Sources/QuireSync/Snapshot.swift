@@ -68,9 +68,11 @@ extension Syncer {
         try line(.object(["format": .number(1), "device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
         // Each attachment's ids; a small one's bytes ride along ("d"), so a restore from the
         // snapshot needs no request per small attachment (readers that predate "d" ignore it).
+        // A packed one's location rides along too ("p").
         for (local, remote) in try store.remoteBlobMap(confirmedOnly: true, neededOnly: true).sorted(by: { $0.key < $1.key }) {
             var members: [String: JSONValue] = ["b": .array([.string(local), .string(remote)])]
             if let bytes = smallBlob(local) { members["d"] = .string(bytes.base64EncodedString()) }
+            if let location = BlobLocation(text: try store.remoteBlobRecord(local)?.location) { members["p"] = location.json }
             try line(.object(members))
         }
         try store.forEachSyncedField { c in
@@ -79,6 +81,9 @@ extension Syncer {
                                            .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])]))
         }
         try out.write(contentsOf: buffer)
+        // Blank lines (readers skip them) pad the snapshot to a Padmé size.
+        let written = Int64(try out.offset())
+        try out.write(contentsOf: Data(repeating: 0x0A, count: Int(Padding.plaintextPadding(for: written))))
         try out.close()
         let source = try EncryptingSource(path: temp, keys: repository.keys, blobID: Snapshot.streamID(path))
         do {
@@ -116,16 +121,18 @@ extension Syncer {
 
     /// Downloads and authenticates a snapshot in full and returns only its log positions
     /// (for `verify`, which changes nothing locally).
-    func snapshotPositions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [String]) {
+    func snapshotPositions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [RemoteBlob]) {
         let path = Snapshot.path(device: device, seq: seq)
         let temp = try decryptSnapshot(path)
         defer { unlink(temp) }
         var positions: [String: (seq: Int, hash: String)] = [:]
-        var blobs: [String] = []
+        var blobs: [RemoteBlob] = []
         let reader = try LineReader(path: temp)
         while try reader.next({ bytes in
             guard let o = (try? JSONValue.parse(bytes))?.object else { return }
-            if let b = o["b"]?.array, b.count == 2, let remote = b[1].string { blobs.append(remote) }
+            if let b = o["b"]?.array, b.count == 2, let remote = b[1].string {
+                blobs.append(RemoteBlob(id: remote, location: o["p"].flatMap(BlobLocation.init(json:))))
+            }
             guard o["device"]?.string == device, let p = o["positions"]?.object else { return }
             for (d, v) in p {
                 if let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string { positions[d] = (s, h) }
@@ -148,7 +155,7 @@ extension Syncer {
         var positions: [String: (seq: Int, hash: String)] = [:]
         var header = true
         var batch: [SyncChange] = []
-        var map: [String: String] = [:]
+        var map: [String: RemoteBlob] = [:]
         // Small attachments the snapshot holds, each written to a temporary file as it is read
         // (memory stays constant), taken in with the batch that names it.
         var carried: [String: String] = [:]
@@ -157,21 +164,21 @@ extension Syncer {
         // Attachments first, then the state, in batches: constant memory, and a record never
         // points at a blob we lack (the blob map comes before the changes in the file).
         func flush() throws {
-            var needed: [(local: String, remote: String)] = []
+            var needed: [(local: String, remote: RemoteBlob)] = []
             var written: [DownloadedBlob] = []
             defer { for blob in written { unlink(blob.path) } }  // gone once adopted
             var seen = Set<String>()
             for change in batch where change.record == .media && change.field == "blob" {
                 guard let local = change.value.string, !store.hasBlob(local), let remote = map[local], seen.insert(local).inserted else { continue }
                 if let temp = carried.removeValue(forKey: local) {
-                    written.append(DownloadedBlob(path: temp, id: local, remoteID: remote))
+                    written.append(DownloadedBlob(path: temp, id: local, remoteID: remote.id))
                 } else {
                     needed.append((local, remote))
                 }
             }
             try takeInWritten(written, into: &report)
             try takeIn(needed, using: downloads, into: &report)
-            let merged = try naming(path) { try store.merge(batch) { try checkAttachments(after: batch, map: map) } }
+            let merged = try naming(path) { try store.merge(batch) { try checkAttachments(after: batch) { map[$0] } } }
             report.fieldsMerged += merged.applied
             report.conflicts += merged.conflicts
             batch.removeAll(keepingCapacity: true)
@@ -197,10 +204,16 @@ extension Syncer {
                 batch.append(SyncChange(record: kind, recordID: id, field: field, value: c[3], hlc: HLC(rawValue: hlc), device: writer,
                                         previousHLC: HLC(rawValue: prev), previousDevice: prevDevice))
                 if batch.count >= 20_000 { try flush() }
-            } else if let b = o["b"]?.array, b.count == 2, let local = b[0].string, let remote = b[1].string {
+            } else if let b = o["b"]?.array, b.count == 2, let local = b[0].string, let id = b[1].string {
+                var location: BlobLocation?
+                if let p = o["p"] {
+                    guard let parsed = BlobLocation(json: p) else { failure = bad("a malformed attachment location"); return }
+                    location = parsed
+                }
+                let remote = RemoteBlob(id: id, location: location)
                 map[local] = remote
+                try store.setRemoteBlobs([(local, id, location?.text)], confirmed: true)
                 if store.hasBlob(local) {
-                    try store.setRemoteBlobID(remote, for: local)
                 } else if let text = o["d"]?.string {
                     guard let bytes = Data(base64Encoded: text) else { failure = bad("a malformed inline attachment"); return }
                     let temp = try store.blobs.temporaryPath()

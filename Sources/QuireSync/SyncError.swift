@@ -1,3 +1,5 @@
+import QuireRemote
+import QuireStore
 /// What sync, restore and verify report about the repository's history.
 public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
@@ -13,6 +15,8 @@ public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case locked
         /// `restore` needs an empty store.
         case notEmpty
+        /// The server refuses bodies the size Quire cannot go below.
+        case tooLarge
     }
 
     public let kind: Kind
@@ -27,4 +31,12 @@ public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { (object.map { $0 + ": " } ?? "") + detail }
+}
+
+extension SyncError {
+    /// The server refused a body of `size` bytes and Quire cannot make its objects smaller.
+    static func bodyLimit(_ size: Int64, _ error: RemoteError) -> SyncError {
+        SyncError(.tooLarge, object: error.path,
+                  detail: "the server refuses request bodies of \(ByteCount.text(size)) (HTTP 413) and Quire needs at least \(ByteCount.text(Syncer.smallestObjectLimit))")
+    }
 }

@@ -85,6 +85,9 @@ extension Syncer {
                               progress: ((String) -> Void)?) throws {
         // What this store needs, uploaded or about to be named by a push that did not finish.
         var referenced = Set(try store.remoteBlobMap(neededOnly: true).values)
+        // The packs holding them, and those the segments above the limits name: a pack goes
+        // only when no attachment anything needs is in it (one partly garbage is kept whole).
+        var packs = Set(try store.neededPacks())
         // A fresh listing, not the one the segment limits came from: segments pushed while
         // this prune ran name blobs too.
         for (device, seqs) in try readHeads() {
@@ -95,6 +98,7 @@ extension Syncer {
                 guard let sealed = try? backend.getData(path), let plain = try? repository.box.open(sealed, path: path),
                       let segment = try? Segment.decode(plain, path: path) else { return }  // unsure: collect nothing
                 referenced.formUnion(segment.blobs.values)
+                for location in segment.packed.values { packs.formUnion(location.extents.map(\.pack)) }
             }
         }
         var stored: [String] = []
@@ -102,6 +106,12 @@ extension Syncer {
             guard let names = try? backend.list("blobs/" + folder.name) else { return }
             stored += names.filter { !$0.isFolder }.map(\.name)
         }
+        // Packs are marked by their path (a blob by its id): `packs/<device>/<id>`.
+        for folder in (try? backend.list(Pack.folder)) ?? [] where folder.isFolder {
+            guard let names = try? backend.list(Pack.folder + "/" + folder.name) else { return }
+            stored += names.filter { !$0.isFolder }.map { Pack.folder + "/" + folder.name + "/" + $0.name }.filter(Pack.isValidPath)
+        }
+        referenced.formUnion(packs)
         let marks = readMarks()
         let now = Date().timeIntervalSince1970 * 1000
         let positions = try store.syncLogs().mapValues(\.seq)
@@ -113,8 +123,9 @@ extension Syncer {
             // names the same bytes anew checks the server first.
             let everyoneMovedOn = mark.positions.allSatisfy { log, seq in (limit[log] ?? 0) >= seq }
             if now - mark.time >= collectionGrace * 1000 && everyoneMovedOn {
-                progress?("collecting blobs/\(blob.prefix(2))/\(blob)")
-                try? backend.delete(Repository.blobPath(blob))
+                let object = Pack.isValidPath(blob) ? blob : Repository.blobPath(blob)
+                progress?("collecting \(object)")
+                try? backend.delete(object)
                 report.blobsDeleted += 1
             } else {
                 kept[blob] = mark.json

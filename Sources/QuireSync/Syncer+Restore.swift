@@ -41,6 +41,11 @@ extension Syncer {
         }
     }
 
+    private func parentFolder(_ object: String) -> String {
+        guard let slash = object.lastIndex(of: "/") else { return "" }
+        return String(object[..<slash])
+    }
+
     /// The pulling part of a restore, for a store that may hold a partial restore already
     /// (the command checks that it is this repository's): continues where it stopped.
     public func pullForRestore(into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
@@ -65,7 +70,7 @@ extension Syncer {
                                                      detail: "rolled back: the server shows segment \(newest), this journal has seen \(seen.seq)"))
             }
         }
-        var blobs: [String: String] = [:]  // remote id → the segment that references it
+        var blobs: [String: (blob: RemoteBlob, referrer: String)] = [:]  // by remote id
         // A segment may name an attachment whose record this journal has since seen deleted:
         // a prune may have collected it, so it is not asked for.
         let unneeded = try store.unneededRemoteBlobs()
@@ -76,7 +81,7 @@ extension Syncer {
             do {
                 let found = try snapshotPositions(device: snapshot.device, seq: snapshot.seq)
                 start = found.positions
-                for remote in found.blobs { blobs[remote] = Snapshot.path(device: snapshot.device, seq: snapshot.seq) }
+                for blob in found.blobs { blobs[blob.id] = (blob, Snapshot.path(device: snapshot.device, seq: snapshot.seq)) }
             } catch let error as SyncError {
                 report.problems.append(VerifyProblem(object: error.object ?? Snapshot.folder, detail: error.detail))
             }
@@ -96,35 +101,41 @@ extension Syncer {
                     let (segment, hash) = try fetchSegment(path: path, device: device, seq: seq, previous: previous)
                     previous = hash
                     report.segments += 1
-                    for remote in segment.blobs.values where blobs[remote] == nil && !unneeded.contains(remote) { blobs[remote] = path }
+                    for local in segment.blobs.keys {
+                        guard let blob = segment.remote(local), blobs[blob.id] == nil, !unneeded.contains(blob.id) else { continue }
+                        blobs[blob.id] = (blob, path)
+                    }
                 } catch let error as SyncError {
                     report.problems.append(VerifyProblem(object: error.object ?? path, detail: error.detail))
                     break  // the rest of this chain cannot be checked against a broken link
                 }
             }
         }
+        // Objects are looked for in their folders' listings, one listing per folder.
         var listings: [String: Set<String>] = [:]
-        for (remote, referrer) in blobs.sorted(by: { $0.key < $1.key }) {
+        func present(_ object: String) -> Bool {
+            let folder = parentFolder(object)
+            if listings[folder] == nil { listings[folder] = Set(((try? backend.list(folder)) ?? []).map(\.name)) }
+            return listings[folder]?.contains(String(object.split(separator: "/").last ?? "")) == true
+        }
+        for (id, (blob, referrer)) in blobs.sorted(by: { $0.key < $1.key }) {
             report.blobs += 1
-            let path = Repository.blobPath(remote)
-            let folder = String(path.prefix(while: { $0 != "/" })) + "/" + remote.prefix(2)
-            if listings[folder] == nil {
-                listings[folder] = Set(((try? backend.list(folder)) ?? []).map(\.name))
-            }
-            guard listings[folder]?.contains(remote) == true else {
-                report.problems.append(VerifyProblem(object: path, detail: "missing (referenced by \(referrer))"))
+            let objects = blob.location.map { Array(Set($0.extents.map(\.pack))).sorted() } ?? [Repository.blobPath(id)]
+            let lacking = objects.filter { !present($0) }
+            guard lacking.isEmpty else {
+                let what = blob.location == nil ? "missing" : "missing, with part of attachment \(id.prefix(16))"
+                for object in lacking { report.problems.append(VerifyProblem(object: object, detail: "\(what) (referenced by \(referrer))")) }
                 continue
             }
-            if readData {
-                progress?("reading \(path)")
-                do {
-                    try repository.verifyBlob(remote)
-                    report.blobsRead += 1
-                } catch let error as CryptoError {
-                    report.problems.append(VerifyProblem(object: path, detail: error.detail))
-                } catch let error as RemoteError {
-                    report.problems.append(VerifyProblem(object: path, detail: error.detail))
-                }
+            guard readData else { continue }
+            progress?("reading \(blob.object)")
+            do {
+                try repository.verify(blob)
+                report.blobsRead += 1
+            } catch let error as CryptoError {
+                report.problems.append(VerifyProblem(object: error.object ?? blob.object, detail: error.detail))
+            } catch let error as RemoteError {
+                report.problems.append(VerifyProblem(object: blob.object, detail: error.detail))
             }
         }
         return report

@@ -140,7 +140,7 @@ public final class Syncer {
                 checkpoint("pull-before-merge")
                 let merged = try naming(path) {
                     try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
-                        try checkAttachments(after: segment.changes, map: segment.blobs)
+                        try checkAttachments(after: segment.changes) { segment.remote($0) }
                         checkpoint("merge-before-commit")
                     }
                 }
@@ -249,19 +249,25 @@ public final class Syncer {
     /// record may be deleted by the time the segment is merged (another device's prune
     /// collects such blobs), and the merge refuses the segment if a live record needs it.
     private func fetchBlobs(of segment: Segment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
-        var needed: [(local: String, remote: String)] = []
+        var needed: [(local: String, remote: RemoteBlob)] = []
         var carried: [(local: String, remote: String, bytes: Data)] = []
-        for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) where !store.hasBlob(local) {
+        var known: [(local: String, remote: String, location: String?)] = []
+        for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) {
             guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
                 throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
                                 detail: "an attachment has an invalid id")
             }
+            // Where every named blob lives, kept: a push of this store that names it later
+            // names it with its location, and never uploads it again.
+            known.append((local, remote, segment.packed[remote]?.text))
+            guard !store.hasBlob(local) else { continue }
             if let bytes = segment.inline[local] {
                 carried.append((local, remote, bytes))
             } else {
-                needed.append((local, remote))
+                needed.append((local, RemoteBlob(id: remote, location: segment.packed[remote])))
             }
         }
+        try store.setRemoteBlobs(known, confirmed: true)
         // Asked for before the carried ones are written, so they download meanwhile (takeIn
         // asks again, which changes nothing).
         for item in needed { prefetcher?.request(local: item.local, remote: item.remote) }
@@ -296,10 +302,10 @@ public final class Syncer {
     /// be: while logs are replayed, a record can be live here for a moment that was not live
     /// for the segment's writer (its entry deleted there, still a placeholder here), and the
     /// segment or snapshot that makes it live for good names its blob.
-    func checkAttachments(after changes: [SyncChange], map: [String: String]) throws {
+    func checkAttachments(after changes: [SyncChange], remote: (String) -> RemoteBlob?) throws {
         for lacking in try store.neededBlobsLacking(after: changes) {
-            guard let remote = map[lacking] else { continue }
-            throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
+            guard let blob = remote(lacking) else { continue }
+            throw SyncError(.missing, object: blob.object, detail: "an attachment is missing on the server")
         }
     }
 
@@ -307,7 +313,7 @@ public final class Syncer {
     /// are any, else downloading them one by one here — as one batch, in order up to the
     /// first that failed, whose error is then thrown (with `passingOverMissing`, one missing
     /// on the server is skipped instead).
-    func takeIn(_ needed: [(local: String, remote: String)], using prefetcher: BlobPrefetcher?, passingOverMissing: Bool = false,
+    func takeIn(_ needed: [(local: String, remote: RemoteBlob)], using prefetcher: BlobPrefetcher?, passingOverMissing: Bool = false,
                 into report: inout SyncReport) throws {
         func skippable(_ error: Error) -> Bool { passingOverMissing && (error as? SyncError)?.kind == .missing }
         guard let prefetcher, !needed.isEmpty else {
@@ -329,7 +335,7 @@ public final class Syncer {
             switch prefetcher.take(item.local) {
             case .success(let temp):
                 checkpoint("blob-downloaded")
-                arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
+                arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote.id))
             case .failure(let error) where skippable(error):
                 continue
             case .failure(let error):
@@ -342,71 +348,95 @@ public final class Syncer {
         if let failure { throw failure }
     }
 
-    func downloadBlob(local: String, remote: String) throws {
+    func downloadBlob(local: String, remote: RemoteBlob) throws {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
         do {
-            try repository.downloadBlob(remote, to: temp)
+            try repository.download(remote, to: temp)
         } catch let error as RemoteError where error.kind == .notFound {
-            throw SyncError(.missing, object: Repository.blobPath(remote), detail: "an attachment is missing on the server")
+            throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
         }
         checkpoint("blob-downloaded")
-        try store.adoptDownloadedBlobs([DownloadedBlob(path: temp, id: local, remoteID: remote)])
+        try store.adoptDownloadedBlobs([DownloadedBlob(path: temp, id: local, remoteID: remote.id)])
     }
 
     // MARK: - Push
 
     func push(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
+        // A segment the server refused as too large: its limit is learned (halved each time,
+        // down to the smallest Quire fits) and the push made again in smaller segments. Nothing
+        // was confirmed, and the segments already sent are rewritten under the same names.
+        while true {
+            do {
+                return try pushOnce(heads: heads, into: &report, progress: progress)
+            } catch let refused as PackUploader.TooLarge {
+                let current = try store.remoteSettings()?.maxObjectSize ?? .max
+                let learned = min(current, refused.size) / 2
+                guard learned >= Self.smallestObjectLimit else { throw SyncError.bodyLimit(refused.size, refused.error) }
+                try store.setMaxObjectSize(learned)
+            }
+        }
+    }
+
+    private func pushOnce(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)?) throws {
         guard try store.hasPendingChanges() else { return }
         // Read record by record, a segment at a time: memory stays that of one segment
         // however much is pending (a first sync of a whole journal).
         let pending = try store.pendingRecords()
         let me = store.deviceID
-        // 1. Attachments first: a segment never names a blob the server lacks.
-        var blobMap: [String: String] = [:]
-        for blob in try store.pendingBlobs(pending.records).sorted() {
-            blobMap[blob] = try uploadIfNeeded(blob, into: &report, progress: progress)
-        }
+        // 1. Attachments first, packed, over several connections: a segment never names a
+        //    blob the server lacks.
+        var blobMap: [String: RemoteBlob] = [:]
+        let transfer = progress.map { TransferProgress("uploading", report: $0) }
+        try upload(try store.pendingBlobs(pending.records).sorted(), into: &blobMap, report: &report, progress: transfer)
         // 2. Segments, each chained to the previous, each of whole records.
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
         var next = 0
         var carried = Set<String>()  // blobs considered for carrying inline in this push
+        let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
         while next < pending.records.count {
             var chunk: [SyncChange] = []
-            var referenced: [String: String] = [:]
+            var referenced: [String: RemoteBlob] = [:]
             var inline: [String: Data] = [:]
-            var inlineBytes: Int64 = 0
-            // A segment ends at its change limit, or when its inline budget could not take one
-            // more small attachment.
+            var inlineBytes: Int64 = 0, changeBytes: Int64 = 0
+            // A segment ends at its change limit, when its inline budget could not take one
+            // more small attachment, or (under a server body limit) when it is big enough.
             while next < pending.records.count && chunk.count < changesPerSegment
-                    && inlineBytes + Segment.inlineLimit <= Segment.inlineBudget {
+                    && inlineBytes + budget.inlineLimit <= budget.inline && changeBytes < budget.changes {
                 let record = pending.records[next]
                 let changes = try store.changes(of: record)
                 chunk += changes
                 next += 1
+                if budget.isLimited { changeBytes += changes.reduce(0) { $0 + SegmentBudget.estimate($1) } }
                 // The segment names the blob of every live attachment it carries, so a device
                 // that lacks it (or let it go while the record was deleted) fetches it.
                 guard record.kind == .media, !changes.isEmpty, let blob = try store.neededBlob(ofMedia: record.id) else { continue }
                 // Named by a record written after the list was read: upload it now.
-                referenced[blob] = try blobMap[blob] ?? uploadIfNeeded(blob, into: &report, progress: progress)
-                blobMap[blob] = referenced[blob]
+                if blobMap[blob] == nil { try upload([blob], into: &blobMap, report: &report, progress: transfer) }
+                referenced[blob] = blobMap[blob]
                 // A small attachment no published segment has named yet (since this store last
                 // needed it) also travels inside this one.
-                if carried.insert(blob).inserted, try store.remoteBlob(blob)?.confirmed != true, let bytes = smallBlob(blob) {
+                if carried.insert(blob).inserted, try store.remoteBlob(blob)?.confirmed != true,
+                   let bytes = smallBlob(blob, limit: budget.inlineLimit) {
                     inline[blob] = bytes
                     inlineBytes += Int64(bytes.count)
                 }
             }
             guard !chunk.isEmpty else { continue }
-            var segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced)
+            var segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
             segment.inline = inline
+            segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
             let path = Segment.path(device: me, seq: segment.seq)
-            let sealed = try repository.box.seal(segment.encoded(), path: path)
+            let sealed = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
             progress?("pushing \(path)")
             checkpoint("segment-publish-start")
             // A plain PUT: the name is this device's alone and no head names it yet, so a
             // crash mid-upload leaves nothing anyone reads, and the next push rewrites it.
-            try backend.putData(path, sealed)
+            do {
+                try backend.putData(path, sealed)
+            } catch let error as RemoteError where error.kind == .tooLarge {
+                throw PackUploader.TooLarge(size: Int64(sealed.count), error: error)
+            }
             checkpoint("segment-published")
             (seq, hash) = (segment.seq, Digest.hex(sealed))
             report.segmentsPushed += 1
@@ -424,28 +454,11 @@ public final class Syncer {
 
     /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
     /// when it cannot be read: the blob object is there either way).
-    func smallBlob(_ blob: String) -> Data? {
+    func smallBlob(_ blob: String, limit: Int64 = Segment.inlineLimit) -> Data? {
         let path = store.blobs.path(for: blob)
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64,
-              size <= Segment.inlineLimit else { return nil }
+              size <= limit else { return nil }
         return FileManager.default.contents(atPath: path)
-    }
-
-    /// The repository id of local blob `blob`, uploading it first unless a published segment
-    /// named it since this store last needed it. One that is known but not confirmed (an
-    /// upload whose push never finished, or a blob named anew after nothing here needed it)
-    /// may have been collected by a prune since: it is uploaded again unless the server has it.
-    private func uploadIfNeeded(_ blob: String, into report: inout SyncReport, progress: ((String) -> Void)?) throws -> String {
-        if let known = try store.remoteBlob(blob) {
-            if try known.confirmed || repository.hasBlob(known.id) { return known.id }
-        }
-        progress?("uploading attachment \(blob.prefix(12))")
-        checkpoint("blob-upload-start")
-        let remote = try repository.uploadBlob(fileAt: store.blobs.path(for: blob))
-        try store.setRemoteBlobID(remote, for: blob, confirmed: false)
-        report.blobsUploaded += 1
-        checkpoint("blob-uploaded")
-        return remote
     }
 
     /// The head names this device's newest segment; inside (sealed) it also says how far this
@@ -458,7 +471,7 @@ public final class Syncer {
                                                   "merged": .object(positions)])).utf8)
         // Heads are read by name; the content only helps `prune`, which ignores a head it
         // cannot open. So a plain PUT will do.
-        try backend.putData(path, try repository.box.seal(body, path: path))
+        try backend.putData(path, try repository.box.seal(Padding.padJSON(body, overhead: RecordBox.overhead), path: path))
         // Old heads go a few at a time (the newest counts), to keep a sync at 4 requests.
         let stale = previous.filter { $0 < seq }
         if stale.count >= 3 {

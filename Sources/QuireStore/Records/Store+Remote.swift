@@ -10,6 +10,9 @@ public struct RemoteSettings: Equatable, Sendable {
     public var insecureHTTP: Bool
     /// The key file the passphrase opened last time, tried first next time.
     public var keyName: String?
+    /// The largest request body the server takes, as `remote set --max-object-size` said or a
+    /// 413 taught; nil when none is known.
+    public var maxObjectSize: Int64?
 
     public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
                 insecureHTTP: Bool = false) {
@@ -24,7 +27,8 @@ public struct RemoteSettings: Equatable, Sendable {
 extension Store {
     private enum RemoteKey {
         static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id",
-                   insecureHTTP = "remote_insecure_http", keyName = "repository_key_name"
+                   insecureHTTP = "remote_insecure_http", keyName = "repository_key_name",
+                   maxObjectSize = "remote_max_object_size"
     }
 
     /// The configured remote, or nil.
@@ -33,6 +37,7 @@ extension Store {
         var settings = RemoteSettings(url: url, user: try meta(RemoteKey.user), passwordFile: try meta(RemoteKey.passwordFile),
                                       repositoryID: try meta(RemoteKey.repository), insecureHTTP: try meta(RemoteKey.insecureHTTP) == "1")
         settings.keyName = try meta(RemoteKey.keyName)
+        settings.maxObjectSize = try meta(RemoteKey.maxObjectSize).flatMap { Int64($0) }
         return settings
     }
 
@@ -45,6 +50,19 @@ extension Store {
             try setOrClear(RemoteKey.passwordFile, passwordFile)
             try setOrClear(RemoteKey.insecureHTTP, insecureHTTP ? "1" : nil)
         }
+    }
+
+    /// Whether this store made its pack folder in repository `repositoryID` (which it does
+    /// after moving the repository to the pack format): later pushes need not ask.
+    public func madePackFolder(in repositoryID: String) throws -> Bool { try meta("pack_folder_repository") == repositoryID }
+
+    public func setMadePackFolder(in repositoryID: String) throws {
+        try database.transaction { try setMeta("pack_folder_repository", repositoryID) }
+    }
+
+    /// Records the largest body the server accepts (nil: none known).
+    public func setMaxObjectSize(_ size: Int64?) throws {
+        try database.transaction { try setOrClear(RemoteKey.maxObjectSize, size.map(String.init)) }
     }
 
     /// Records which key file the passphrase opened.

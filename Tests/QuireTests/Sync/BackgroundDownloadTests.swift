@@ -52,24 +52,25 @@ import Testing
     @Test func aMissingAttachmentStopsAtTheSegmentThatNeedsItAndAResumeFinishes() throws {
         let world = try world(entries: 30)
         let source = world.stores[0]
-        // Remove from the server an attachment named by the last segment that names any.
+        // Remove from the server the pack of an attachment named by the last segment that names
+        // one it does not carry; the restore stops at the first segment needing anything in it.
         let device = source.deviceID
         let repository = try Repository.open(backend: world.backend, passphrase: try secret("pw"), expectedID: world.repositoryID)
-        var found: (seq: Int, local: String, remote: String)?
-        var seq = try #require(source.syncLogs()[device]?.seq)
-        while found == nil && seq > 0 {
+        var needs: [Int: [(local: String, pack: String)]] = [:]  // segment → the packs of what it downloads
+        for seq in 1...(try #require(source.syncLogs()[device]?.seq)) {
             let path = Segment.path(device: device, seq: seq)
             let segment = try Segment.decode(try repository.box.open(try world.backend.getData(path), path: path), path: path)
-            if let first = segment.changes.first(where: { $0.record == .media && $0.field == "blob"
-                                                           && segment.inline[$0.value.string ?? ""] == nil })?.value.string,
-               let remote = segment.blobs[first] {
-                found = (seq, first, remote)
+            for change in segment.changes where change.record == .media && change.field == "blob" {
+                guard let local = change.value.string, segment.inline[local] == nil, let blob = segment.remote(local) else { continue }
+                needs[seq, default: []].append((local, blob.object))
             }
-            seq -= 1
         }
-        let missing = try #require(found)
-        let remote = missing.remote
-        let object = world.dir.path + "/repo/" + Repository.blobPath(remote)
+        let last = try #require(needs.keys.max().flatMap { needs[$0]?.first })
+        let pack = last.pack
+        let stopsAt = try #require(needs.keys.sorted().first { needs[$0]?.contains { $0.pack == pack } == true })
+        let missing = (seq: stopsAt, local: try #require(needs[stopsAt]?.first { $0.pack == pack }?.local))
+        #expect(pack.hasPrefix("packs/"))
+        let object = world.dir.path + "/repo/" + pack
         let saved = try Data(contentsOf: URL(fileURLWithPath: object))
         try FileManager.default.removeItem(atPath: object)
 
@@ -77,7 +78,7 @@ import Testing
         #expect {
             _ = try restorer(world, fresh).restore()
         } throws: { error in
-            (error as? SyncError)?.kind == .missing && (error as? SyncError)?.object == Repository.blobPath(remote)
+            (error as? SyncError)?.kind == .missing && (error as? SyncError)?.object == pack
         }
         // Every segment before the one that names it is merged; the attachment is not there.
         #expect(try fresh.syncLogs()[device]?.seq == missing.seq - 1)
@@ -110,13 +111,13 @@ import Testing
 
         // An attachment the snapshot names but the server lost: a named error, nothing left behind.
         let media = try #require(source.entries().flatMap(\.media).first { $0.size > Segment.inlineLimit })
-        let remote = try #require(try source.remoteBlob(media.blobID)?.id)
-        try FileManager.default.removeItem(atPath: world.dir.path + "/repo/" + Repository.blobPath(remote))
+        let object = try #require(try world.objects(of: media.blobID, in: source).first)
+        try FileManager.default.removeItem(atPath: world.dir.path + "/repo/" + object)
         let other = try world.makeDevice("other")
         #expect {
             _ = try restorer(world, other).restore()
         } throws: { error in
-            (error as? SyncError)?.kind == .missing && (error as? SyncError)?.object == Repository.blobPath(remote)
+            (error as? SyncError)?.kind == .missing && (error as? SyncError)?.object == object
         }
         let left = (try? FileManager.default.contentsOfDirectory(atPath: other.blobs.root + "/tmp")) ?? []
         #expect(left.isEmpty, "\(left)")
@@ -146,11 +147,12 @@ import Testing
         let prefetcher = BlobPrefetcher(workers: [repository]) { try target.blobs.temporaryPath() }
         let media = try source.entries().flatMap(\.media)
         for item in media {
-            let remote = try #require(try source.remoteBlob(item.blobID)?.id)
+            let record = try #require(try source.remoteBlobRecord(item.blobID))
+            let remote = RemoteBlob(id: record.id, location: BlobLocation(text: record.location))
             prefetcher.request(local: item.blobID, remote: remote)
             prefetcher.request(local: item.blobID, remote: remote)  // asked twice: fetched once
         }
-        prefetcher.request(local: String(repeating: "0", count: 64), remote: String(repeating: "f", count: 64))
+        prefetcher.request(local: String(repeating: "0", count: 64), remote: RemoteBlob(id: String(repeating: "f", count: 64)))
         let first = try #require(media.first)
         guard case .success(let path) = prefetcher.take(first.blobID) else { Issue.record("not downloaded"); return }
         #expect(try SHA256.hex(of: Data(contentsOf: URL(fileURLWithPath: path))) == first.blobID)
@@ -171,7 +173,7 @@ import Testing
                                                    device: "d", previousHLC: HLC(rawValue: 0), previousDevice: "")],
                               blobs: ["aa": "11", "bb": "22"])
         let data = segment.encoded()
-        #expect(Segment.blobMap(data) == ["aa": "11", "bb": "22"])
+        #expect(Segment.blobMap(data) == ["aa": RemoteBlob(id: "11"), "bb": RemoteBlob(id: "22")])
         #expect(try Segment.decode(data, path: "p").blobs == ["aa": "11", "bb": "22"])
         #expect(Segment.blobMap(Data("{\"changes\": []}".utf8)) == nil)
         #expect(Segment.blobMap(Data("not json".utf8)) == nil)
@@ -185,7 +187,7 @@ import Testing
         var segment = Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11", "bb": "22"])
         segment.inline = ["aa": Data([0, 1, 2, 255])]
         let data = segment.encoded()
-        #expect(Segment.blobMap(data) == ["bb": "22"], "the scout does not ask for what the segment carries")
+        #expect(Segment.blobMap(data) == ["bb": RemoteBlob(id: "22")], "the scout does not ask for what the segment carries")
         #expect(try Segment.decode(data, path: "p").inline == ["aa": Data([0, 1, 2, 255])])
         // A segment without inline attachments is encoded exactly as before they existed.
         let plain = String(decoding: Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11"]).encoded(), as: UTF8.self)
@@ -196,6 +198,22 @@ import Testing
             #expect { try Segment.decode(Data(bad.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
         }
     }
+
+    @Test func packedLocationsLeadAndAreChecked() throws {
+        let id = String(repeating: "ab", count: 32)
+        let pack = "packs/" + UUID().uuidString.lowercased() + "/" + String(repeating: "c", count: 32)
+        var segment = Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": id])
+        let location = BlobLocation(extents: [.init(pack: pack, offset: 0, length: 100), .init(pack: pack, offset: 100, length: 7)])
+        segment.packed = [id: location]
+        let data = segment.encoded()
+        #expect(Segment.blobMap(data) == ["aa": RemoteBlob(id: id, location: location)])
+        #expect(try Segment.decode(data, path: "p").packed == [id: location])
+        // A location that is not a pack, or has impossible numbers: damaged.
+        for bad in ["[[\"../keys/x\", 0, 1]]", "[[\"\(pack)\", -1, 1]]", "[[\"\(pack)\", 0, 1e300]]", "[]"] {
+            let text = #"{"blobs": {"aa": "\#(id)"}, "blobs_packed": {"\#(id)": \#(bad)}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#
+            #expect { try Segment.decode(Data(text.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
+        }
+    }
 }
 
 /// Small attachments travel inside the segment (and the snapshot) that first names them, so
@@ -203,29 +221,30 @@ import Testing
 @Suite struct InlineAttachmentTests {
     let helper = BackgroundDownloadTests()
 
-    /// Removes from the server every blob object the segments carry inline; returns their paths.
-    func removeCarriedBlobObjects(_ world: SyncWorld) throws -> [String] {
+    /// Removes from the server every pack holding an attachment the segments carry inline
+    /// (small ones are packed apart from large ones); returns the packs and the number carried.
+    func removeCarriedBlobObjects(_ world: SyncWorld) throws -> (objects: [String], carried: Int) {
         let repository = try Repository.open(backend: world.backend, passphrase: try secret("pw"), expectedID: world.repositoryID)
         let device = world.stores[0].deviceID
-        var removed: [String] = []
+        var removed = Set<String>(), carried = 0
         for seq in 1...(try #require(world.stores[0].syncLogs()[device]?.seq)) {
             let path = Segment.path(device: device, seq: seq)
             guard let sealed = try? world.backend.getData(path) else { continue }
             let segment = try Segment.decode(try repository.box.open(sealed, path: path), path: path)
             for local in segment.inline.keys {
-                let object = Repository.blobPath(try #require(segment.blobs[local]))
-                try world.backend.delete(object)
-                removed.append(object)
+                carried += 1
+                let object = try #require(segment.remote(local)).object
+                if removed.insert(object).inserted { try world.backend.delete(object) }
             }
         }
-        return removed
+        return (removed.sorted(), carried)
     }
 
     @Test(arguments: [0, 5])
     func aRestoreTakesSmallAttachmentsFromTheSegments(workers: Int) throws {
         let world = try helper.world(entries: 30)
-        let removed = try removeCarriedBlobObjects(world)
-        #expect(removed.count == 20, "every attachment under the limit was carried")
+        let (removed, carried) = try removeCarriedBlobObjects(world)
+        #expect(carried == 20, "every attachment under the limit was carried")
         let fresh = try world.makeDevice("fresh")
         let counting = CountingBackend(world.backend)
         let syncer = try world.syncer(fresh, backend: counting)
@@ -236,9 +255,13 @@ import Testing
         #expect(try fresh.integrityCheck() == "ok")
         // Besides the segments, one request per large attachment and a few to start.
         if workers == 0 { #expect(counting.requests <= report.segmentsPulled + 10 + 5) }
-        // The blob objects are the repository's: verify names the ones that went.
+        // The packs are the repository's: verify names the ones that went.
         let problems = try world.syncer(fresh).verify(readData: false).problems.map(\.object)
         #expect(Set(problems) == Set(removed))
+        // And the large ones are packed apart: none of theirs went.
+        for media in try world.stores[0].entries().flatMap(\.media) where media.size > Segment.inlineLimit {
+            #expect(try Set(world.objects(of: media.blobID, in: world.stores[0])).isDisjoint(with: removed))
+        }
     }
 
     @Test func aSnapshotCarriesSmallAttachmentsToo() throws {
@@ -246,12 +269,14 @@ import Testing
         let source = world.stores[0]
         #expect(try world.syncer(source).prune().segmentsDeleted > 0)
         // Remove every small blob object: a restore from the snapshot needs none of them.
-        var removed = 0
+        var removed = Set<String>(), small = 0
         for media in try source.entries().flatMap(\.media) where media.size <= Segment.inlineLimit {
-            try world.backend.delete(Repository.blobPath(try #require(try source.remoteBlobID(media.blobID))))
-            removed += 1
+            small += 1
+            for object in try world.objects(of: media.blobID, in: source) where removed.insert(object).inserted {
+                try world.backend.delete(object)
+            }
         }
-        #expect(removed == 20)
+        #expect(small == 20 && !removed.isEmpty)
         for workers in [0, 5] {
             let fresh = try world.makeDevice("fresh\(workers)")
             let syncer = try helper.restorer(world, fresh, workers: workers)

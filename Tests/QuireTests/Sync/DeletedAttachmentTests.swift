@@ -11,8 +11,8 @@ import Testing
 @Suite struct DeletedAttachmentTests {
     /// Does the server hold blob `local` (by this store's repository id for it)?
     func onServer(_ world: SyncWorld, _ store: Store, _ local: String) throws -> Bool {
-        guard let remote = try store.remoteBlobID(local) else { return false }
-        return try world.syncer(store).repository.hasBlob(remote)
+        guard let remote = try world.remote(of: local, in: store) else { return false }
+        return try world.syncer(store).repository.has(remote)
     }
 
     @Test func deletingAnEntryOrAnAttachmentFreesItsFileButNotSharedBytes() throws {
@@ -65,8 +65,12 @@ import Testing
         let world = try SyncWorld(devices: 3)
         let (a, b, c) = (world.stores[0], world.stores[1], world.stores[2])
         let e1 = try a.add(NewEntry(title: "gone with its photo")), e2 = try a.add(NewEntry(title: "stays"))
+        // Each pushed on its own, so each is a pack of its own (a pack goes only when all of
+        // it is unneeded).
         let photo = try a.attach(to: e1.id, NewAttachment(path: world.file("p.jpg", pseudoRandomBytes(7000, seed: 5))))
+        try world.sync(a)
         let voice = try a.attach(to: e2.id, NewAttachment(path: world.file("v.ogg", pseudoRandomBytes(8000, seed: 6)), transcript: "привет"))
+        try world.sync(a)
         let kept = try a.attach(to: e2.id, NewAttachment(path: world.file("k.png", pseudoRandomBytes(3000, seed: 7))))
         try world.sync(a)
         for s in [b, c] { try s.add(NewEntry(title: "head of \(s.deviceID.prefix(4))")); try world.sync(s) }  // each has a head
@@ -168,7 +172,7 @@ import Testing
         try b.setTranscript(mediaID: voice.id, text: "two")
         var report = SyncReport()
         try world.syncer(b).push(heads: try world.syncer(b).readHeads(), into: &report)
-        try world.backend.delete(Repository.blobPath(try #require(try a.remoteBlobID(voice.blobID))))
+        for object in try world.objects(of: voice.blobID, in: a) { try world.backend.delete(object) }
         try world.sync(c)   // the blob is missing, but nothing live here needs it
         try world.sync(b); try world.sync(a)
         #expect(try world.dump(a) == world.dump(b) && world.dump(b) == world.dump(c))
@@ -177,9 +181,9 @@ import Testing
         let e2 = try b.add(NewEntry(title: "live"))
         let photo = try b.attach(to: e2.id, NewAttachment(path: world.file("p", pseudoRandomBytes(Int(Segment.inlineLimit) + 1, seed: 11))))
         try world.sync(b)
-        let remote = try #require(try b.remoteBlobID(photo.blobID))
-        try world.backend.delete(Repository.blobPath(remote))
-        #expect { try world.sync(c) } throws: { ($0 as? SyncError)?.kind == .missing && ($0 as? SyncError)?.object == Repository.blobPath(remote) }
+        let object = try #require(try world.objects(of: photo.blobID, in: b).first)
+        try world.backend.delete(object)
+        #expect { try world.sync(c) } throws: { ($0 as? SyncError)?.kind == .missing && ($0 as? SyncError)?.object == object }
         #expect(try c.entry(id: e2.id) == nil)
     }
 

@@ -97,8 +97,8 @@ import Testing
         let second = try syncer.prune()
         #expect(second.blobsDeleted == 1)
         #expect(throws: RemoteError.self) { _ = try world.backend.getData(Repository.blobPath(orphan)) }
-        let keptRemote = try #require(try a.remoteBlobID(kept.blobID))
-        #expect(try world.backend.getData(Repository.blobPath(keptRemote)).count > 0)
+        let keptObject = try #require(try world.objects(of: kept.blobID, in: a).first)
+        #expect(try world.backend.getData(keptObject).count > 0)
         try world.sync(b)
         #expect(try world.dump(b) == world.dump(a))
         #expect(try world.syncer(b).verify(readData: true).problems.isEmpty)

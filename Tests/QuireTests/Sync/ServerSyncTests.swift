@@ -72,9 +72,10 @@ import Testing
         let syncer = try world.syncer(a)
         syncer.collectionGrace = 0
         #expect(try syncer.prune().blobsDeleted == 1)
-        let remote = try #require(try a.remoteBlobID(gone.blobID))
-        #expect(try !syncer.repository.hasBlob(remote))   // a ranged GET answered 404
-        #expect(try syncer.repository.hasBlob(try #require(try a.remoteBlobID(small.blobID))))
+        let remote = try #require(try world.remote(of: gone.blobID, in: a))
+        #expect(remote.location != nil, "attachments are packed")
+        #expect(try !syncer.repository.has(remote))   // a ranged GET answered 404
+        #expect(try syncer.repository.has(try #require(try world.remote(of: small.blobID, in: a))))
         // The same bytes attached again on B go up again; a restore equals the source.
         try b.attach(to: try b.add(NewEntry(title: "again")).id, NewAttachment(path: world.file("again.jpg", big)))
         #expect(try world.sync(b).blobsUploaded == 1)

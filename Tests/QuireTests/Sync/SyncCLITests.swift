@@ -70,11 +70,19 @@ import Testing
         #expect(counts["attachments"]?.number == 3 && counts["segments"]?.number == 0, "\(counts)")
         #expect((counts["requests"]?.number ?? 0) >= 4 && (counts["bytes_down"]?.number ?? 0) > 0, "\(counts)")
 
-        // Damage on the server: verify names it and exits 1.
-        let blobs = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/repo/blobs").filter { $0.count > 60 }
-        try FileManager.default.removeItem(atPath: dir.path + "/repo/blobs/" + (blobs.first ?? ""))
+        // Damage on the server: verify --read-data names the pack and the attachment a damaged
+        // byte belongs to, and exits 1; a pack gone is named by verify alone.
+        let packs = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/repo/packs").filter { $0.count > 40 }.sorted()
+        try #require(packs.count == 2, "the two small attachments share a pack, the large one has its own")
+        let damaged = dir.path + "/repo/packs/" + packs[0]
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        bytes[100] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let read = try QuireBinary.run(["verify", "--read-data"], store: a, environment: Self.env)
+        #expect(read.status == 1 && read.stdout.contains("problem: packs/" + packs[0]) && read.stdout.contains("attachment "), "\(read.stdout)")
+        try FileManager.default.removeItem(atPath: dir.path + "/repo/packs/" + packs[1])
         let broken = try QuireBinary.run(["verify"], store: a, environment: Self.env)
-        #expect(broken.status == 1 && broken.stdout.contains("problem: blobs/"))
+        #expect(broken.status == 1 && broken.stdout.contains("problem: packs/" + packs[1]), "\(broken.stdout)")
     }
 
     @Test func watchSyncsUntilTerminatedAndStopsCleanly() throws {
@@ -117,10 +125,9 @@ import Testing
     /// The client SIGKILLed at each step: the next sync converges, nothing is lost, and the
     /// database is intact.
     @Test(arguments: [
-        "blob-upload-start:1", "blob-upload-chunk:1", "blob-upload-chunk:4", "publish-temp-written:1", "blob-uploaded:1",
-        "blob-upload-start:3", "publish-temp-written:3", "blob-uploaded:3", "segment-publish-start:1", "segment-publish-start:3", "blob-upload-chunk:2",
-        "segment-published:1", "segment-publish-start:2", "segment-published:2", "segment-published:3", "head-published:1",
-        "heads-cleaned:1",
+        "blob-upload-chunk:1", "blob-upload-chunk:4", "blob-upload-chunk:9", "pack-uploaded:1", "pack-uploaded:2",
+        "segment-publish-start:1", "segment-publish-start:3", "segment-published:1", "segment-publish-start:2",
+        "segment-published:2", "segment-published:3", "head-published:1", "heads-cleaned:1",
     ])
     func aPushKilledAnywhereConvergesOnTheNextSync(point: String) throws {
         let dir = TempDir()

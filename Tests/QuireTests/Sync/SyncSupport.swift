@@ -44,3 +44,16 @@ final class SyncWorld {
 
     func file(_ name: String, _ bytes: [UInt8]) -> String { dir.file(name, bytes: bytes) }
 }
+
+extension SyncWorld {
+    /// Where local blob `local` is on the server, as `store` knows it.
+    func remote(of local: String, in store: Store) throws -> RemoteBlob? {
+        try store.remoteBlobRecord(local).map { RemoteBlob(id: $0.id, location: BlobLocation(text: $0.location)) }
+    }
+
+    /// The server objects holding local blob `local` (its packs, or a format-1 blob object).
+    func objects(of local: String, in store: Store) throws -> [String] {
+        guard let remote = try remote(of: local, in: store) else { return [] }
+        return remote.location.map { Array(Set($0.extents.map(\.pack))).sorted() } ?? [Repository.blobPath(remote.id)]
+    }
+}

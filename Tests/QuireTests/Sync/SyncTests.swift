@@ -134,13 +134,13 @@ import Testing
         try world.sync(a)
         try a.add(NewEntry(title: "y"))
         try world.sync(a)
-        let remoteBlob = try #require(try a.remoteBlobID(m.blobID))
-        try world.backend.delete(Repository.blobPath(remoteBlob))
+        let object = try #require(try world.objects(of: m.blobID, in: a).first)
+        try world.backend.delete(object)
         var segment = try world.backend.getData(Segment.path(device: a.deviceID, seq: 2))
         segment[segment.count / 2] ^= 1
         try world.backend.putData(Segment.path(device: a.deviceID, seq: 2), segment)
         let report = try world.syncer(a).verify(readData: false)
-        #expect(Set(report.problems.map(\.object)) == [Repository.blobPath(remoteBlob), Segment.path(device: a.deviceID, seq: 2)])
+        #expect(Set(report.problems.map(\.object)) == [object, Segment.path(device: a.deviceID, seq: 2)])
     }
 
     @Test func aRolledBackOrEmptiedServerIsAHardErrorAndChangesNothing() throws {

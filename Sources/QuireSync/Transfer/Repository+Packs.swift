@@ -1,0 +1,110 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+
+extension Repository {
+    /// Downloads, authenticates and decrypts `blob` into `destination`, written to a temporary
+    /// name and renamed only once every part authenticated, in constant memory. A packed blob
+    /// is one ranged GET per part; each part's stream names the blob, the part and the count,
+    /// so a pack whose bytes were changed, cut or swapped fails, naming the pack.
+    /// - Throws: `RemoteError.notFound` when an object is gone, `CryptoError` when damaged.
+    public func download(_ blob: RemoteBlob, to destination: String) throws {
+        guard let location = blob.location else { return try downloadBlob(blob.id, to: destination) }
+        let temp = destination + ".part-" + UUID().uuidString.lowercased()
+        defer { unlink(temp) }
+        let file = try FileSink(path: temp)
+        try readParts(blob.id, location) { try file.write($0) } restart: { try file.reset(to: $0) }
+        try file.sync()
+        guard rename(temp, destination) == 0 else {
+            throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Streams the authenticated plaintext of every part of a packed blob into `output`.
+    /// `restart` is called when a part's download starts over (with the part's first byte
+    /// offset in the plaintext), so whatever `output` kept of it can be dropped.
+    func readParts(_ id: String, _ location: BlobLocation, into output: @escaping (UnsafeRawBufferPointer) throws -> Void,
+                   restart: @escaping (Int64) throws -> Void) throws {
+        var plainOffset: Int64 = 0
+        for (part, extent) in location.extents.enumerated() {
+            let name = BlobLocation.streamName(id, part: part, of: location.extents.count)
+            var written: Int64 = 0
+            let start = plainOffset
+            let sink = PartSink(makeDecryptor: {
+                try BlobCipher.Decryptor(keys: self.keys, blobID: name, object: extent.pack) { bytes in
+                    written += Int64(bytes.count)
+                    try output(bytes)
+                }
+            }, restart: {
+                written = 0
+                try restart(start)
+            })
+            try backend.get(extent.pack, range: extent.offset..<(extent.offset + extent.length), into: sink)
+            try sink.finish()
+            plainOffset += written
+        }
+    }
+
+    /// True when the packs holding `blob` are on the server (one ranged GET of a byte of the
+    /// first pack, and of the last when it is another); a blob object is checked as before.
+    public func has(_ blob: RemoteBlob) throws -> Bool {
+        guard let location = blob.location else { return try hasBlob(blob.id) }
+        var packs = [location.extents[0].pack]
+        if let last = location.extents.last?.pack, last != packs[0] { packs.append(last) }
+        for pack in packs {
+            do {
+                try backend.get(pack, range: 0..<1, into: DataSink(limit: 1 << 16))
+            } catch let error as RemoteError where error.kind == .notFound {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Downloads and decrypts `blob` without keeping it, checking every part and that the
+    /// plaintext hashes to its id.
+    /// - Throws: `CryptoError.unauthenticated` naming the object, and the attachment and part
+    ///   a damaged byte belongs to.
+    public func verify(_ blob: RemoteBlob) throws {
+        guard let location = blob.location else { return try verifyBlob(blob.id) }
+        let hasher = try BlobHasher(keys: keys)
+        do {
+            try readParts(blob.id, location) { hasher.update($0) } restart: { _ in
+                throw RemoteError(.protocolError, detail: "verification restarts from the beginning")
+            }
+        } catch let error as CryptoError {
+            throw CryptoError(.unauthenticated, object: error.object ?? blob.object,
+                              detail: "attachment \(blob.id.prefix(16)) is damaged (\(error.detail))")
+        }
+        guard hasher.finalizeHex() == blob.id else {
+            throw CryptoError(.unauthenticated, object: blob.object, detail: "attachment \(blob.id.prefix(16)) does not match its name")
+        }
+    }
+}
+
+/// Feeds one part's download into a fresh decryptor; a retried download starts it anew.
+private final class PartSink: ByteSink {
+    private let makeDecryptor: () throws -> BlobCipher.Decryptor
+    private let restart: () throws -> Void
+    private var decryptor: BlobCipher.Decryptor?
+
+    init(makeDecryptor: @escaping () throws -> BlobCipher.Decryptor, restart: @escaping () throws -> Void) {
+        self.makeDecryptor = makeDecryptor
+        self.restart = restart
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if decryptor == nil { decryptor = try makeDecryptor() }
+        try decryptor?.feed(bytes)
+    }
+
+    func reset() throws {
+        try restart()
+        decryptor = try makeDecryptor()
+    }
+
+    func finish() throws {
+        if decryptor == nil { decryptor = try makeDecryptor() }
+        try decryptor?.finish()
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import QuireStore
+
+/// What a transfer has done, for a line a person reads on a terminal the way restic shows it:
+/// objects and bytes done out of the total, the rate, and the time left.
+public final class TransferProgress {
+    private let verb: String
+    private let report: (String) -> Void
+    private let started = Date()
+    private var lastReport = Date.distantPast
+    private(set) var objects = 0, totalObjects = 0
+    private(set) var bytes: Int64 = 0, totalBytes: Int64 = 0
+
+    /// - Parameter report: called with a fresh line at most five times a second.
+    public init(_ verb: String, report: @escaping (String) -> Void) {
+        self.verb = verb
+        self.report = report
+    }
+
+    func expect(objects: Int, bytes: Int64) {
+        totalObjects += objects
+        totalBytes += bytes
+        show(force: true)
+    }
+
+    func advance(objects: Int = 0, bytes: Int64 = 0) {
+        self.objects += objects
+        self.bytes += bytes
+        show(force: objects > 0 && self.objects == totalObjects)
+    }
+
+    public var line: String {
+        let elapsed = max(Date().timeIntervalSince(started), 0.001)
+        let rate = Double(bytes) / elapsed
+        var text = "\(verb) \(objects)/\(totalObjects) objects, \(ByteCount.text(bytes))/\(ByteCount.text(totalBytes))"
+        if elapsed >= 1 && rate > 0 {
+            text += ", \(ByteCount.text(Int64(rate)))/s"
+            let left = Double(max(0, totalBytes - bytes)) / rate
+            if left >= 1 && left < 1e7 { text += ", " + Self.clock(Int(left)) + " left" }
+        }
+        return text
+    }
+
+    private func show(force: Bool) {
+        let now = Date()
+        guard force || now.timeIntervalSince(lastReport) >= 0.2 else { return }
+        lastReport = now
+        report(line)
+    }
+
+    static func clock(_ seconds: Int) -> String {
+        let h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60
+        let ss = s < 10 ? "0\(s)" : "\(s)"
+        return h > 0 ? "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss : "\(m):" + ss
+    }
+}
