@@ -23,15 +23,16 @@ PY
     return 1
 }
 
-# start_apache DIR: Apache 2.4 mod_dav_fs with Basic auth at /dav/ and Digest auth at /digest/.
-# Sets APACHE_URL, APACHE_DIGEST_URL, APACHE_PID.
+# start_apache DIR: Apache 2.4 mod_dav_fs with Basic auth at /dav/ and Digest auth at /digest/,
+# and at /limited/ Basic auth with a 1 MiB request-body limit (nginx's default).
+# Sets APACHE_URL, APACHE_DIGEST_URL, APACHE_LIMITED_URL, APACHE_PID.
 start_apache() {
     local dir="$1" port modules=/usr/lib/apache2/modules
     port=$(free_port)
-    mkdir -p "$dir/www/dav" "$dir/www/digest" "$dir/lock"
+    mkdir -p "$dir/www/dav" "$dir/www/digest" "$dir/www/limited" "$dir/lock"
     # Apache started as root serves as www-data: that user must reach and write the folders.
     chmod 755 "$(dirname "$dir")" "$dir" "$dir/www"
-    if [ "$(id -u)" -eq 0 ]; then chown -R www-data:www-data "$dir/www/dav" "$dir/www/digest" "$dir/lock"; fi
+    if [ "$(id -u)" -eq 0 ]; then chown -R www-data:www-data "$dir/www/dav" "$dir/www/digest" "$dir/www/limited" "$dir/lock"; fi
     # A throwaway test password, not a secret.
     htpasswd -bcB "$dir/htpasswd" quire quire-test 2>/dev/null
     printf 'quire:quire:%s\n' "$(printf 'quire:quire:quire-test' | md5sum | cut -d' ' -f1)" > "$dir/htdigest"
@@ -68,6 +69,14 @@ MaxKeepAliveRequests 0
     AuthUserFile $dir/htpasswd
     Require valid-user
 </Directory>
+<Directory $dir/www/limited>
+    DAV On
+    LimitRequestBody 1048576
+    AuthType Basic
+    AuthName quire
+    AuthUserFile $dir/htpasswd
+    Require valid-user
+</Directory>
 <Directory $dir/www/digest>
     DAV On
     AuthType Digest
@@ -81,6 +90,7 @@ CONF
     APACHE_PID=$!
     APACHE_URL="http://127.0.0.1:$port/dav/"
     APACHE_DIGEST_URL="http://127.0.0.1:$port/digest/"
+    APACHE_LIMITED_URL="http://127.0.0.1:$port/limited/"
     wait_for_http "http://127.0.0.1:$port/"
 }
 

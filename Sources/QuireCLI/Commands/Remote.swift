@@ -9,7 +9,7 @@ struct RemoteCommand: Command {
     static let abstract = "Show, set or create the encrypted repository this journal syncs with."
     static let help = """
         Usage: quire remote                                   show the remote
-               quire remote set URL [--user USER] [--password-file F] [--insecure-http]
+               quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
                quire remote forget-key                        remove the key kept on this machine
@@ -18,7 +18,10 @@ struct RemoteCommand: Command {
         (or beyond it with --insecure-http, where only Digest authentication is sent, never
         Basic), or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
         from --password-file (remembered as a path), QUIRE_WEBDAV_PASSWORD, or ~/.netrc.
-        Busy servers (423, 429, 5xx) and dropped connections are retried with back-off,
+        Attachments travel in packs of up to 16 MiB. A server that refuses large request
+        bodies (HTTP 413: nginx's client_max_body_size is 1 MiB unless raised) teaches Quire
+        its limit, which is remembered; --max-object-size SIZE (like 1M or 512K) says it
+        up front. Busy servers (423, 429, 5xx) and dropped connections are retried with back-off,
         5 attempts in all (QUIRE_HTTP_ATTEMPTS=N changes that).
         The passphrase comes from --passphrase-file, QUIRE_PASSPHRASE, or a prompt; it is
         never an argument. New key files use Argon2id at libsodium's MODERATE cost
@@ -26,7 +29,7 @@ struct RemoteCommand: Command {
         `init` refuses when a repository already exists at the URL; every later use refuses a
         different or missing repository there and changes nothing in the journal.
         """
-    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json", "insecure-http"])
+    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file", "max-object-size"], flags: ["json", "insecure-http"])
 
     static func run(_ arguments: Arguments, context: Context) throws {
         switch arguments.positionals.first {
@@ -51,17 +54,24 @@ struct RemoteCommand: Command {
         if arguments.flag("json") {
             var json = JSONOutput()
             json.object([("url", .string(remote.url)), ("user", .string(remote.user ?? "")),
-                         ("repository", .string(remote.repositoryID ?? ""))])
+                         ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0)))])
             context.print(json.text)
         } else {
             context.print("url:        \(remote.url)")
             if let user = remote.user { context.print("user:       \(user)") }
             context.print("repository: \(remote.repositoryID ?? "(none yet: run quire remote init)")")
+            if let limit = remote.maxObjectSize { context.print("max object: \(ByteCount.text(limit))") }
         }
     }
 
     private static func set(_ arguments: Arguments, context: Context) throws {
         let url = try arguments.positionals("set", "URL")[1]
+        let limit = try arguments.value("max-object-size").map { text throws(CLIError) -> Int64 in
+            guard let size = ByteCount.parse(text), size >= 128 << 10 else {
+                throw CLIError.usage("--max-object-size must be a size of at least 128K, like 1M or 512K")
+            }
+            return size
+        }
         do {
             try Remotes.validate(url, insecureHTTP: arguments.flag("insecure-http"))
         } catch let error as RemoteError {
@@ -69,8 +79,11 @@ struct RemoteCommand: Command {
         }
         let store = try context.openStore(create: true)
         let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let previous = try store.remoteSettings()
         try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile,
                             insecureHTTP: arguments.flag("insecure-http"))
+        // A limit belongs to a server: another URL starts without one unless given.
+        if limit != nil || previous?.url != url { try store.setMaxObjectSize(limit) }
     }
 
     /// The store and a backend for its remote.

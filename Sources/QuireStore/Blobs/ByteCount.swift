@@ -10,3 +10,23 @@ public enum ByteCount {
         return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
 }
+
+extension ByteCount {
+    /// A size as server configurations write it: `1048576`, `512K`, `1M`, `8m`, `1MiB`,
+    /// `2GB` (every multiple binary, as nginx and PHP read them). Nil for anything else.
+    public static func parse(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let number = Int64(digits) else { return nil }
+        let shift: Int64
+        switch trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces) {
+        case "", "b": shift = 0
+        case "k", "kb", "kib": shift = 10
+        case "m", "mb", "mib": shift = 20
+        case "g", "gb", "gib": shift = 30
+        default: return nil
+        }
+        let (value, overflow) = number.multipliedReportingOverflow(by: 1 << shift)
+        return overflow ? nil : value
+    }
+}

@@ -57,9 +57,12 @@ struct PackPlan: Equatable {
         let ordered = blobs.filter { $0.size <= smallSize } + blobs.filter { $0.size > smallSize }
         for (index, blob) in ordered.enumerated() {
             let whole = Piece(local: blob.local, remote: blob.remote, part: 0, parts: 1, range: 0..<max(0, blob.size))
-            let startsLarge = blob.size > smallSize && (index == 0 || ordered[index - 1].size <= smallSize)
+            if blob.size > smallSize && index > 0 && ordered[index - 1].size <= smallSize && !current.pieces.isEmpty {
+                packs.append(current)  // the small ones end here
+                current = Pack()
+            }
             if Padding.padme(whole.sealed) <= capacity {
-                if !current.pieces.isEmpty && (startsLarge || Padding.padme(current.sealed + whole.sealed) > capacity) {
+                if !current.pieces.isEmpty && Padding.padme(current.sealed + whole.sealed) > capacity {
                     packs.append(current)
                     current = Pack()
                 }

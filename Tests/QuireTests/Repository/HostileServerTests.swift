@@ -98,3 +98,35 @@ import Testing
         #expect(run.status == 2 && run.stderr.contains("QUIRE_KDF_COST"), "\(run.stderr)")
     }
 }
+
+/// A MKCOL of a folder that exists is answered 403 by Apache when another client made it a
+/// moment before, 409 by some servers: checked and passed over, never reported.
+@Suite struct FolderRaceTests {
+    static let collection = #"<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/repo/log/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop></d:propstat></d:response></d:multistatus>"#
+
+    @Test(arguments: [403, 409])
+    func aFolderThatExistsIsPassedOver(status: Int) throws {
+        let server = try StubServer { request in
+            switch request.method {
+            case "MKCOL": return .init(status: request.path.hasSuffix("/log/") ? status : 405)
+            case "PROPFIND": return request.headers["depth"] == "0" ? .init(status: 207, body: Data(Self.collection.utf8)) : .init(status: 404)
+            default: return .init(status: 500)
+            }
+        }
+        var settings = HTTPSettings()
+        settings.attempts = 1
+        try WebDAVBackend(url: server.url, settings: settings).makeFolder("log")
+        #expect(server.requests.contains { $0.method == "PROPFIND" && $0.headers["depth"] == "0" })
+    }
+
+    @Test func aFolderThatIsNotThereIsStillAnError() throws {
+        let server = try StubServer { request in
+            request.method == "MKCOL" ? .init(status: request.path.hasSuffix("/log/") ? 403 : 405) : .init(status: 404)
+        }
+        var settings = HTTPSettings()
+        settings.attempts = 1
+        #expect {
+            try WebDAVBackend(url: server.url, settings: settings).makeFolder("log")
+        } throws: { ($0 as? RemoteError)?.kind == .forbidden }
+    }
+}

@@ -146,6 +146,47 @@ import Testing
         #expect(verify.status == 0, "\(point): \(verify.stdout)")
     }
 
+    /// A large voice note whose sync is killed at about 60 % resumes from the parts already
+    /// on the server: it sends again at most the parts in flight at the kill (one per upload
+    /// connection) and the rest it had not sent.
+    @Test func anInterruptedLargeUploadResumesFromItsParts() throws {
+        let dir = TempDir()
+        _ = dir.file("voice.ogg", bytes: pseudoRandomBytes(4 << 20, seed: 42))
+        func store(_ name: String) throws -> String {
+            let path = dir.path + "/" + name
+            let id = try QuireBinary.run(["add", "--title", "long voice note"], store: path, stdin: "")
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try QuireBinary.run(["attach", id, dir.path + "/voice.ogg", "--kind", "voice"], store: path).status == 0)
+            #expect(try QuireBinary.run(["remote", "set", "file://" + dir.path + "/repo-" + name, "--max-object-size", "256K"], store: path).status == 0)
+            #expect(try QuireBinary.run(["remote", "init"], store: path, environment: Self.env).status == 0)
+            return path
+        }
+        func bytesUp(_ run: QuireRun) throws -> Int64 {
+            Int64(try #require(try JSONValue.parse(run.stdout).object?["bytes_up"]?.integer))
+        }
+        // The whole upload, uninterrupted, for reference.
+        let whole = try sync(try store("whole"))
+        try #require(whole.status == 0, "\(whole.stderr)")
+        let total = try bytesUp(whole)
+        let parts = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/repo-whole/packs").flatMap {
+            try FileManager.default.contentsOfDirectory(atPath: dir.path + "/repo-whole/packs/" + $0)
+        }.count
+        #expect(parts >= 16, "4 MiB in parts under 256 KiB")
+        let part = total / Int64(parts)
+        let killedAt = parts * 6 / 10
+        let a = try store("a")
+        let killed = try sync(a, ["QUIRE_CRASH_AT": "pack-uploaded:\(killedAt)"])
+        #expect(killed.signal == SIGKILL, "\(killed.stderr)")
+        let resumed = try sync(a)
+        try #require(resumed.status == 0, "\(resumed.stderr)")
+        let sentAgain = try bytesUp(resumed) - (total - Int64(killedAt) * part)
+        #expect(sentAgain <= 4 * part + total / 10, "re-sent \(sentAgain) bytes; a part is \(part)")
+        let restored = try QuireBinary.run(["restore", "file://" + dir.path + "/repo-a"], store: dir.path + "/r", environment: Self.env)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try dump(dir.path + "/r", dir) == dump(a, dir))
+        #expect(try QuireBinary.run(["verify", "--read-data"], store: dir.path + "/r", environment: Self.env).status == 0)
+    }
+
     @Test(arguments: ["blob-downloaded:1", "blob-downloaded:2", "merge-before-commit:1", "merge-before-commit:3",
                       "pull-after-merge:1", "pull-before-merge:2"])
     func aPullKilledAnywhereConvergesOnTheNextSync(point: String) throws {
