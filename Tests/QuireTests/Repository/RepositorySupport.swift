@@ -25,7 +25,7 @@ enum Backends {
 
     private static func parse(_ variable: String) -> [(name: String, url: String)] {
         let spec = ProcessInfo.processInfo.environment[variable] ?? ""
-        return spec.split(separator: " ").compactMap { item in
+        return spec.split(separator: " ").compactMap { (item: Substring) -> (name: String, url: String)? in
             guard let eq = item.firstIndex(of: "=") else { return nil }
             return (String(item[..<eq]), String(item[item.index(after: eq)...]))
         }
