@@ -120,12 +120,13 @@ public final class Syncer {
         }
         let downloads = startDownloads(ahead: plan)
         defer { downloads?.stop() }
+        let pulling = PullProgress(segments: plan.reduce(0) { $0 + $1.seqs.count }, report: progress)
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
             guard let newest = seqs.max() else { continue }
             var (seq, hash) = logs[device] ?? (0, "")
             while seq < newest {
                 let path = Segment.path(device: device, seq: seq + 1)
-                progress?("pulling \(path)")
+                pulling.show(report)
                 let segment: Segment, sealedHash: String
                 do {
                     (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash)

@@ -54,3 +54,30 @@ public final class TransferProgress {
         return h > 0 ? "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss : "\(m):" + ss
     }
 }
+
+/// A pull's progress line: segments merged out of those to pull, attachments taken in, and
+/// the time left at the pace so far.
+final class PullProgress {
+    private let total: Int
+    private let report: ((String) -> Void)?
+    private let started = Date()
+    private var done = 0
+
+    init(segments: Int, report: ((String) -> Void)?) {
+        total = segments
+        self.report = report
+    }
+
+    /// Called before each segment: those before it are merged.
+    func show(_ sync: SyncReport) {
+        defer { done += 1 }
+        guard let report, total > 0 else { return }
+        var line = "pulling \(done)/\(total) segments, \(sync.blobsDownloaded) attachments"
+        let elapsed = Date().timeIntervalSince(started)
+        if done > 0 && elapsed >= 1 {
+            let left = elapsed / Double(done) * Double(total - done)
+            if left >= 1 && left < 1e7 { line += ", " + TransferProgress.clock(Int(left)) + " left" }
+        }
+        report(line)
+    }
+}
