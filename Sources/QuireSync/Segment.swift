@@ -99,7 +99,9 @@ struct Segment {
     /// `encoded()` writes keys in order, so "blobs", "blobs_inline" and "blobs_packed" lead.
     /// Nil when they do not (another format), or the data is not a segment.
     static func blobMap(_ data: Data) -> [String: RemoteBlob]? {
-        let members = data.withUnsafeBytes { raw in (try? JSONValue.leadingMembers(raw.bindMemory(to: UInt8.self), count: 3)) ?? [] }
+        let members = data.withUnsafeBytes { raw in
+            (try? JSONValue.leadingMembers(raw.bindMemory(to: UInt8.self), count: 3) { $0.hasPrefix("blobs") }) ?? []
+        }
         guard let first = members.first, first.key == "blobs", let ids = first.value.object?.compactMapValues(\.string) else { return nil }
         var skip = Set<String>()
         var packed: [String: BlobLocation] = [:]

@@ -118,8 +118,18 @@ extension Syncer {
             if listings[folder] == nil { listings[folder] = Set(((try? backend.list(folder)) ?? []).map(\.name)) }
             return listings[folder]?.contains(String(object.split(separator: "/").last ?? "")) == true
         }
+        let started = Date()
         for (id, (blob, referrer)) in blobs.sorted(by: { $0.key < $1.key }) {
             report.blobs += 1
+            if let progress {
+                var line = "\(readData ? "reading" : "checking") \(report.blobs)/\(blobs.count) attachments"
+                let elapsed = Date().timeIntervalSince(started)
+                if elapsed >= 1 {
+                    let left = elapsed / Double(report.blobs - 1) * Double(blobs.count - report.blobs + 1)
+                    if left >= 1 && left < 1e7 { line += ", " + TransferProgress.clock(Int(left)) + " left" }
+                }
+                progress(line)
+            }
             let objects = blob.location.map { Array(Set($0.extents.map(\.pack))).sorted() } ?? [Repository.blobPath(id)]
             let lacking = objects.filter { !present($0) }
             guard lacking.isEmpty else {
@@ -128,7 +138,6 @@ extension Syncer {
                 continue
             }
             guard readData else { continue }
-            progress?("reading \(blob.object)")
             do {
                 try repository.verify(blob)
                 report.blobsRead += 1

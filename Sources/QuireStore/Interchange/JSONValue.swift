@@ -33,8 +33,10 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     /// The first `count` members (fewer when the object has fewer) of the object `bytes`
-    /// starts with, parsing nothing after them. Empty when the document is not an object.
-    public static func leadingMembers(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) throws(ParseError) -> [(key: String, value: JSONValue)] {
+    /// starts with, parsing nothing after them, and stopping before the first whose key
+    /// `wanted` refuses (its value is never parsed). Empty when the document is not an object.
+    public static func leadingMembers(_ bytes: UnsafeBufferPointer<UInt8>, count: Int,
+                                      while wanted: (String) -> Bool = { _ in true }) throws(ParseError) -> [(key: String, value: JSONValue)] {
         var parser = Parser(bytes: bytes)
         var members: [(key: String, value: JSONValue)] = []
         parser.skipWhitespace()
@@ -49,6 +51,7 @@ public enum JSONValue: Equatable, Sendable {
             }
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { break }
             let key = try parser.string()
+            guard wanted(key) else { break }
             parser.skipWhitespace()
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.fail("expected ':' after key \"\(key)\"") }
             parser.index += 1
