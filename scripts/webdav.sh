@@ -100,14 +100,15 @@ stop_pid() {
     wait "$1" 2>/dev/null || true
 }
 
-# start_nginx DIR: nginx with the dav module and dav-ext (PROPFIND), Basic auth, at /dav/.
+# start_nginx DIR: nginx with the dav module and dav-ext (PROPFIND), Basic auth, at /dav/, and
+# at /limited/ with nginx's default 1 MiB body limit. Sets NGINX_LIMITED_URL too.
 # Sets NGINX_URL, NGINX_PID.
 start_nginx() {
     local dir="$1" port module
     port=$(free_port)
-    mkdir -p "$dir/www/dav" "$dir/tmp"
+    mkdir -p "$dir/www/dav" "$dir/www/limited" "$dir/tmp"
     chmod 755 "$(dirname "$dir")" "$dir" "$dir/www"
-    if [ "$(id -u)" -eq 0 ]; then chown -R www-data:www-data "$dir/www/dav" "$dir/tmp"; fi
+    if [ "$(id -u)" -eq 0 ]; then chown -R www-data:www-data "$dir/www/dav" "$dir/www/limited" "$dir/tmp"; fi
     htpasswd -bcB "$dir/htpasswd" quire quire-test 2>/dev/null
     module=$(ls /usr/lib/nginx/modules/ngx_http_dav_ext_module.so 2>/dev/null || true)
     cat > "$dir/nginx.conf" <<CONF
@@ -136,12 +137,22 @@ http {
             auth_basic quire;
             auth_basic_user_file $dir/htpasswd;
         }
+        # nginx's default body limit, as most installs leave it.
+        location /limited/ {
+            client_max_body_size 1m;
+            dav_methods PUT DELETE MKCOL COPY MOVE;
+            dav_ext_methods PROPFIND OPTIONS;
+            dav_access user:rw;
+            auth_basic quire;
+            auth_basic_user_file $dir/htpasswd;
+        }
     }
 }
 CONF
     /usr/sbin/nginx -c "$dir/nginx.conf" -p "$dir" &
     NGINX_PID=$!
     NGINX_URL="http://127.0.0.1:$port/dav/"
+    NGINX_LIMITED_URL="http://127.0.0.1:$port/limited/"
     wait_for_http "http://127.0.0.1:$port/"
 }
 
