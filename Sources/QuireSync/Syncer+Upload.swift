@@ -15,7 +15,7 @@ extension Syncer {
     /// uploaded again unless the server has it.
     func upload(_ blobs: [String], into map: inout [String: RemoteBlob], report: inout SyncReport,
                 progress: TransferProgress?) throws {
-        var missing: [(local: String, remote: String, size: Int64)] = []
+        var unknown: [String] = []
         for blob in blobs where map[blob] == nil {
             if let known = try store.remoteBlobRecord(blob) {
                 let remote = RemoteBlob(id: known.id, location: BlobLocation(text: known.location))
@@ -24,10 +24,9 @@ extension Syncer {
                     continue
                 }
             }
-            let path = store.blobs.path(for: blob)
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-            missing.append((blob, try repository.blobID(ofFileAt: path), size))
+            unknown.append(blob)
         }
+        let missing = try remoteIDs(of: unknown)
         guard !missing.isEmpty else { return }
         try preparePackFolder()
         var limit = try store.remoteSettings()?.maxObjectSize ?? .max
@@ -43,6 +42,16 @@ extension Syncer {
                 limit = learned
                 try store.setMaxObjectSize(learned)
             }
+        }
+    }
+
+    /// The repository id and size of each local blob; the id comes from the SHA-256 the
+    /// store named the blob by, so nothing is read but the files' sizes.
+    private func remoteIDs(of blobs: [String]) throws -> [(local: String, remote: String, size: Int64)] {
+        try blobs.map { blob in
+            let path = store.blobs.path(for: blob)
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            return (blob, try repository.packedID(ofLocal: blob), size)
         }
     }
 

@@ -9,22 +9,36 @@ public struct JSONWriter {
 
     mutating func raw(_ s: String) { output.append(contentsOf: s.utf8) }
 
+    /// Runs of bytes that need no escape are copied whole: a segment's base64 attachments
+    /// and long bodies are most of what sync writes.
     mutating func string(_ s: String) {
         output.append(0x22)
-        for byte in s.utf8 {
-            switch byte {
-            case 0x22: output.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: output.append(contentsOf: [0x5C, 0x72])
-            case 0x09: output.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
-            default: output.append(byte)
+        var s = s
+        s.withUTF8 { bytes in
+            var start = 0
+            for i in 0..<bytes.count {
+                let byte = bytes[i]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                escape(byte)
+                start = i + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
         }
         output.append(0x22)
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case 0x22: output.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
+        case 0x0D: output.append(contentsOf: [0x5C, 0x72])
+        case 0x09: output.append(contentsOf: [0x5C, 0x74])
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
+        }
     }
 
     mutating func number(_ d: Double) {

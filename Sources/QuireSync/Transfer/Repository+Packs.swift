@@ -1,8 +1,28 @@
 import Foundation
 import QuireCrypto
 import QuireRemote
+import QuireStore
 
 extension Repository {
+    /// The repository id of a packed attachment (format 2): keyed BLAKE2b of its SHA-256, the
+    /// local id every store already knows, so an upload reads the bytes once (to encrypt
+    /// them), not twice. Equal attachments still get equal ids, and without the key the
+    /// server can neither test a guess of their content nor link the id to a content hash.
+    /// (Format-1 blob objects are named by the keyed hash of the bytes; both kinds are read.)
+    public func packedID(ofLocal sha256: String) throws -> String {
+        guard BlobStore.isValidID(sha256) else { throw CryptoError(.library, detail: "not a SHA-256: \(sha256.prefix(16))") }
+        let hasher = try BlobHasher(keys: keys)
+        var bytes = Array("quire-packed-blob:".utf8)
+        var index = sha256.startIndex
+        while index < sha256.endIndex {
+            let next = sha256.index(index, offsetBy: 2)
+            bytes.append(UInt8(sha256[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        bytes.withUnsafeBytes { hasher.update($0) }
+        return hasher.finalizeHex()
+    }
+
     /// Downloads, authenticates and decrypts `blob` into `destination`, written to a temporary
     /// name and renamed only once every part authenticated, in constant memory. A packed blob
     /// is one ranged GET per part; each part's stream names the blob, the part and the count,
@@ -62,12 +82,12 @@ extension Repository {
     }
 
     /// Downloads and decrypts `blob` without keeping it, checking every part and that the
-    /// plaintext hashes to its id.
+    /// plaintext's SHA-256 gives its id.
     /// - Throws: `CryptoError.unauthenticated` naming the object, and the attachment and part
     ///   a damaged byte belongs to.
     public func verify(_ blob: RemoteBlob) throws {
         guard let location = blob.location else { return try verifyBlob(blob.id) }
-        let hasher = try BlobHasher(keys: keys)
+        var hasher = SHA256()
         do {
             try readParts(blob.id, location) { hasher.update($0) } restart: { _ in
                 throw RemoteError(.protocolError, detail: "verification restarts from the beginning")
@@ -76,7 +96,7 @@ extension Repository {
             throw CryptoError(.unauthenticated, object: error.object ?? blob.object,
                               detail: "attachment \(blob.id.prefix(16)) is damaged (\(error.detail))")
         }
-        guard hasher.finalizeHex() == blob.id else {
+        guard try packedID(ofLocal: hasher.finalizeHex()) == blob.id else {
             throw CryptoError(.unauthenticated, object: blob.object, detail: "attachment \(blob.id.prefix(16)) does not match its name")
         }
     }
