@@ -1,0 +1,126 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// Push: attachments first (in packs), then segments of whole records, then the head; the
+/// outbox is cleared only after that.
+extension Syncer {
+    func push(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
+        // A segment the server refused as too large: its limit is learned (halved each time,
+        // down to the smallest Quire fits) and the push made again in smaller segments. Nothing
+        // was confirmed, and the segments already sent are rewritten under the same names.
+        while true {
+            do {
+                return try pushOnce(heads: heads, into: &report, progress: progress)
+            } catch let refused as PackUploader.TooLarge {
+                let current = try store.remoteSettings()?.maxObjectSize ?? .max
+                let learned = min(current, refused.size) / 2
+                guard learned >= Self.smallestObjectLimit else { throw SyncError.bodyLimit(refused.size, refused.error) }
+                try store.setMaxObjectSize(learned)
+            }
+        }
+    }
+
+    func pushOnce(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)?) throws {
+        guard try store.hasPendingChanges() else { return }
+        // Read record by record, a segment at a time: memory stays that of one segment
+        // however much is pending (a first sync of a whole journal).
+        let pending = try store.pendingRecords()
+        let me = store.deviceID
+        // 1. Attachments first, packed, over several connections: a segment never names a
+        //    blob the server lacks.
+        var blobMap: [String: RemoteBlob] = [:]
+        let transfer = progress.map { TransferProgress("uploading", report: $0) }
+        try upload(try store.pendingBlobs(pending.records).sorted(), into: &blobMap, report: &report, progress: transfer)
+        // 2. Segments, each chained to the previous, each of whole records.
+        var (seq, hash) = try store.syncLog(me) ?? (0, "")
+        var next = 0
+        var carried = Set<String>()  // blobs considered for carrying inline in this push
+        let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
+        while next < pending.records.count {
+            var chunk: [SyncChange] = []
+            var referenced: [String: RemoteBlob] = [:]
+            var inline: [String: Data] = [:]
+            var inlineBytes: Int64 = 0, changeBytes: Int64 = 0
+            // A segment ends at its change limit, when its inline budget could not take one
+            // more small attachment, or (under a server body limit) when it is big enough.
+            while next < pending.records.count && chunk.count < changesPerSegment
+                    && inlineBytes + budget.inlineLimit <= budget.inline && changeBytes < budget.changes {
+                let record = pending.records[next]
+                let changes = try store.changes(of: record)
+                chunk += changes
+                next += 1
+                if budget.isLimited { changeBytes += changes.reduce(0) { $0 + SegmentBudget.estimate($1) } }
+                // The segment names the blob of every live attachment it carries, so a device
+                // that lacks it (or let it go while the record was deleted) fetches it.
+                guard record.kind == .media, !changes.isEmpty, let blob = try store.neededBlob(ofMedia: record.id) else { continue }
+                // Named by a record written after the list was read: upload it now.
+                if blobMap[blob] == nil { try upload([blob], into: &blobMap, report: &report, progress: transfer) }
+                referenced[blob] = blobMap[blob]
+                // A small attachment no published segment has named yet (since this store last
+                // needed it) also travels inside this one.
+                if carried.insert(blob).inserted, try store.remoteBlob(blob)?.confirmed != true,
+                   let bytes = smallBlob(blob, limit: budget.inlineLimit) {
+                    inline[blob] = bytes
+                    inlineBytes += Int64(bytes.count)
+                }
+            }
+            guard !chunk.isEmpty else { continue }
+            var segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
+            segment.inline = inline
+            segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
+            let path = Segment.path(device: me, seq: segment.seq)
+            let sealed = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
+            progress?("pushing \(path)")
+            checkpoint("segment-publish-start")
+            // A plain PUT: the name is this device's alone and no head names it yet, so a
+            // crash mid-upload leaves nothing anyone reads, and the next push rewrites it.
+            do {
+                try backend.putData(path, sealed)
+            } catch let error as RemoteError where error.kind == .tooLarge {
+                throw PackUploader.TooLarge(size: Int64(sealed.count), error: error)
+            }
+            checkpoint("segment-published")
+            (seq, hash) = (segment.seq, Digest.hex(sealed))
+            report.segmentsPushed += 1
+            report.changesPushed += chunk.count
+        }
+        // 3. The head, then the old heads go. Only a published head makes segments part of the
+        //    log (a crash before it leaves segments the next push finds and adopts).
+        try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
+        try store.setSyncLog(me, seq: seq, hash: hash)
+        try store.confirmRemoteBlobs(Array(blobMap.keys))
+        checkpoint("head-published")
+        // 4. Only now is the push confirmed.
+        try store.markPushed(upTo: pending.watermark)
+    }
+
+    /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
+    /// when it cannot be read: the blob object is there either way).
+    func smallBlob(_ blob: String, limit: Int64 = Segment.inlineLimit) -> Data? {
+        let path = store.blobs.path(for: blob)
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64,
+              size <= limit else { return nil }
+        return FileManager.default.contents(atPath: path)
+    }
+
+    /// The head names this device's newest segment; inside (sealed) it also says how far this
+    /// device has merged every other log, which tells `prune` what it may delete.
+    func publishHead(seq: Int, hash: String, previous: [Int], merged: [String: (seq: Int, hash: String)]) throws {
+        let head = Head(device: store.deviceID, seq: seq)
+        let path = Self.headsFolder + "/" + head.name
+        let positions = merged.mapValues { JSONValue.number(Double($0.seq)) }
+        let body = Data(JSONWriter.value(.object(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash),
+                                                  "merged": .object(positions)])).utf8)
+        // Heads are read by name; the content only helps `prune`, which ignores a head it
+        // cannot open. So a plain PUT will do.
+        try backend.putData(path, try repository.box.seal(Padding.padJSON(body, overhead: RecordBox.overhead), path: path))
+        // Old heads go a few at a time (the newest counts), to keep a sync at 4 requests.
+        let stale = previous.filter { $0 < seq }
+        if stale.count >= 3 {
+            for old in stale { try? backend.delete(Self.headsFolder + "/" + Head(device: store.deviceID, seq: old).name) }
+        }
+        checkpoint("heads-cleaned")
+    }
+}

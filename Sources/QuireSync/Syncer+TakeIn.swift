@@ -1,0 +1,125 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// How attachments a pull needs come into the store: carried inside a segment or snapshot,
+/// downloaded in the background, or one by one; each batch adopted in one transaction.
+extension Syncer {
+    /// Fetches the attachments a segment names that this store lacks — through the background
+    /// downloads when there are any, else one by one — and takes them in as one batch, in
+    /// order up to the first that failed. One missing on the server is passed over: its
+    /// record may be deleted by the time the segment is merged (another device's prune
+    /// collects such blobs), and the merge refuses the segment if a live record needs it.
+    func fetchBlobs(of segment: Segment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
+        var needed: [(local: String, remote: RemoteBlob)] = []
+        var carried: [(local: String, remote: String, bytes: Data)] = []
+        var known: [(local: String, remote: String, location: String?)] = []
+        for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) {
+            guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
+                throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
+                                detail: "an attachment has an invalid id")
+            }
+            // Where every named blob lives, kept: a push of this store that names it later
+            // names it with its location, and never uploads it again.
+            known.append((local, remote, segment.packed[remote]?.text))
+            guard !store.hasBlob(local) else { continue }
+            if let bytes = segment.inline[local] {
+                carried.append((local, remote, bytes))
+            } else {
+                needed.append((local, RemoteBlob(id: remote, location: segment.packed[remote])))
+            }
+        }
+        try store.setRemoteBlobs(known, confirmed: true)
+        // Asked for before the carried ones are written, so they download meanwhile (takeIn
+        // asks again, which changes nothing).
+        for item in needed { prefetcher?.request(local: item.local, remote: item.remote) }
+        try takeInCarried(carried, into: &report)
+        try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report)
+    }
+
+    /// Takes attachments a segment carried inline into the store: written to temporary files,
+    /// then taken in as one batch.
+    func takeInCarried(_ carried: [(local: String, remote: String, bytes: Data)], into report: inout SyncReport) throws {
+        var written: [DownloadedBlob] = []
+        defer { for blob in written { unlink(blob.path) } }  // gone once adopted; left over only after an error
+        for item in carried {
+            let temp = try store.blobs.temporaryPath()
+            written.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
+            try FileIO.writeNewFile(temp, item.bytes)
+        }
+        try takeInWritten(written, into: &report)
+    }
+
+    /// Takes attachments written (not yet flushed) to temporary files in the store in: their
+    /// data flushed together, then adopted as one batch.
+    func takeInWritten(_ written: [DownloadedBlob], into report: inout SyncReport) throws {
+        guard !written.isEmpty else { return }
+        for _ in written { checkpoint("blob-downloaded") }
+        try store.adoptDownloadedBlobs(written, flushed: false)
+        report.blobsDownloaded += written.count
+    }
+
+    /// Inside a merge's transaction: refuses it when a live attachment it touched lacks its
+    /// blob although `map` names it (missing on the server). One the map does not name is let
+    /// be: while logs are replayed, a record can be live here for a moment that was not live
+    /// for the segment's writer (its entry deleted there, still a placeholder here), and the
+    /// segment or snapshot that makes it live for good names its blob.
+    func checkAttachments(after changes: [SyncChange], remote: (String) -> RemoteBlob?) throws {
+        for lacking in try store.neededBlobsLacking(after: changes) {
+            guard let blob = remote(lacking) else { continue }
+            throw SyncError(.missing, object: blob.object, detail: "an attachment is missing on the server")
+        }
+    }
+
+    /// Takes attachments `needed` into the store — from the background downloads when there
+    /// are any, else downloading them one by one here — as one batch, in order up to the
+    /// first that failed, whose error is then thrown (with `passingOverMissing`, one missing
+    /// on the server is skipped instead).
+    func takeIn(_ needed: [(local: String, remote: RemoteBlob)], using prefetcher: BlobPrefetcher?, passingOverMissing: Bool = false,
+                into report: inout SyncReport) throws {
+        func skippable(_ error: Error) -> Bool { passingOverMissing && (error as? SyncError)?.kind == .missing }
+        guard let prefetcher, !needed.isEmpty else {
+            for item in needed {
+                do {
+                    try downloadBlob(local: item.local, remote: item.remote)
+                    report.blobsDownloaded += 1
+                } catch where skippable(error) {
+                    continue
+                }
+            }
+            return
+        }
+        for item in needed { prefetcher.request(local: item.local, remote: item.remote) }
+        var arrived: [DownloadedBlob] = []
+        defer { for blob in arrived { unlink(blob.path) } }  // gone once adopted; left over only after an error
+        var failure: Error?
+        for item in needed {
+            switch prefetcher.take(item.local) {
+            case .success(let temp):
+                checkpoint("blob-downloaded")
+                arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote.id))
+            case .failure(let error) where skippable(error):
+                continue
+            case .failure(let error):
+                failure = error
+            }
+            if failure != nil { break }
+        }
+        try store.adoptDownloadedBlobs(arrived)
+        report.blobsDownloaded += arrived.count
+        if let failure { throw failure }
+    }
+
+    func downloadBlob(local: String, remote: RemoteBlob) throws {
+        let temp = try store.blobs.temporaryPath()
+        defer { unlink(temp) }
+        do {
+            try repository.download(remote, to: temp)
+        } catch let error as RemoteError where error.kind == .notFound {
+            throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
+        }
+        checkpoint("blob-downloaded")
+        try store.adoptDownloadedBlobs([DownloadedBlob(path: temp, id: local, remoteID: remote.id)])
+    }
+}
