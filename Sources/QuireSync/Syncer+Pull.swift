@@ -53,7 +53,7 @@ extension Syncer {
                 pulling.show(report)
                 let segment: Segment, sealedHash: String
                 do {
-                    (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash)
+                    (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash, readAhead: downloads)
                 } catch let error as SyncError where error.kind == .missing && !usedSnapshot {
                     // Pruned after a snapshot that covers it: start from the snapshot, then go on.
                     guard let snapshot = try newestSnapshot() else { throw error }
@@ -102,10 +102,12 @@ extension Syncer {
     }
 
     /// Downloads, authenticates and checks one segment.
-    func fetchSegment(path: String, device: String, seq: Int, previous: String) throws -> (Segment, String) {
+    func fetchSegment(path: String, device: String, seq: Int, previous: String,
+                      readAhead: Downloads? = nil) throws -> (Segment, String) {
         let sealed: Data
         do {
-            sealed = try backend.getData(path)
+            // What the scout read is authenticated and checked here like anything fetched.
+            sealed = try readAhead?.segment(path) ?? backend.getData(path)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: path, detail: "a change-log segment named by a head is missing")
         }
@@ -136,6 +138,9 @@ extension Syncer {
             self.prefetcher = prefetcher
             self.scout = scout
         }
+
+        /// A segment the scout already read, if it did.
+        func segment(_ path: String) -> Data? { scout?.take(path) }
 
         func stop() {
             guard !stopped else { return }

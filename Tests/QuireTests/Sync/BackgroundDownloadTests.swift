@@ -37,9 +37,14 @@ import Testing
     func restoreWithWorkersEqualsTheSource(workers: Int) throws {
         let world = try world(entries: 40)
         let fresh = try world.makeDevice("fresh")
-        let report = try restorer(world, fresh, workers: workers).restore()
+        let counting = CountingBackend(world.backend)
+        let syncer = try world.syncer(fresh, backend: counting)
+        syncer.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
+        let report = try syncer.restore()
         #expect(report.blobsDownloaded == 40)
         #expect(report.segmentsPulled > 10)
+        // The segments the scout read ahead are handed over, not fetched again.
+        if workers > 2 { #expect(counting.requests < report.segmentsPulled / 2, "\(counting.requests) requests on the merging connection") }
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
         #expect(try fresh.integrityCheck() == "ok")
         let verified = try world.syncer(fresh).verify(readData: true)
