@@ -132,9 +132,11 @@ final class BlobPrefetcher: @unchecked Sendable {
 /// Reads segments ahead of the merging on its own connection and asks the prefetcher for
 /// the attachments they name. Only a hint: the pulling thread authenticates and
 /// chain-checks every segment it merges, and asks for its attachments itself too. The
-/// sealed bytes it read are kept (up to `keptLimit` bytes; past that it goes on reading
-/// ahead without keeping) and handed to the pulling thread, so a segment is not fetched
-/// twice: over a 30 ms link that was a round trip per segment on the merging thread's path.
+/// sealed bytes it read are kept and handed to the pulling thread, so a segment is not
+/// fetched twice (over a 30 ms link that was a round trip per segment on the merging
+/// thread's path). It reads no further ahead than `keptLimit` bytes of kept segments: the
+/// pulling thread takes them in order, so it never waits on the scout for long, and
+/// memory stays bounded.
 final class SegmentScout: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false
@@ -142,7 +144,7 @@ final class SegmentScout: @unchecked Sendable {
     private var kept: [String: Data] = [:]
     private var keptBytes = 0
     private var taken = Set<String>()
-    static let keptLimit = 6 << 20
+    static let keptLimit = 8 << 20
 
     init(segments: [(device: String, seqs: ClosedRange<Int>)], repository: Repository, prefetcher: BlobPrefetcher, blobs: BlobStore) {
         finished.enter()
@@ -152,13 +154,17 @@ final class SegmentScout: @unchecked Sendable {
             let repository = owned.value
             // Lazily: a plan is ranges of segment numbers, never a list of them.
             for (device, seq) in segments.lazy.flatMap({ plan in plan.seqs.lazy.map { (plan.device, $0) } }) {
-                if condition.withLock({ stopped }) { return }
+                condition.lock()
+                while !stopped && keptBytes >= Self.keptLimit { condition.wait() }
+                let stop = stopped
+                condition.unlock()
+                if stop { return }
                 let path = Segment.path(device: device, seq: seq)
                 guard let sealed = try? repository.backend.getData(path),
                       let plain = try? repository.box.open(sealed, path: path),
                       let map = Segment.blobMap(plain) else { return }
                 condition.withLock {
-                    if !taken.contains(path) && keptBytes + sealed.count <= Self.keptLimit {
+                    if !taken.contains(path) {
                         kept[path] = sealed
                         keptBytes += sealed.count
                     }
@@ -181,11 +187,13 @@ final class SegmentScout: @unchecked Sendable {
         taken.insert(path)
         guard let sealed = kept.removeValue(forKey: path) else { return nil }
         keptBytes -= sealed.count
+        condition.broadcast()
         return sealed
     }
 
     func stop() {
         condition.withLock { stopped = true }
+        condition.broadcast()
         finished.wait()
         condition.withLock { kept = [:]; keptBytes = 0 }
     }
