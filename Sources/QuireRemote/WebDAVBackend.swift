@@ -32,7 +32,7 @@ public final class WebDAVBackend: Backend {
         let overTLS = url.hasPrefix("https://")
         let loopback = Self.isLoopback(host)
         guard overTLS || loopback || settings.insecureHTTP else {
-            throw RemoteError(.invalid, detail: "http:// would send the password and every request in clear across the network: use https://, or add --insecure-http if that network is yours")
+            throw RemoteError(.invalid, detail: "http:// would send the password and every request in clear across the network: use https://, or give --insecure-http to `quire remote set` (or `quire restore`) if that network is yours")
         }
         base = url.hasSuffix("/") ? url : url + "/"
         self.settings = settings

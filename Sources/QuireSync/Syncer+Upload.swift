@@ -16,10 +16,25 @@ extension Syncer {
     func upload(_ blobs: [String], into map: inout [String: RemoteBlob], report: inout SyncReport,
                 progress: TransferProgress?) throws {
         var unknown: [String] = []
+        // Unconfirmed blobs of one pack (a first sync that died) are checked with one request
+        // for the pack, not one each.
+        var present: [String: Bool] = [:]
+        func onServer(_ remote: RemoteBlob) throws -> Bool {
+            guard let first = remote.location?.extents.first, let last = remote.location?.extents.last else {
+                return try repository.has(remote)
+            }
+            for pack in Set([first.pack, last.pack]) {
+                if present[pack] == nil {
+                    present[pack] = try repository.has(RemoteBlob(id: remote.id, location: BlobLocation(extents: [.init(pack: pack, offset: 0, length: 1)])))
+                }
+                if present[pack] != true { return false }
+            }
+            return true
+        }
         for blob in blobs where map[blob] == nil {
             if let known = try store.remoteBlobRecord(blob) {
                 let remote = RemoteBlob(id: known.id, location: BlobLocation(text: known.location))
-                if try known.confirmed || repository.has(remote) {
+                if try known.confirmed || onServer(remote) {
                     map[blob] = remote
                     continue
                 }

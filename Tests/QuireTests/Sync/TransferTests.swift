@@ -102,6 +102,28 @@ import Testing
         #expect(limited.refusals == refusals)
     }
 
+    /// A first sync that died after its packs went up: the next one checks each pack once,
+    /// not each of the attachments in it, and uploads nothing again.
+    @Test func unconfirmedUploadsAreCheckedOncePerPack() throws {
+        let world = try SyncWorld(devices: 1)
+        let a = world.stores[0]
+        var blobs: [String] = []
+        for i in 0..<30 {
+            let e = try a.add(NewEntry(title: "p\(i)"))
+            blobs.append(try a.attach(to: e.id, NewAttachment(path: world.file("p\(i)", pseudoRandomBytes(4000, seed: UInt64(i))))).blobID)
+        }
+        var map: [String: RemoteBlob] = [:], report = SyncReport()
+        try world.syncer(a).upload(blobs.sorted(), into: &map, report: &report, progress: nil)
+        #expect(report.blobsUploaded == 30 && Set(map.values.compactMap { $0.location?.extents.first?.pack }).count == 1)
+        let counting = CountingBackend(world.backend)
+        let again = try world.syncer(a, backend: counting)
+        let opened = counting.requests
+        var second: [String: RemoteBlob] = [:], secondReport = SyncReport()
+        try again.upload(blobs.sorted(), into: &second, report: &secondReport, progress: nil)
+        #expect(secondReport.blobsUploaded == 0 && second == map)
+        #expect(counting.requests - opened == 1, "\(counting.requests - opened) requests")
+    }
+
     @Test func aRecordLargerThanAnyObjectTheServerTakesIsOneClearError() throws {
         let dir = TempDir()
         let limited = LimitedBackend(LocalBackend(root: dir.path + "/repo"), limit: 100 << 10)
