@@ -156,6 +156,8 @@ extension Syncer {
         var header = true
         var batch: [SyncChange] = []
         var map: [String: RemoteBlob] = [:]
+        // Where each named blob lives, recorded with the next batch (one commit, not one each).
+        var known: [(local: String, remote: String, location: String?)] = []
         // Small attachments the snapshot holds, each written to a temporary file as it is read
         // (memory stays constant), taken in with the batch that names it.
         var carried: [String: String] = [:]
@@ -164,6 +166,8 @@ extension Syncer {
         // Attachments first, then the state, in batches: constant memory, and a record never
         // points at a blob we lack (the blob map comes before the changes in the file).
         func flush() throws {
+            try store.setRemoteBlobs(known, confirmed: true)
+            known.removeAll()
             var needed: [(local: String, remote: RemoteBlob)] = []
             var written: [DownloadedBlob] = []
             defer { for blob in written { unlink(blob.path) } }  // gone once adopted
@@ -212,7 +216,7 @@ extension Syncer {
                 }
                 let remote = RemoteBlob(id: id, location: location)
                 map[local] = remote
-                try store.setRemoteBlobs([(local, id, location?.text)], confirmed: true)
+                known.append((local, id, location?.text))
                 if store.hasBlob(local) {
                 } else if let text = o["d"]?.string {
                     guard let bytes = Data(base64Encoded: text) else { failure = bad("a malformed inline attachment"); return }
