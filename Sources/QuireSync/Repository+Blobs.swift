@@ -37,9 +37,14 @@ extension Repository {
 
     /// True when blob `id` is on the server (one ranged GET of its first byte: a name only
     /// ever appears complete, since blobs are published by a move).
-    public func hasBlob(_ id: String) throws -> Bool {
+    public func hasBlob(_ id: String) throws -> Bool { try hasObject(Self.blobPath(id)) }
+
+    /// True when `object` (a blob object or a pack) is on the server: one ranged GET of its
+    /// first byte. Both only ever appear under their names complete or not at all to anyone
+    /// who looks them up (see `PackUploader` for packs).
+    func hasObject(_ object: String) throws -> Bool {
         do {
-            try backend.get(Self.blobPath(id), range: 0..<1, into: DataSink(limit: 1 << 16))
+            try backend.get(object, range: 0..<1, into: DataSink(limit: 1 << 16))
             return true
         } catch let error as RemoteError where error.kind == .notFound {
             return false

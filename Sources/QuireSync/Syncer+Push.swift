@@ -14,10 +14,7 @@ extension Syncer {
             do {
                 return try pushOnce(heads: heads, into: &report, progress: progress)
             } catch let refused as PackUploader.TooLarge {
-                let current = try store.remoteSettings()?.maxObjectSize ?? .max
-                let learned = min(current, refused.size) / 2
-                guard learned >= Self.smallestObjectLimit else { throw SyncError.bodyLimit(refused.size, refused.error) }
-                try store.setMaxObjectSize(learned)
+                _ = try learnLimit(from: refused)
             }
         }
     }
@@ -60,7 +57,7 @@ extension Syncer {
                 referenced[blob] = blobMap[blob]
                 // A small attachment no published segment has named yet (since this store last
                 // needed it) also travels inside this one.
-                if carried.insert(blob).inserted, try store.remoteBlob(blob)?.confirmed != true,
+                if carried.insert(blob).inserted, try store.remoteBlobRecord(blob)?.confirmed != true,
                    let bytes = smallBlob(blob, limit: budget.inlineLimit) {
                     inline[blob] = bytes
                     inlineBytes += Int64(bytes.count)

@@ -18,23 +18,11 @@ extension Syncer {
         var unknown: [String] = []
         // Unconfirmed blobs of one pack (a first sync that died) are checked with one request
         // for the pack, not one each.
-        var present: [String: Bool] = [:]
-        func onServer(_ remote: RemoteBlob) throws -> Bool {
-            guard let first = remote.location?.extents.first, let last = remote.location?.extents.last else {
-                return try repository.has(remote)
-            }
-            for pack in Set([first.pack, last.pack]) {
-                if present[pack] == nil {
-                    present[pack] = try repository.has(RemoteBlob(id: remote.id, location: BlobLocation(extents: [.init(pack: pack, offset: 0, length: 1)])))
-                }
-                if present[pack] != true { return false }
-            }
-            return true
-        }
+        var checked: [String: Bool] = [:]
         for blob in blobs where map[blob] == nil {
             if let known = try store.remoteBlobRecord(blob) {
                 let remote = RemoteBlob(id: known.id, location: BlobLocation(text: known.location))
-                if try known.confirmed || onServer(remote) {
+                if try known.confirmed || repository.has(remote, checked: &checked) {
                     map[blob] = remote
                     continue
                 }
@@ -50,14 +38,21 @@ extension Syncer {
                 try uploadPacked(missing.filter { map[$0.local] == nil }, limit: limit, into: &map, report: &report, progress: progress)
                 return
             } catch let refused as PackUploader.TooLarge {
-                // The server's body limit: fit every object to half of what it refused, and
-                // remember it, so no later push meets the refusal again.
-                let learned = min(limit, refused.size) / 2
-                guard learned >= Self.smallestObjectLimit else { throw SyncError.bodyLimit(refused.size, refused.error) }
-                limit = learned
-                try store.setMaxObjectSize(learned)
+                limit = try learnLimit(from: refused)
             }
         }
+    }
+
+    /// The server's body limit after it refused a body: every object is fitted to half of
+    /// what it refused (or of the limit known, if smaller), and that is remembered, so no
+    /// later push meets the refusal again.
+    /// - Throws: `.tooLarge` when that would go below `smallestObjectLimit`.
+    func learnLimit(from refused: PackUploader.TooLarge) throws -> Int64 {
+        let known = try store.remoteSettings()?.maxObjectSize ?? .max
+        let learned = min(known, refused.size) / 2
+        guard learned >= Self.smallestObjectLimit else { throw SyncError.bodyLimit(refused.size, refused.error) }
+        try store.setMaxObjectSize(learned)
+        return learned
     }
 
     /// The repository id and size of each local blob; the id comes from the SHA-256 the
@@ -97,7 +92,7 @@ extension Syncer {
                 // may have collected a pack no segment named).
                 for (part, done) in try store.uploadedParts(of: piece.local, partSize: plan.partSize) {
                     let extent = BlobLocation.Extent(pack: done.pack, offset: done.offset, length: done.length)
-                    guard try repository.has(RemoteBlob(id: piece.remote, location: BlobLocation(extents: [extent]))) else { continue }
+                    guard try repository.hasObject(extent.pack) else { continue }
                     extents[piece.local, default: [:]][part] = extent
                 }
             }

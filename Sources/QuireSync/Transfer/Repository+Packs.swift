@@ -67,18 +67,19 @@ extension Repository {
 
     /// True when the packs holding `blob` are on the server (one ranged GET of a byte of the
     /// first pack, and of the last when it is another); a blob object is checked as before.
-    public func has(_ blob: RemoteBlob) throws -> Bool {
-        guard let location = blob.location else { return try hasBlob(blob.id) }
-        var packs = [location.extents[0].pack]
-        if let last = location.extents.last?.pack, last != packs[0] { packs.append(last) }
-        for pack in packs {
-            do {
-                try backend.get(pack, range: 0..<1, into: DataSink(limit: 1 << 16))
-            } catch let error as RemoteError where error.kind == .notFound {
-                return false
-            }
+    /// `checked` remembers answers across calls, so blobs sharing a pack cost one request.
+    public func has(_ blob: RemoteBlob, checked: inout [String: Bool]) throws -> Bool {
+        guard let first = blob.location?.extents.first, let last = blob.location?.extents.last else { return try hasBlob(blob.id) }
+        for pack in Set([first.pack, last.pack]) {
+            if checked[pack] == nil { checked[pack] = try hasObject(pack) }
+            if checked[pack] != true { return false }
         }
         return true
+    }
+
+    public func has(_ blob: RemoteBlob) throws -> Bool {
+        var checked: [String: Bool] = [:]
+        return try has(blob, checked: &checked)
     }
 
     /// Downloads and decrypts `blob` without keeping it, checking every part and that the
