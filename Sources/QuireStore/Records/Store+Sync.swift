@@ -198,25 +198,6 @@ extension Store {
             .run([.text(device), .integer(Int64(seq)), .text(hash)])
     }
 
-    /// The repository id of a local blob, once uploaded or seen, and whether a published
-    /// segment or snapshot names it (`confirmed`).
-    public func remoteBlob(_ blobID: String) throws -> (id: String, confirmed: Bool)? {
-        try database.cached("SELECT remote_id, confirmed FROM remote_blobs WHERE blob_id = ?").first([.text(blobID)]) {
-            ($0.text(0), $0.int(1) != 0)
-        }
-    }
-
-    public func remoteBlobID(_ blobID: String) throws -> String? { try remoteBlob(blobID)?.id }
-
-    public func setRemoteBlobID(_ remoteID: String, for blobID: String, confirmed: Bool = true) throws {
-        try database.transaction {
-            try database.cached("""
-                INSERT INTO remote_blobs (blob_id, remote_id, confirmed) VALUES (?, ?, ?)
-                ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id, confirmed = max(confirmed, excluded.confirmed)
-                """).run([.text(blobID), .text(remoteID), SQLValue(confirmed)])
-        }
-    }
-
     /// Marks blobs as named by a published segment.
     public func confirmRemoteBlobs(_ blobIDs: [String]) throws {
         guard !blobIDs.isEmpty else { return }

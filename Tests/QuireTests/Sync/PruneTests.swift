@@ -112,11 +112,11 @@ import Testing
         // A push that uploaded the blob and died; then a prune collected it.
         let syncer = try world.syncer(a)
         let remote = try syncer.repository.uploadBlob(fileAt: a.blobs.path(for: media.blobID))
-        try a.setRemoteBlobID(remote, for: media.blobID, confirmed: false)
+        try a.setRemoteBlobs([(media.blobID, remote, nil)], confirmed: false)
         try world.backend.delete(Repository.blobPath(remote))
         try world.sync(a)
         try world.sync(b)
         #expect(try world.dump(b) == world.dump(a))
-        #expect(try a.remoteBlob(media.blobID)?.confirmed == true)
+        #expect(try a.remoteBlobRecord(media.blobID)?.confirmed == true)
     }
 }
