@@ -121,15 +121,8 @@ extension Syncer {
         let started = Date()
         for (id, (blob, referrer)) in blobs.sorted(by: { $0.key < $1.key }) {
             report.blobs += 1
-            if let progress {
-                var line = "\(readData ? "reading" : "checking") \(report.blobs)/\(blobs.count) attachments"
-                let elapsed = Date().timeIntervalSince(started)
-                if elapsed >= 1 {
-                    let left = elapsed / Double(report.blobs - 1) * Double(blobs.count - report.blobs + 1)
-                    if left >= 1 && left < 1e7 { line += ", " + TransferProgress.clock(Int(left)) + " left" }
-                }
-                progress(line)
-            }
+            progress?("\(readData ? "reading" : "checking") \(report.blobs)/\(blobs.count) attachments"
+                      + (TransferProgress.timeLeft(since: started, done: Double(report.blobs - 1), of: Double(blobs.count)) ?? ""))
             let objects = blob.location.map { Array(Set($0.extents.map(\.pack))).sorted() } ?? [Repository.blobPath(id)]
             let lacking = objects.filter { !present($0) }
             guard lacking.isEmpty else {

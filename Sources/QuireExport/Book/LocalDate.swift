@@ -69,12 +69,3 @@ func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
     let q = a / b
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
 }
-
-/// `m:ss` or `h:mm:ss` for a position or length in seconds.
-func clockText(_ seconds: Double) -> String {
-    let total = Media.wholeSeconds(seconds)
-    let h = total / 3600, m = total / 60 % 60, s = total % 60
-    let ss = s < 10 ? "0\(s)" : "\(s)"
-    if h > 0 { return "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss }
-    return "\(m):" + ss
-}

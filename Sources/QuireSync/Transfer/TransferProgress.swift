@@ -33,12 +33,8 @@ public final class TransferProgress {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let rate = Double(bytes) / elapsed
         var text = "\(verb) \(objects)/\(totalObjects) objects, \(ByteCount.text(bytes))/\(ByteCount.text(totalBytes))"
-        if elapsed >= 1 && rate > 0 {
-            text += ", \(ByteCount.text(Int64(rate)))/s"
-            let left = Double(max(0, totalBytes - bytes)) / rate
-            if left >= 1 && left < 1e7 { text += ", " + Self.clock(Int(left)) + " left" }
-        }
-        return text
+        if elapsed >= 1 && rate > 0 { text += ", \(ByteCount.text(Int64(rate)))/s" }
+        return text + (Self.timeLeft(since: started, done: Double(bytes), of: Double(totalBytes)) ?? "")
     }
 
     private func show(force: Bool) {
@@ -48,10 +44,13 @@ public final class TransferProgress {
         report(line)
     }
 
-    static func clock(_ seconds: Int) -> String {
-        let h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60
-        let ss = s < 10 ? "0\(s)" : "\(s)"
-        return h > 0 ? "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss : "\(m):" + ss
+    /// `", m:ss left"` at the pace since `started`, once a second has passed and something
+    /// is done; nil before that, or when the time left is under a second or absurd.
+    static func timeLeft(since started: Date, done: Double, of total: Double) -> String? {
+        let elapsed = Date().timeIntervalSince(started)
+        guard elapsed >= 1, done > 0 else { return nil }
+        let left = elapsed / done * max(0, total - done)
+        return left >= 1 && left < 1e7 ? ", " + clockText(left) + " left" : nil
     }
 }
 
@@ -72,12 +71,7 @@ final class PullProgress {
     func show(_ sync: SyncReport) {
         defer { done += 1 }
         guard let report, total > 0 else { return }
-        var line = "pulling \(done)/\(total) segments, \(sync.blobsDownloaded) attachments"
-        let elapsed = Date().timeIntervalSince(started)
-        if done > 0 && elapsed >= 1 {
-            let left = elapsed / Double(done) * Double(total - done)
-            if left >= 1 && left < 1e7 { line += ", " + TransferProgress.clock(Int(left)) + " left" }
-        }
-        report(line)
+        report("pulling \(done)/\(total) segments, \(sync.blobsDownloaded) attachments"
+               + (TransferProgress.timeLeft(since: started, done: Double(done), of: Double(total)) ?? ""))
     }
 }

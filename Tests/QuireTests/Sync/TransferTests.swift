@@ -241,6 +241,9 @@ final class LimitedBackend: Backend, @unchecked Sendable {
         progress.advance(objects: 1, bytes: 1 << 20)
         #expect(lines.first == "uploading 0/4 objects, 0 B/4.0 MiB")
         #expect(progress.line.hasPrefix("uploading 1/4 objects, 1.0 MiB/4.0 MiB"))
-        #expect(TransferProgress.clock(3725) == "1:02:05" && TransferProgress.clock(65) == "1:05")
+        #expect(clockText(3725) == "1:02:05" && clockText(65) == "1:05")
+        #expect(TransferProgress.timeLeft(since: Date(), done: 1, of: 4) == nil, "nothing to say before a second has passed")
+        #expect(TransferProgress.timeLeft(since: Date().addingTimeInterval(-10), done: 1, of: 4) == ", 0:30 left")
+        #expect(TransferProgress.timeLeft(since: Date().addingTimeInterval(-10), done: 0, of: 4) == nil)
     }
 }
