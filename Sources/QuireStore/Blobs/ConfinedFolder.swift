@@ -27,27 +27,43 @@ public final class ConfinedFolder {
     /// Opens folder `relative` beneath this one, creating missing components (0700) when
     /// `create`; nil when it is missing and not to be created. The caller closes it.
     private func openFolder(_ parts: ArraySlice<String>, create: Bool) throws -> Int32? {
+        try Self.walk(from: fd, at: path, through: parts, create: create, failing: .io)
+    }
+
+    /// Opens the folder `parts` leads to beneath the open folder `fd` (shown as `base`), one
+    /// component at a time with `O_NOFOLLOW`, creating missing ones (0700) when `create`;
+    /// nil when one is missing and not to be created. `fd` stays open; the caller closes the
+    /// result. Imports read and exports write beneath a folder through this one walk.
+    /// - Throws: `kind` naming the component that is a link, not a folder, or unreadable.
+    static func walk(from fd: Int32, at base: String, through parts: ArraySlice<String>, create: Bool,
+                     failing kind: StoreError.Kind) throws -> Int32? {
         var current = dup(fd)
-        guard current >= 0 else { throw StoreError(.io, path: path, detail: FileIO.errnoText()) }
-        var walked = path
+        guard current >= 0 else { throw StoreError(kind, path: base, detail: FileIO.errnoText()) }
+        var walked = base
         for part in parts {
             walked += "/" + part
             if create && mkdirat(current, part, 0o700) != 0 && errno != EEXIST {
                 let reason = FileIO.errnoText()
                 close(current)
-                throw StoreError(.io, path: walked, detail: reason)
+                throw StoreError(kind, path: walked, detail: reason)
             }
             let next = openat(current, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             let code = errno
             close(current)
             guard next >= 0 else {
                 if code == ENOENT && !create { return nil }
-                throw StoreError(.io, path: walked, detail: code == ELOOP || code == ENOTDIR
-                                 ? "is a symbolic link or not a folder; an export never writes through one" : FileIO.errnoText(code))
+                throw StoreError(kind, path: walked, detail: linkReason(code))
             }
             current = next
         }
         return current
+    }
+
+    /// `O_NOFOLLOW` answers ELOOP for a link as the last component, and ELOOP or ENOTDIR
+    /// (with `O_DIRECTORY`) for one before it.
+    static func linkReason(_ code: Int32) -> String {
+        code == ELOOP || code == ENOTDIR ? "is a symbolic link or not a folder; no link is followed beneath the folder"
+                                         : FileIO.errnoText(code)
     }
 
     private static func split(_ relative: String) throws -> [String] {
@@ -100,15 +116,7 @@ public final class ConfinedFolder {
     public func copy(from source: String, to relative: String) throws {
         let input = try FileIO.openForReading(source)
         defer { close(input) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileIO.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        try writeFile(relative) { out in
-            while true {
-                let n = try FileIO.readSome(input, buffer, path: source)
-                if n == 0 { break }
-                try FileIO.writeAll(out, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: path + "/" + relative)
-            }
-        }
+        try writeFile(relative) { out in try FileIO.copy(input, source: source, to: out, destination: path + "/" + relative) }
     }
 
     /// The bytes of regular file `relative` (no link followed), or nil when it is missing.

@@ -144,14 +144,19 @@ public enum FileIO {
     public static func copyAtomically(from source: String, to destination: String, sync: Bool = true) throws {
         let input = try openForReading(source)
         defer { close(input) }
+        try writeDurably(to: destination, sync: sync) { output in
+            try copy(input, source: source, to: output, destination: destination)
+        }
+    }
+
+    /// Copies `input` to its end into `output` in 1 MiB chunks (paths are for messages).
+    static func copy(_ input: Int32, source: String, to output: Int32, destination: String) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        try writeDurably(to: destination, sync: sync) { output in
-            while true {
-                let n = try readSome(input, buffer, path: source)
-                if n == 0 { break }
-                try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: destination)
-            }
+        while true {
+            let n = try readSome(input, buffer, path: source)
+            if n == 0 { return }
+            try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: destination)
         }
     }
 }

@@ -51,26 +51,17 @@ public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
         guard let last = parts.last, !relative.hasPrefix("/"), !parts.contains("..") else {
             throw StoreError(.fileUnreadable, path: shown, detail: "the path leaves its folder")
         }
-        var dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { throw StoreError(.fileUnreadable, path: folder, detail: FileIO.errnoText()) }
-        for part in parts.dropLast() {
-            let next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let code = errno
-            close(dir)
-            guard next >= 0 else { throw StoreError(.fileUnreadable, path: shown, detail: reason(code)) }
-            dir = next
+        let root = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { throw StoreError(.fileUnreadable, path: folder, detail: FileIO.errnoText()) }
+        defer { close(root) }
+        guard let dir = try ConfinedFolder.walk(from: root, at: folder, through: parts.dropLast(), create: false,
+                                                failing: .fileUnreadable) else {
+            throw StoreError(.fileUnreadable, path: shown, detail: FileIO.errnoText(ENOENT))
         }
         let fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         let code = errno
         close(dir)
-        guard fd >= 0 else { throw StoreError(.fileUnreadable, path: shown, detail: reason(code)) }
+        guard fd >= 0 else { throw StoreError(.fileUnreadable, path: shown, detail: ConfinedFolder.linkReason(code)) }
         return try FileIO.checkRegular(fd, path: shown)
-    }
-
-    /// `O_NOFOLLOW` answers ELOOP for a link as the last component, and ELOOP or ENOTDIR
-    /// (with `O_DIRECTORY`) for one before it.
-    private static func reason(_ code: Int32) -> String {
-        code == ELOOP || code == ENOTDIR ? "a symbolic link or not a folder on the way (links are not followed in an import)"
-                                          : FileIO.errnoText(code)
     }
 }
