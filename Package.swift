@@ -2,12 +2,12 @@
 import PackageDescription
 
 // Layers of DESIGN.md, each its own target so the compiler enforces who may import whom:
-// Store → (Crypto → Remote → Sync, Export) → CLI. Only one file per layer imports its C module.
+// Store → (Crypto → Remote → Sync, Import, Export) → CLI. Only one file per layer imports its C module.
 let package = Package(
     name: "Quire",
     products: [
         .executable(name: "quire", targets: ["QuireCLI"]),
-        .library(name: "QuireKit", targets: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"]),
+        .library(name: "QuireKit", targets: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
         .executable(name: "quire-bench", targets: ["QuireBench"]),
     ],
     targets: [
@@ -29,11 +29,12 @@ let package = Package(
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
         .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
+        .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),
-        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"]),
-        .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"], path: "bench/QuireBench"),
+        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
+        .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport", "QuireCLI", "CZip"],
+        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireCLI", "CZip"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import QuireCrypto
 import QuireExport
+import QuireImport
 import QuireRemote
 import QuireStore
 import QuireSync
@@ -35,6 +36,8 @@ enum Messages {
             return .failure(error.description, hint: hint(for: error))
         case let error as ExportError:
             return .failure(error.description, hint: hint(for: error))
+        case let error as ImportError:
+            return .failure(error.description, hint: "nothing was imported; fix the source or leave that part out, then import again")
         default:
             return .failure("\(error)", hint: nil)
         }

@@ -1,37 +1,89 @@
 import Foundation
 import QuireExport
+import QuireImport
 import QuireStore
 
 struct ImportCommand: Command {
     static let name = "import"
-    static let abstract = "Import entries from a JSON-lines file (the interchange format)."
+    static let abstract = "Import entries: Quire's JSON lines, a Day One export, a jrnl journal, a Markdown folder."
     static let help = """
-        Usage: quire import FILE.jsonl [--json]
+        Usage: quire import FILE.jsonl [--journal NAME] [--json]
+               quire import dayone EXPORT.zip|FOLDER [--journal NAME] [--json]
+               quire import jrnl FILE [--journal NAME] [--json]
+               quire import markdown FOLDER [--journal NAME] [--json]
 
-        One JSON object per line (see CLI.md, "Interchange"). Media paths are relative to the
-        file's folder; absolute paths and paths leading outside it are refused. An entry whose
-        id exists is updated; importing the same file twice changes nothing.
-        Atomic: the whole file is imported in one transaction. If any line is malformed or a
-        media file is missing, the command names the line and the store is left exactly as it was.
-          --json   print {"lines", "added", "updated", "unchanged", "media"}
+        FILE.jsonl: one JSON object per line (see CLI.md, "Interchange"). Media paths are
+        relative to the file's folder; absolute paths and paths leading outside it are refused.
+        dayone: Day One's JSON export, the zip as it came or unpacked. Each journal file
+        becomes a journal; photos, voice notes (with transcripts), videos and PDFs come in
+        where the text shows them; times keep the offset of the entry's time zone; weather
+        becomes the text's last line.
+        jrnl: `jrnl --export json` or jrnl's plain-text journal; its times are read in this
+        machine's time zone, its @tags become tags.
+        markdown: what `quire export markdown` wrote (read back exactly; an edited file comes
+        back as an edit of its entry), or Obsidian notes: daily notes YYYY-MM-DD.md or notes
+        with a date in their front matter, with #tags, ![[embeds]] and ![](paths) inside
+        FOLDER. Other notes are passed over and listed.
+
+        Every import is one transaction: if anything is wrong (a damaged zip, a date that
+        does not parse, a path that leaves the folder, a symbolic link) the command names the
+        file and the entry or line, and the store is left exactly as it was. Importing the same
+        source twice changes nothing. Attachments the source refers to but lacks are named at
+        the end; their entries come in all the same.
+          --journal NAME  put every entry in journal NAME
+          --json          print {"entries", "added", "updated", "unchanged", "attachments",
+                          "missing", "skipped"} (the last two are lists)
         """
-    static let spec = Arguments.Spec(flags: ["json"])
+    static let spec = Arguments.Spec(options: ["journal"], flags: ["json"])
 
     static func run(_ arguments: Arguments, context: Context) throws {
-        let path = try arguments.positionals("FILE.jsonl")[0]
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw CLIError.failure("cannot read \(path)", hint: nil)
+        let all = arguments.positionals
+        let journal = arguments.value("journal")
+        let summary: ImportSummary
+        if all.count == 2 {
+            let (format, path) = (all[0], all[1])
+            let importers: [String: (Store, ProgressHandler?) throws -> ImportSummary] = [
+                "dayone": { try DayOneImporter(path: path).run(into: $0, journal: journal, progress: $1) },
+                "jrnl": { try JrnlImporter(path: path).run(into: $0, journal: journal, progress: $1) },
+                "markdown": { try MarkdownFolderImporter(path: path).run(into: $0, journal: journal, progress: $1) },
+            ]
+            guard let importer = importers[format] else {
+                throw CLIError.usage("unknown import format '\(format)' (formats: dayone, jrnl, markdown; or give a FILE.jsonl alone)")
+            }
+            guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
+            let store = try context.openStore(create: true, cacheMebibytes: 64)
+            summary = try importer(store, context.progress("importing"))
+        } else {
+            let path = try arguments.positionals("FILE.jsonl")[0]
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw CLIError.failure("cannot read \(path)", hint: nil)
+            }
+            let store = try context.openStore(create: true, cacheMebibytes: 64)
+            summary = try store.importJSONLines(at: path, journal: journal, progress: context.progress("importing"))
         }
-        let store = try context.openStore(create: true, cacheMebibytes: 64)
-        let summary = try store.importJSONLines(at: path, progress: context.progress("importing"))
         if arguments.flag("json") {
             var json = JSONOutput()
-            json.object([("lines", .int(summary.lines)), ("added", .int(summary.entriesAdded)), ("updated", .int(summary.entriesUpdated)),
-                         ("unchanged", .int(summary.entriesUnchanged)), ("media", .int(summary.media))])
+            json.object([("entries", .int(summary.lines)), ("added", .int(summary.entriesAdded)), ("updated", .int(summary.entriesUpdated)),
+                         ("unchanged", .int(summary.entriesUnchanged)), ("attachments", .int(summary.media)),
+                         ("missing", .strings(summary.missing)), ("skipped", .strings(summary.skipped))])
             context.print(json.text)
-        } else if context.stderrIsTerminal {
-            context.printError("Imported \(summary.lines) entries: \(summary.entriesAdded) new, \(summary.entriesUpdated) updated, \(summary.entriesUnchanged) unchanged.")
+            return
         }
+        if context.stderrIsTerminal {
+            context.printError("Imported \(summary.lines) entries: \(summary.entriesAdded) new, \(summary.entriesUpdated) updated, "
+                               + "\(summary.entriesUnchanged) unchanged; \(summary.media) attachments.")
+        }
+        if !summary.skipped.isEmpty {
+            context.printError("Passed over \(summary.skipped.count) notes without a date: " + Self.list(summary.skipped))
+        }
+        if !summary.missing.isEmpty {
+            context.printError("Missing from the source (\(summary.missing.count)); their entries came in without them: " + Self.list(summary.missing))
+        }
+    }
+
+    /// The first few names, then how many more.
+    static func list(_ names: [String]) -> String {
+        names.prefix(5).joined(separator: "; ") + (names.count > 5 ? "; and \(names.count - 5) more" : "")
     }
 }
 

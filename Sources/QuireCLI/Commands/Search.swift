@@ -78,7 +78,7 @@ struct ConflictsCommand: Command {
 
 /// Minimal JSON output for the CLI's own documents (entries use the store's interchange writer).
 struct JSONOutput {
-    enum Value { case string(String), number(Double), int(Int), bool(Bool) }
+    enum Value { case string(String), number(Double), int(Int), bool(Bool), strings([String]) }
     private(set) var text = ""
 
     mutating func array<T>(_ items: [T], _ item: (inout JSONOutput, T) -> Void) {
@@ -100,6 +100,7 @@ struct JSONOutput {
         case .number(let d): return d.isFinite ? d.description : "null"
         case .int(let i): return String(i)
         case .bool(let b): return b ? "true" : "false"
+        case .strings(let items): return "[" + items.map(quote).joined(separator: ", ") + "]"
         }
     }
 

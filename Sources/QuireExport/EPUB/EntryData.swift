@@ -26,7 +26,29 @@ struct EntryData {
             "tags": .list(entry.tags.map { .string(clean($0)) }),
             "hasTags": .bool(!entry.tags.isEmpty),
         ]
-        let body = XHTMLPage.fragment(MarkdownRenderer.html(entry.body), idPrefix: anchor + "-", headingShift: 2)
+        // Photos the text shows in place (`![](quire:media/<id>)`) are not shown again below;
+        // a link to any attachment leads to it in the list.
+        var shownInPlace = Set<String>()
+        var assetsInPlace = assets
+        var inBook = Set<String>()
+        let rendered = MarkdownRenderer.html(entry.body) { id, isImage in
+            guard let index = entry.media.firstIndex(where: { $0.id == id }) else { return nil }
+            let item = entry.media[index]
+            let format = assetsInPlace.format(of: item, store: store)
+            guard isImage else {
+                // A photo may be shown in place, with no place in the list to lead to.
+                if item.kind == .photo && format.isCore { return nil }
+                inBook.insert("#" + anchor + "-m\(index + 1)")
+                return "#" + anchor + "-m\(index + 1)"
+            }
+            guard item.kind == .photo, format.isCore else { return nil }
+            shownInPlace.insert(id)
+            let src = "../" + assetsInPlace.asset(for: item, format: format, store: store).href
+            inBook.insert(src)
+            return src
+        }
+        assets = assetsInPlace
+        let body = XHTMLPage.fragment(rendered, idPrefix: anchor + "-", headingShift: 2, inBook: inBook)
         object["body"] = .string(body)
         object["hasBody"] = .bool(!body.allSatisfy(\.isWhitespace))
         if let code = language.code, code != book.code { object["lang"] = .string(code) }
@@ -38,7 +60,7 @@ struct EntryData {
             ])
         }
         var media: [MustacheValue] = []
-        for (index, item) in entry.media.enumerated() {
+        for (index, item) in entry.media.enumerated() where !shownInPlace.contains(item.id) {
             media.append(Self.media(item, entryTitle: title, anchor: anchor + "-m\(index + 1)", withAudio: withAudio,
                                     store: store, assets: &assets, overlay: &overlay))
         }

@@ -1,5 +1,6 @@
 import CCmark
 import Foundation
+import QuireStore
 
 /// Entry bodies from CommonMark + GFM (tables, strikethrough, task lists, autolinks) to HTML
 /// with libcmark-gfm. Raw HTML in an entry is shown as text, never passed through: every
@@ -14,7 +15,10 @@ public enum MarkdownRenderer {
     }()
 
     /// Renders `markdown` to an HTML fragment whose void elements are self-closed (`<br />`).
-    public static func html(_ markdown: String) -> String {
+    /// `resolve` gives each image or link naming one of the entry's attachments
+    /// (`quire:media/<id>`) its target in the output; where it gives none, the image goes and
+    /// the link leaves only its text.
+    public static func html(_ markdown: String, resolve: ((_ mediaID: String, _ isImage: Bool) -> String?)? = nil) -> String {
         _ = registered
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES
         guard let parser = cmark_parser_new(options) else { return escapeAsParagraph(markdown) }
@@ -26,6 +30,7 @@ public enum MarkdownRenderer {
         guard let document = cmark_parser_finish(parser) else { return escapeAsParagraph(markdown) }
         defer { cmark_node_free(document) }
         showRawHTMLAsText(document)
+        if let resolve, markdown.contains(MediaReference.prefix) { resolveReferences(document, resolve) }
         guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else {
             return escapeAsParagraph(markdown)
         }
@@ -59,6 +64,32 @@ public enum MarkdownRenderer {
                 cmark_node_set_literal(text, literal)
                 cmark_node_replace(node, text)
             }
+            cmark_node_free(node)
+        }
+    }
+
+    private static func resolveReferences(_ document: OpaquePointer, _ resolve: (String, Bool) -> String?) {
+        var nodes: [OpaquePointer] = []
+        guard let iterator = cmark_iter_new(document) else { return }
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { break }
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            if type == CMARK_NODE_IMAGE || type == CMARK_NODE_LINK { nodes.append(node) }
+        }
+        cmark_iter_free(iterator)
+        for node in nodes {
+            guard let url = cmark_node_get_url(node).map({ String(cString: $0) }), let id = MediaReference.id(inTarget: url) else { continue }
+            let isImage = cmark_node_get_type(node) == CMARK_NODE_IMAGE
+            if let target = resolve(id, isImage) {
+                cmark_node_set_url(node, target)
+                continue
+            }
+            if !isImage {
+                while let child = cmark_node_first_child(node) { cmark_node_insert_before(node, child) }
+            }
+            cmark_node_unlink(node)
             cmark_node_free(node)
         }
     }

@@ -47,12 +47,14 @@ public struct MarkdownExporter {
         try contents.forEachMonth(in: store) { month, entries in
             let folder = String(month.key.prefix(4)) + "/" + String(month.key.suffix(2))
             try out.makeFolder(folder)
-            var links: [MustacheValue] = []
+            var entryLinks: [MustacheValue] = []
             for entry in entries {
                 let local = LocalDate(entry.created)
                 let name = SafeName.unique(local.dayKey + "-" + SafeName.slug(entry.displayTitle) + ".md", in: &takenEntryNames[folder, default: []])
                 let path = folder + "/" + name
                 var media: [MustacheValue] = []
+                var links: [String: String] = [:]  // media id → its link from this file
+                let inPlace = Set(MediaReference.ids(in: entry.body))
                 for item in entry.media {
                     let attachment: String
                     if let known = attachmentNames[item.blobID] {
@@ -66,18 +68,23 @@ public struct MarkdownExporter {
                         written.append("attachments/" + attachment)
                         summary.attachments += 1
                     }
-                    media.append(Self.mediaData(item, link: SafeName.linkPath("../../attachments/" + attachment), name: attachment))
+                    let link = SafeName.linkPath("../../attachments/" + attachment)
+                    links[item.id] = link
+                    media.append(Self.mediaData(item, link: link, file: "../../attachments/" + attachment, name: attachment,
+                                                inPlace: inPlace.contains(item.id) && item.kind == .photo))
                 }
-                let text = try templates.render("markdown/entry.md", Self.entryData(entry, local: local, media: media))
+                var shown = entry
+                shown.body = MediaReference.rewrite(entry.body) { links[$0] }
+                let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media))
                 try out.writeText(text, to: path)
                 written.append(path)
                 let title = MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)
                 let date = String(local.day) + " " + local.monthName + ", " + local.clock
-                links.append(.object(["title": .string(title), "link": .string(SafeName.linkPath(path)), "date": .string(date)]))
+                entryLinks.append(.object(["title": .string(title), "link": .string(SafeName.linkPath(path)), "date": .string(date)]))
                 summary.entries += 1
                 if summary.entries % 500 == 0 { progress?(Int64(summary.entries), total) }
             }
-            let monthData: MustacheValue = .object(["title": .string(month.title), "entries": .list(links)])
+            let monthData: MustacheValue = .object(["title": .string(month.title), "entries": .list(entryLinks)])
             if index.last?.year == month.year { index[index.count - 1].months.append(monthData) } else { index.append((month.year, [monthData])) }
         }
         let indexText = try templates.render("markdown/index.md", .object([
@@ -150,16 +157,34 @@ public struct MarkdownExporter {
             "hasTags": .bool(!entry.tags.isEmpty),
             "heading": .string(MarkdownText.inline(title)),
             "date": .string(local.longDay + ", " + local.clock),
-            "body": .string(entry.body.hasSuffix("\n") || entry.body.isEmpty ? entry.body : entry.body + "\n"),
+            // Written as it is, then a line break and the end marker: `import markdown` reads it back exactly.
+            "body": .string(entry.body),
             "media": .list(media),
+            "hasMedia": .bool(!media.isEmpty),
         ])
     }
 
-    static func mediaData(_ media: Media, link: String, name: String) -> MustacheValue {
+    /// - Parameters:
+    ///   - file: the attachment's path from the entry's file, as the front matter names it.
+    ///   - inPlace: the text shows it already, so it is not shown again below.
+    static func mediaData(_ media: Media, link: String, file: String, name: String, inPlace: Bool) -> MustacheValue {
+        let q = MarkdownText.yamlQuoted
+        var yaml: [String: MustacheValue] = [
+            "id": .string(q(media.id)), "file": .string(q(file)), "kind": .string(media.kind.rawValue),
+            "filename": .string(q(media.filename)), "mime": .string(q(media.mime)),
+            "hasSegments": .bool(!media.segments.isEmpty),
+            "segments": .list(media.segments.map { .string("\($0.start), \($0.end), " + q($0.text)) }),
+        ]
+        if let duration = media.duration { yaml["duration"] = .string(String(duration)) }
+        if media.transcript != Segment.transcript(of: media.segments) {
+            yaml["transcript"] = .object(["text": .string(q(media.transcript))])
+        }
         var object: [String: MustacheValue] = [
             "link": .string(link),
             "name": .string(MarkdownText.inline(name)),
             "kind": .string(media.kind.rawValue),
+            "yaml": .object(yaml),
+            "inPlace": .bool(inPlace),
         ]
         if let duration = media.duration, duration > 0 { object["duration"] = .string(clockText(duration)) }
         switch media.kind {

@@ -22,7 +22,9 @@ public enum XHTMLPage {
     /// images become links (a book cannot fetch them) or their alt text; task-list boxes
     /// become ☑/☐; `align` becomes a style; relative links, which lead nowhere inside a
     /// book, become text; comments, scripts and unknown attributes are dropped.
-    public static func fragment(_ html: String, idPrefix: String, headingShift: Int = 0) -> String {
+    /// `inBook` lists targets the book itself provides (an attachment's image, its place in the
+    /// list of attachments), kept as they are.
+    public static func fragment(_ html: String, idPrefix: String, headingShift: Int = 0, inBook: Set<String> = []) -> String {
         let wrapped = "<html><body>" + html + "</body></html>"
         let options = Int32(HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue)
         let size = Int32(clamping: wrapped.utf8.count)
@@ -32,7 +34,7 @@ public enum XHTMLPage {
         guard let body = findBody(xmlDocGetRootElement(document)) else { return "" }
         var ids = Set<String>()
         collectIDs(body.pointee.children, into: &ids)
-        var writer = FragmentWriter(idPrefix: idPrefix, headingShift: headingShift, ids: ids)
+        var writer = FragmentWriter(idPrefix: idPrefix, headingShift: headingShift, ids: ids, inBook: inBook)
         writer.write(children: body.pointee.children)
         return writer.out
     }
@@ -96,6 +98,7 @@ public enum XHTMLPage {
         let idPrefix: String
         let headingShift: Int
         let ids: Set<String>
+        let inBook: Set<String>
         var out = ""
 
         mutating func write(children first: xmlNodePtr?) {
@@ -176,6 +179,7 @@ public enum XHTMLPage {
         /// The link target kept for an `a`, or nil to show its text only.
         func link(_ node: xmlNodePtr) -> String? {
             guard let href = XHTMLPage.attribute(node, "href")?.trimmingCharacters(in: .whitespacesAndNewlines), !href.isEmpty else { return nil }
+            if inBook.contains(href) { return href }
             if href.hasPrefix("#") {
                 let target = String(href.dropFirst())
                 return ids.contains(target) ? "#" + idPrefix + target : nil
@@ -190,7 +194,9 @@ public enum XHTMLPage {
             let alt = XHTMLPage.attribute(node, "alt") ?? ""
             let src = XHTMLPage.attribute(node, "src")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let lower = src.lowercased()
-            if (lower.hasPrefix("http:") || lower.hasPrefix("https:")) && !src.contains(" ") {
+            if inBook.contains(src) {
+                out += "<img src=\"" + XMLText.escape(src) + "\" alt=\"" + XMLText.escape(alt) + "\" />"
+            } else if (lower.hasPrefix("http:") || lower.hasPrefix("https:")) && !src.contains(" ") {
                 out += "<a href=\"" + XMLText.escape(src) + "\">" + XMLText.escape(alt.isEmpty ? src : alt) + "</a>"
             } else {
                 out += XMLText.escape(alt)

@@ -42,9 +42,14 @@ public struct BlobStore: Sendable {
     /// Copies `file` into the store, hashing while it streams.
     /// - Throws: `.fileUnreadable` for a missing, unreadable or refused source, `.io` when writing fails.
     public func add(_ file: SourceFile) throws -> Added {
-        let source = file.description
-        let input = try file.open()
-        defer { close(input) }
+        try add(.file(file))
+    }
+
+    /// Copies the bytes of `source` into the store, hashing while they stream: a file, or an
+    /// entry of an archive read straight from it.
+    /// - Throws: `.fileUnreadable` for a missing, unreadable or refused source, `.io` when writing fails.
+    public func add(_ source: AttachmentSource) throws -> Added {
+        let input = try source.open()
         let tempFolder = root + "/tmp"
         try FileIO.makeFolder(tempFolder)
         let temp = tempFolder + "/" + UUID().uuidString.lowercased()
@@ -53,7 +58,7 @@ public struct BlobStore: Sendable {
         guard output >= 0 else { throw StoreError(.io, path: temp, detail: FileIO.errnoText()) }
         let (hash, size): (String, Int64)
         do {
-            (hash, size) = try Self.hashChunks(of: input, path: source) { try FileIO.writeAll(output, $0, path: temp) }
+            (hash, size) = try Self.hashChunks(read: input.read) { try FileIO.writeAll(output, $0, path: temp) }
             // 2. Make the bytes durable before the name points at them.
             guard fsync(output) == 0 else { throw StoreError(.io, path: temp, detail: FileIO.errnoText()) }
             close(output)
@@ -80,7 +85,7 @@ public struct BlobStore: Sendable {
         defer { close(input) }
         let (hash, size): (String, Int64)
         do {
-            (hash, size) = try Self.hashChunks(of: input, path: path) { _ in }
+            (hash, size) = try Self.hashChunks(read: { try FileIO.readSome(input, $0, path: path) }) { _ in }
         } catch {
             unlink(path)
             throw error
@@ -88,15 +93,15 @@ public struct BlobStore: Sendable {
         return try install(path, id: hash, size: size)
     }
 
-    /// Reads `input` to its end in 1 MiB chunks, hashing each and handing it to `each`.
-    private static func hashChunks(of input: Int32, path: String,
+    /// Reads `read` to its end in 1 MiB chunks, hashing each and handing it to `each`.
+    private static func hashChunks(read: (UnsafeMutableRawBufferPointer) throws -> Int,
                                    _ each: (UnsafeRawBufferPointer) throws -> Void) throws -> (String, Int64) {
         var hash = SHA256()
         var size: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileIO.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let n = try FileIO.readSome(input, buffer, path: path)
+            let n = try read(buffer)
             if n == 0 { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hash.update(chunk)

@@ -31,6 +31,9 @@ public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The open descriptor, for a reader that takes one over (libzip): the caller closes it.
+    public func openDescriptor() throws -> Int32 { try open() }
+
     /// The whole file, at most `limit` bytes (templates, small text).
     /// - Throws: `.fileUnreadable` naming the path and the reason.
     public func read(limit: Int) throws -> Data {

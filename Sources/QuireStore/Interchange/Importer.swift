@@ -2,29 +2,104 @@ import Foundation
 
 /// What an import did.
 public struct ImportSummary: Equatable, Sendable {
+    /// Entries read from the source.
     public var lines = 0
     public var entriesAdded = 0
     public var entriesUpdated = 0
     public var entriesUnchanged = 0
+    /// Attachments the imported entries hold.
     public var media = 0
+    /// What the source referred to and did not hold, named (`2023-05-01 entry 1F3…: photos/ab12….jpeg`).
+    public var missing: [String] = []
+    /// Files of the source that are not entries and were passed over (a Markdown folder's other notes).
+    public var skipped: [String] = []
 }
 
 /// Progress of long work: units done, and the total when known.
 public typealias ProgressHandler = (_ done: Int64, _ total: Int64) -> Void
 
+/// One attachment of an imported entry.
+public struct ImportedMedia: Sendable {
+    /// Its id; derived from the entry, its position and its bytes when nil.
+    public var id: String?
+    /// Guessed from `mime` when nil.
+    public var kind: MediaKind?
+    public var source: AttachmentSource
+    public var filename: String
+    public var mime: String
+    public var duration: Double?
+    /// The segments' text when nil.
+    public var transcript: String?
+    public var segments: [Segment]
+
+    public init(id: String? = nil, kind: MediaKind? = nil, source: AttachmentSource, filename: String, mime: String,
+                duration: Double? = nil, transcript: String? = nil, segments: [Segment] = []) {
+        self.id = id
+        self.kind = kind
+        self.source = source
+        self.filename = filename
+        self.mime = mime
+        self.duration = duration
+        self.transcript = transcript
+        self.segments = segments
+    }
+}
+
+/// One entry an importer read, ready for `Store.importEntries`.
+public struct ImportedEntry: Sendable {
+    /// The entry's fields (its `media` is ignored: `media` below replaces the stored list).
+    public var entry: Entry
+    /// When the source says when the entry last changed; nil keeps the stored time (or
+    /// `created` for a new entry).
+    public var modified: Timestamp?
+    /// When true and the entry differs from the stored one, it is marked modified now rather
+    /// than at `modified`: an edit made in a Markdown file is an edit made today.
+    public var editedWhenChanged = false
+    public var media: [ImportedMedia]
+
+    public init(entry: Entry, modified: Timestamp?, media: [ImportedMedia], editedWhenChanged: Bool = false) {
+        self.entry = entry
+        self.modified = modified
+        self.media = media
+        self.editedWhenChanged = editedWhenChanged
+    }
+}
+
 extension Store {
+    /// Imports what `produce` hands to its `emit`, entry by entry, as one transaction: an
+    /// error anywhere (thrown by `produce` or by the store) leaves the store exactly as it was,
+    /// and blob files the import brought in are removed again. An entry whose id exists is
+    /// updated with exactly the fields that differ, so importing the same source twice
+    /// changes nothing and an edit syncs like any other. `journal` puts every entry in that
+    /// journal. The same bytes named twice (by key) are read once.
+    /// - Throws: what `produce` throws, `.fileUnreadable` for an attachment that cannot be read, `.invalid`.
+    @discardableResult
+    public func importEntries(journal: String? = nil,
+                              _ produce: (_ emit: (ImportedEntry) throws -> Void) throws -> Void) throws -> ImportSummary {
+        let journal = try journal.map { try Store.cleanName($0, what: "journal name") }
+        var summary = ImportSummary()
+        var blobCache: [String: BlobStore.Added] = [:]
+        try write { writer in
+            try produce { item in
+                var item = item
+                if let journal { item.entry.journal = journal }
+                try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache)
+                summary.lines += 1
+            }
+        }
+        return summary
+    }
+
     /// Imports a JSON-lines file (CLI.md, "Interchange"). Atomic: the whole file is one
     /// transaction, so a malformed line, a missing media file or any other error leaves the
     /// store exactly as it was (blob files this import brought in are removed again).
     /// Entries whose id exists are updated; importing the same file twice changes nothing.
     /// - Throws: `.malformed` with the line number, `.fileUnreadable`, `.invalid`.
     @discardableResult
-    public func importJSONLines(at path: String, progress: ProgressHandler? = nil) throws -> ImportSummary {
+    public func importJSONLines(at path: String, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let reader = try LineReader(path: path)
         let folder = PathText.parent(URL(fileURLWithPath: path).standardizedFileURL.path)
-        var summary = ImportSummary()
-        var blobCache: [SourceFile: BlobStore.Added] = [:]
-        try write { writer in
+        return try importEntries(journal: journal) { emit in
             var lineNumber = 0
             while try reader.next({ bytes in
                 lineNumber += 1
@@ -36,9 +111,7 @@ extension Store {
                     } catch {
                         throw StoreError(.malformed, detail: "\(error.reason) at column \(error.offset + 1)")
                     }
-                    let line = try InterchangeLine(value, folder: folder)
-                    try importLine(line, writer: writer, summary: &summary, blobCache: &blobCache)
-                    summary.lines += 1
+                    try emit(try InterchangeLine(value, folder: folder).imported)
                     if lineNumber % 1000 == 0 { progress?(reader.bytesRead, reader.size) }
                 } catch let error as StoreError where error.line == nil {
                     let kind: StoreError.Kind = [.fileUnreadable, .io, .busy, .database].contains(error.kind) ? error.kind : .malformed
@@ -47,31 +120,35 @@ extension Store {
             }) {}
             progress?(reader.size, reader.size)
         }
-        return summary
     }
 
-    private func importLine(_ line: InterchangeLine, writer: Writer, summary: inout ImportSummary,
-                            blobCache: inout [SourceFile: BlobStore.Added]) throws {
-        let previous = try storedEntry(id: line.id)
-        var entry = line.entry
-        if line.modified == nil { entry.modified = previous?.entry.modified ?? entry.created }
+    private func importEntry(_ item: ImportedEntry, writer: Writer, summary: inout ImportSummary,
+                             blobCache: inout [String: BlobStore.Added]) throws {
+        var entry = item.entry
+        let previous = try storedEntry(id: entry.id)
+        entry.modified = item.modified ?? previous?.entry.modified ?? entry.created
         try writer.save(entry, previous: previous)
+        if item.editedWhenChanged, let previous, writer.touchedSinceMark(), (item.modified ?? previous.entry.modified) == previous.entry.modified {
+            entry.modified = Timestamp.now()
+            try writer.save(entry, previous: try storedEntry(id: entry.id))
+        }
 
         var kept = Set<String>()
-        for (position, item) in line.media.enumerated() {
+        for (position, media) in item.media.enumerated() {
             let blob: BlobStore.Added
-            if let cached = blobCache[item.source] {
+            if let cached = blobCache[media.source.key] {
                 blob = cached
             } else {
-                blob = try writer.addBlob(item.source)
-                blobCache[item.source] = blob
+                blob = try writer.addBlob(media.source)
+                blobCache[media.source.key] = blob
             }
-            let id = item.id ?? StableID.derived("media\u{0}\(entry.id)\u{0}\(position)\u{0}\(blob.id)")
-            let transcript = item.transcript ?? Segment.transcript(of: item.segments)
-            let media = Media(id: id, entryID: entry.id, position: position, kind: item.kind ?? MediaKind.guess(mime: item.mime),
-                              blobID: blob.id, size: blob.size, filename: item.filename, mime: item.mime,
-                              duration: item.duration, transcript: transcript, segments: item.segments)
-            try writer.save(media, previous: try storedMedia(id: id))
+            let id = media.id ?? StableID.derived("media\u{0}\(entry.id)\u{0}\(position)\u{0}\(blob.id)")
+            let transcript = media.transcript ?? Segment.transcript(of: media.segments)
+            try Store.checkTimings(duration: media.duration, segments: media.segments)
+            let record = Media(id: id, entryID: entry.id, position: position, kind: media.kind ?? MediaKind.guess(mime: media.mime),
+                               blobID: blob.id, size: blob.size, filename: media.filename, mime: media.mime,
+                               duration: media.duration, transcript: transcript, segments: media.segments)
+            try writer.save(record, previous: try storedMedia(id: id))
             kept.insert(id)
             summary.media += 1
         }

@@ -2,22 +2,13 @@ import Foundation
 
 /// One line of the JSON-lines interchange format, validated (CLI.md, "Interchange").
 struct InterchangeLine {
-    struct MediaItem {
-        var id: String?
-        var kind: MediaKind?
-        /// The file, opened beneath the interchange file's folder without following links.
-        var source: SourceFile
-        var filename: String
-        var mime: String
-        var duration: Double?
-        var transcript: String?
-        var segments: [Segment]
-    }
-
     var id: String
     var entry: Entry
     var modified: Timestamp?
-    var media: [MediaItem]
+    /// Each file opened beneath the interchange file's folder without following links.
+    var media: [ImportedMedia]
+
+    var imported: ImportedEntry { ImportedEntry(entry: entry, modified: modified, media: media) }
 
     static let entryKeys: Set<String> = ["id", "journal", "created", "modified", "title", "body", "tags", "starred", "location", "media"]
     static let mediaKeys: Set<String> = ["id", "kind", "path", "filename", "mime", "duration", "transcript", "segments"]
@@ -68,7 +59,7 @@ struct InterchangeLine {
         self.modified = modified
         self.entry = Entry(id: id, journal: journal, title: title, body: body, created: created, modified: modified ?? created,
                            tags: try Store.cleanTags(tags), starred: starred, location: location, media: [])
-        var media: [MediaItem] = []
+        var media: [ImportedMedia] = []
         if let raw = o["media"], !raw.isNull {
             guard let items = raw.array else { throw StoreError(.invalid, detail: "\"media\" must be an array") }
             for (index, item) in items.enumerated() {
@@ -78,7 +69,7 @@ struct InterchangeLine {
         self.media = media
     }
 
-    private static func mediaItem(_ value: JSONValue, index: Int, folder: String) throws -> MediaItem {
+    private static func mediaItem(_ value: JSONValue, index: Int, folder: String) throws -> ImportedMedia {
         let at = "media[\(index)]"
         guard let o = value.object else { throw StoreError(.invalid, detail: "\(at) must be an object") }
         if let unknown = o.keys.sorted().first(where: { !mediaKeys.contains($0) }) {
@@ -119,7 +110,7 @@ struct InterchangeLine {
             }
         }
         try Store.checkTimings(duration: duration, segments: segments)
-        return MediaItem(id: id, kind: kind, source: source, filename: filename, mime: mime, duration: duration,
+        return ImportedMedia(id: id, kind: kind, source: .file(source), filename: filename, mime: mime, duration: duration,
                          transcript: try string(o["transcript"], key: "\(at).transcript"), segments: segments)
     }
 

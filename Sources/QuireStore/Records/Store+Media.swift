@@ -36,7 +36,7 @@ extension Store {
             guard let entry = try storedEntry(id: entryID), !entry.deleted else {
                 throw StoreError(.notFound, detail: "no entry with id \(entryID)")
             }
-            let blob = try writer.addBlob(.named(attachment.path))
+            let blob = try writer.addBlob(.file(.named(attachment.path)))
             let position = (entry.entry.media.map(\.position).max() ?? -1) + 1
             let transcript = attachment.segments.isEmpty ? attachment.transcript : Segment.transcript(of: attachment.segments)
             let media = Media(id: StableID.random(), entryID: entryID, position: position,

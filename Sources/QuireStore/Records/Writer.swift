@@ -89,8 +89,8 @@ final class Writer {
         try touch(record, id, [field])
     }
 
-    func addBlob(_ file: SourceFile) throws -> BlobStore.Added {
-        let added = try store.blobs.add(file)
+    func addBlob(_ source: AttachmentSource) throws -> BlobStore.Added {
+        let added = try store.blobs.add(source)
         if added.isNew { newBlobs.append(added.id) }
         try store.recordBlob(added)
         return added

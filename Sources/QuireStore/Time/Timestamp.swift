@@ -116,16 +116,20 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// machine's offset), or `YYYY-MM-DDTHH:MM[:SS]` without offset (this machine's offset).
     public static func parseLenient(_ input: String, endOfDay: Bool = false) -> Timestamp? {
         if let t = Timestamp(rfc3339: input) { return t }
-        let probe: String
-        switch input.utf8.count {
-        case 10: probe = input + (endOfDay ? "T23:59:59.999999Z" : "T00:00:00Z")
-        case 16: probe = input + ":00Z"
-        case 19: probe = input + "Z"
-        default: return nil
-        }
-        guard let utc = Timestamp(rfc3339: probe) else { return nil }
-        let date = Date(timeIntervalSince1970: Double(utc.microseconds) / 1_000_000)
-        let offset = TimeZone.current.secondsFromGMT(for: date)
+        if input.utf8.count == 10 { return local(input + (endOfDay ? "T23:59:59.999999" : "T00:00:00"), in: .current) }
+        return local(input, in: .current)
+    }
+
+    /// A wall-clock time without offset (`YYYY-MM-DDTHH:MM` or `…:SS[.fff]`) as it was read in
+    /// `zone` that day: the instant, shown at that zone's offset then (a jrnl entry, an
+    /// Obsidian daily note).
+    public static func local(_ input: String, in zone: TimeZone) -> Timestamp? {
+        let probe = input.utf8.count == 16 ? input + ":00Z" : input + "Z"
+        guard input.utf8.count >= 16, let utc = Timestamp(rfc3339: probe) else { return nil }
+        let wall = Date(timeIntervalSince1970: Double(utc.microseconds) / 1_000_000)
+        // The offset at the instant itself: look once from the wall time, then from the guess.
+        let guess = zone.secondsFromGMT(for: wall)
+        let offset = zone.secondsFromGMT(for: wall.addingTimeInterval(-Double(guess)))
         return Timestamp(microseconds: utc.microseconds - Int64(offset) * 1_000_000, offsetSeconds: offset)
     }
 

@@ -1,0 +1,178 @@
+import Foundation
+import QuireStore
+
+/// Brings in a jrnl journal (`quire import jrnl FILE`): its JSON export (`jrnl --export
+/// json`) or its plain-text file (`[YYYY-MM-DD HH:MM] Title. Body`, a trailing ` *` for a
+/// starred entry). jrnl's times have no offset: they are read in `zone` (this machine's).
+/// Tags are jrnl's `@tags` without the `@`; the text keeps them as written. Ids derive from
+/// the journal, the minute and the entry's place among entries of that minute, so importing
+/// twice changes nothing and an entry edited in jrnl comes back as an edit.
+public struct JrnlImporter {
+    let path: String
+    let zone: TimeZone
+
+    public init(path: String, zone: TimeZone = .current) {
+        self.path = path
+        self.zone = zone
+    }
+
+    /// - Throws: `ImportError` naming the file and the entry or line.
+    public func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
+        let data: Data
+        do {
+            data = try SourceFile.named(path).read(limit: 1 << 30)
+        } catch {
+            throw ImportError(path: path, detail: "cannot be read (\(error))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw ImportError(path: path, detail: "is not UTF-8 text") }
+        let entries = text.drop { $0.isWhitespace }.first == "{" ? try jsonEntries(data) : try textEntries(text)
+        let name = journal ?? Store.defaultJournal
+        var seen: [String: Int] = [:]
+        return try store.importEntries(journal: journal) { emit in
+            for (index, item) in entries.enumerated() {
+                let minute = item.created.localMinute
+                let ordinal = seen[minute, default: 0]
+                seen[minute] = ordinal + 1
+                let id = StableID.derived("jrnl\u{0}\(name)\u{0}\(minute)\u{0}\(ordinal)")
+                let entry = Entry(id: id, journal: name, title: item.title, body: item.body, created: item.created, modified: item.created,
+                                  tags: item.tags, starred: item.starred, location: nil, media: [])
+                do {
+                    try emit(ImportedEntry(entry: entry, modified: nil, media: []))
+                } catch let error as StoreError {
+                    throw ImportError(path: path, place: item.place, detail: error.description)
+                }
+                if index % 500 == 0 { progress?(Int64(index), Int64(entries.count)) }
+            }
+            progress?(Int64(entries.count), Int64(entries.count))
+        }
+    }
+
+    struct Item {
+        var place: String
+        var created: Timestamp
+        var title: String
+        var body: String
+        var tags: [String]
+        var starred: Bool
+    }
+
+    /// `{"tags": {…}, "entries": [{"title", "body", "date", "time", "tags", "starred"}]}`.
+    func jsonEntries(_ data: Data) throws -> [Item] {
+        let document = try JSONFile.parse(data, path: path, place: nil)
+        guard let list = document.object?["entries"]?.array else {
+            throw ImportError(path: path, detail: "is not a jrnl JSON export (no \"entries\" list)")
+        }
+        return try list.enumerated().map { index, value in
+            let place = "entry \(index + 1)"
+            guard let object = value.object else { throw ImportError(path: path, place: place, detail: "is not an object") }
+            let fields = JSONFields(object: object, error: { ImportError(path: path, place: place, detail: $0) })
+            guard let date = try fields.string("date"), let time = try fields.string("time") else {
+                throw fields.error("\"date\" and \"time\" are needed")
+            }
+            guard let created = Timestamp.local(date + "T" + time, in: zone) else {
+                throw fields.error("\(TextSnippet.quoted(date + " " + time)) is not a date like 2025-03-01 21:14")
+            }
+            let body = try fields.string("body") ?? ""
+            return Item(place: place, created: created, title: try fields.string("title") ?? "",
+                        body: body.trimmingCharacters(in: .newlines), tags: try fields.strings("tags").map(Self.tagName),
+                        starred: try fields.bool("starred") ?? false)
+        }
+    }
+
+    /// Entries start at a line `[YYYY-MM-DD HH:MM] Title. Body…` and run to the next.
+    func textEntries(_ text: String) throws -> [Item] {
+        var items: [Item] = []
+        var current: (place: String, created: Timestamp, first: String, lines: [String])?
+        func finish() {
+            guard let c = current else { return }
+            var first = c.first.trimmingCharacters(in: .whitespaces)
+            let starred = first.hasSuffix(" *") || first == "*"
+            if starred { first = String(first.dropLast()).trimmingCharacters(in: .whitespaces) }
+            let (title, rest) = Self.firstSentence(first)
+            let body = ([rest] + c.lines).joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            items.append(Item(place: c.place, created: c.created, title: title, body: body,
+                              tags: Self.tags(in: title + "\n" + body), starred: starred))
+        }
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            if let (stamp, rest) = Self.header(line) {
+                guard let created = Timestamp.local(stamp, in: zone) else {
+                    throw ImportError(path: path, place: "line \(index + 1)", detail: "\(TextSnippet.quoted(stamp)) is not a date")
+                }
+                finish()
+                current = ("line \(index + 1)", created, rest, [])
+            } else if current != nil {
+                current?.lines.append(line)
+            } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ImportError(path: path, place: "line \(index + 1)",
+                                  detail: "is not a jrnl entry; entries start like [2025-03-01 21:14] Title.")
+            }
+        }
+        finish()
+        return items
+    }
+
+    /// `[2025-03-01 21:14] rest` or `2025-03-01 21:14 rest`: the time (`2025-03-01T21:14`) and the rest.
+    static func header(_ line: String) -> (String, String)? {
+        let bytes = Array(line.utf8)
+        let bracketed = bytes.first == UInt8(ascii: "[")
+        let start = bracketed ? 1 : 0
+        func digits(_ from: Int, _ n: Int) -> Bool {
+            from + n <= bytes.count && bytes[from..<from + n].allSatisfy { (48...57).contains($0) }
+        }
+        guard digits(start, 4), bytes.count > start + 16, bytes[start + 4] == UInt8(ascii: "-"), digits(start + 5, 2),
+              bytes[start + 7] == UInt8(ascii: "-"), digits(start + 8, 2), bytes[start + 10] == UInt8(ascii: " "),
+              digits(start + 11, 2), bytes[start + 13] == UInt8(ascii: ":"), digits(start + 14, 2) else { return nil }
+        var end = start + 16
+        if bytes.count >= end + 3, bytes[end] == UInt8(ascii: ":"), digits(end + 1, 2) { end += 3 }
+        if bracketed {
+            guard end < bytes.count, bytes[end] == UInt8(ascii: "]") else { return nil }
+        }
+        let stamp = String(decoding: bytes[start..<end], as: UTF8.self).replacingOccurrences(of: " ", with: "T")
+        let restStart = bracketed ? end + 1 : end
+        let rest = String(decoding: bytes[min(restStart, bytes.count)...], as: UTF8.self)
+        return (stamp, rest.hasPrefix(" ") ? String(rest.dropFirst()) : rest)
+    }
+
+    /// jrnl's title: the first sentence of the first line (to `.`, `?` or `!` and a space).
+    static func firstSentence(_ line: String) -> (String, String) {
+        let chars = Array(line)
+        var i = 0
+        while i < chars.count {
+            if ".?!".contains(chars[i]) {
+                var j = i
+                while j + 1 < chars.count, ".?!".contains(chars[j + 1]) { j += 1 }
+                if j + 1 == chars.count { return (line, "") }
+                if chars[j + 1] == " " {
+                    return (String(chars[...j]), String(chars[(j + 2)...]).trimmingCharacters(in: .whitespaces))
+                }
+                i = j
+            }
+            i += 1
+        }
+        return (line, "")
+    }
+
+    /// `@tags` in text: `@` at a word's start, then letters, digits, `_` or `-`.
+    static func tags(in text: String) -> [String] {
+        var found: [String] = []
+        var previous: Character = " "
+        var current: String?
+        for c in text + " " {
+            if let tag = current {
+                if c.isLetter || c.isNumber || c == "_" || c == "-" {
+                    current = tag + String(c)
+                } else {
+                    if !tag.isEmpty, !found.contains(tag) { found.append(tag) }
+                    current = nil
+                }
+            } else if c == "@" && (previous.isWhitespace || "([".contains(previous)) {
+                current = ""
+            }
+            previous = c
+        }
+        return found
+    }
+
+    static func tagName(_ tag: String) -> String { tag.hasPrefix("@") ? String(tag.dropFirst()) : tag }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import QuireStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder of notes, walked without following a single link: every file in it by its
+/// path relative to the folder, and by name for Obsidian's `![[name.png]]`.
+struct NoteFolder {
+    let root: String
+    /// Relative paths of regular files, sorted.
+    let files: [String]
+    private let fileSet: Set<String>
+    /// File name to the shortest relative path with that name.
+    let byName: [String: String]
+
+    /// - Throws: `ImportError` for a folder that cannot be read or holds a symbolic link.
+    init(root: String) throws {
+        self.root = root
+        var files: [String] = []
+        try Self.walk(root, relative: "", into: &files)
+        self.files = files.sorted()
+        fileSet = Set(files)
+        var byName: [String: String] = [:]
+        for file in self.files {
+            let name = (file as NSString).lastPathComponent.lowercased()
+            if let known = byName[name], known.count <= file.count { continue }
+            byName[name] = file
+        }
+        self.byName = byName
+    }
+
+    private static func walk(_ root: String, relative: String, into files: inout [String]) throws {
+        let folder = relative.isEmpty ? root : root + "/" + relative
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw ImportError(path: folder, detail: "cannot be read as a folder")
+        }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let path = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstat(root + "/" + path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                throw ImportError(path: root + "/" + path, detail: "is a symbolic link; links are not followed, so nothing outside the folder is read")
+            case S_IFDIR:
+                try walk(root, relative: path, into: &files)
+            case S_IFREG:
+                files.append(path)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// `path` (relative to the folder of note `from`, or to the root when it starts with `/`
+    /// or is not found beside the note) as a path inside the folder, or nil when it leaves it.
+    func resolve(_ path: String, from note: String) -> String? {
+        let noteFolder = (note as NSString).deletingLastPathComponent
+        let candidates = path.hasPrefix("/") ? [String(path.dropFirst())] : [noteFolder.isEmpty ? path : noteFolder + "/" + path, path]
+        for candidate in candidates {
+            if let normal = Self.normalize(candidate), fileSet.contains(normal) { return normal }
+        }
+        return nil
+    }
+
+    /// `a/./b/../c` as `a/c`; nil when `..` climbs above the folder.
+    static func normalize(_ path: String) -> String? {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." {
+                guard !parts.isEmpty else { return nil }
+                parts.removeLast()
+            } else {
+                parts.append(part)
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "/")
+    }
+
+    func source(_ relative: String) -> AttachmentSource {
+        .file(.beneath(folder: root, relative: relative))
+    }
+
+    func read(_ relative: String) throws -> String {
+        let data: Data
+        do {
+            data = try SourceFile.beneath(folder: root, relative: relative).read(limit: 64 << 20)
+        } catch {
+            throw ImportError(path: root + "/" + relative, detail: "cannot be read (\(error))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ImportError(path: root + "/" + relative, detail: "is not UTF-8 text")
+        }
+        return text
+    }
+}
