@@ -30,15 +30,12 @@ final class ZipArchive: @unchecked Sendable {
         }
         self.archive = archive
         let count = zip_get_num_entries(archive, 0)
-        guard count >= 0 else {
-            zip_discard(archive)
-            throw ImportError(path: path, detail: "is not a readable zip archive")
-        }
+        // From here on, `deinit` closes the archive whatever is thrown.
+        guard count >= 0 else { throw ImportError(path: path, detail: "is not a readable zip archive") }
         for index in 0..<UInt64(count) {
             guard let raw = zip_get_name(archive, index, zip_flags_t(ZIP_FL_ENC_GUESS)) else { continue }
             let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
             guard Self.isSafe(name) else {
-                zip_discard(archive)
                 throw ImportError(path: path, place: "entry \(TextSnippet.quoted(name))",
                                   detail: "its path leaves the archive's folder; nothing was imported")
             }

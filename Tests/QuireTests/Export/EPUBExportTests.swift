@@ -28,17 +28,8 @@ import Testing
         ][scenario] ?? []
         let (run, book) = try export(arguments)
         try #require(run.status == 0, "\(run.stderr)")
-        let report = dir.path + "/report.json"
-        _ = try ExternalTool.run("epubcheck", [book, "--json", report])
-        let json = try JSONValue.parse(dir.read("report.json"))
+        let (problems, json) = try EPUBCheck.problems(book, dir: dir)
         let messages = json.object?["messages"]?.array ?? []
-        let problems = messages.compactMap { message -> String? in
-            let o = message.object
-            let severity = o?["severity"]?.string ?? ""
-            guard ["FATAL", "ERROR", "WARNING"].contains(severity) else { return nil }
-            let where_ = o?["locations"]?.array?.first?.object.map { "\($0["path"]?.string ?? ""):\($0["line"]?.number ?? 0)" } ?? ""
-            return "\(severity) \(o?["ID"]?.string ?? "") \(where_) \(o?["message"]?.string ?? "")"
-        }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         #expect(json.object?["checker"]?.object?["checkerVersion"]?.string?.hasPrefix("5.") == true)
         #expect(!messages.isEmpty || json.object?["publication"] != nil)

@@ -180,3 +180,21 @@ enum ExternalTool {
                         stderr: String(decoding: box.err, as: UTF8.self))
     }
 }
+
+/// EPUBCheck's verdict on a book: its fatal errors, errors and warnings, one line each, and
+/// the whole JSON report.
+enum EPUBCheck {
+    static func problems(_ book: String, dir: TempDir) throws -> ([String], JSONValue) {
+        let report = dir.path + "/report-" + UUID().uuidString + ".json"
+        _ = try ExternalTool.run("epubcheck", [book, "--json", report])
+        let json = try JSONValue.parse((try? String(contentsOfFile: report, encoding: .utf8)) ?? "")
+        let problems = (json.object?["messages"]?.array ?? []).compactMap { message -> String? in
+            let o = message.object
+            let severity = o?["severity"]?.string ?? ""
+            guard ["FATAL", "ERROR", "WARNING"].contains(severity) else { return nil }
+            let where_ = o?["locations"]?.array?.first?.object.map { "\($0["path"]?.string ?? ""):\($0["line"]?.number ?? 0)" } ?? ""
+            return "\(severity) \(o?["ID"]?.string ?? "") \(where_) \(o?["message"]?.string ?? "")"
+        }
+        return (problems, json)
+    }
+}
