@@ -119,7 +119,19 @@ extension Syncer {
             return listings[folder]?.contains(String(object.split(separator: "/").last ?? "")) == true
         }
         let started = Date()
-        for (id, (blob, referrer)) in blobs.sorted(by: { $0.key < $1.key }) {
+        // With `readData`, a pack holding more than one extent to check is downloaded whole,
+        // once, and its extents are read from memory: blobs are taken pack by pack, so one
+        // pack is held at a time.
+        var extentsIn: [String: Int] = [:]
+        for (blob, _) in blobs.values { for extent in blob.location?.extents ?? [] { extentsIn[extent.pack, default: 0] += 1 } }
+        var held: (pack: String, bytes: Data)?
+        func whole(_ pack: String) -> Data? {
+            guard readData, (extentsIn[pack] ?? 0) > 1 else { return nil }
+            if held?.pack != pack { held = (try? backend.getData(pack)).map { (pack, $0) } }
+            return held?.pack == pack ? held?.bytes : nil
+        }
+        let order = blobs.sorted { ($0.value.blob.location?.extents.first?.pack ?? "", $0.key) < ($1.value.blob.location?.extents.first?.pack ?? "", $1.key) }
+        for (id, (blob, referrer)) in order {
             report.blobs += 1
             progress?("\(readData ? "reading" : "checking") \(report.blobs)/\(blobs.count) attachments"
                       + (TransferProgress.timeLeft(since: started, done: Double(report.blobs - 1), of: Double(blobs.count)) ?? ""))
@@ -132,7 +144,7 @@ extension Syncer {
             }
             guard readData else { continue }
             do {
-                try repository.verify(blob)
+                try repository.verify(blob, held: whole)
                 report.blobsRead += 1
             } catch let error as CryptoError {
                 report.problems.append(VerifyProblem(object: error.object ?? blob.object, detail: error.detail))

@@ -43,7 +43,10 @@ extension Repository {
     /// Streams the authenticated plaintext of every part of a packed blob into `output`.
     /// `restart` is called when a part's download starts over (with the part's first byte
     /// offset in the plaintext), so whatever `output` kept of it can be dropped.
-    func readParts(_ id: String, _ location: BlobLocation, into output: @escaping (UnsafeRawBufferPointer) throws -> Void,
+    /// `held` gives the whole of a pack already downloaded, whose extents are then read from
+    /// memory instead of the server.
+    func readParts(_ id: String, _ location: BlobLocation, held: (String) -> Data? = { _ in nil },
+                   into output: @escaping (UnsafeRawBufferPointer) throws -> Void,
                    restart: @escaping (Int64) throws -> Void) throws {
         var plainOffset: Int64 = 0
         for (part, extent) in location.extents.enumerated() {
@@ -59,7 +62,16 @@ extension Repository {
                 written = 0
                 try restart(start)
             })
-            try backend.get(extent.pack, range: extent.offset..<(extent.offset + extent.length), into: sink)
+            if let pack = held(extent.pack) {
+                guard extent.offset + extent.length <= Int64(pack.count) else {
+                    throw CryptoError(.unauthenticated, object: extent.pack, detail: "the pack is shorter than its index says")
+                }
+                try pack.withUnsafeBytes { bytes in
+                    try sink.write(UnsafeRawBufferPointer(rebasing: bytes[Int(extent.offset)..<Int(extent.offset + extent.length)]))
+                }
+            } else {
+                try backend.get(extent.pack, range: extent.offset..<(extent.offset + extent.length), into: sink)
+            }
             try sink.finish()
             plainOffset += written
         }
@@ -86,11 +98,11 @@ extension Repository {
     /// plaintext's SHA-256 gives its id.
     /// - Throws: `CryptoError.unauthenticated` naming the object, and the attachment and part
     ///   a damaged byte belongs to.
-    public func verify(_ blob: RemoteBlob) throws {
+    public func verify(_ blob: RemoteBlob, held: (String) -> Data? = { _ in nil }) throws {
         guard let location = blob.location else { return try verifyBlob(blob.id) }
         var hasher = SHA256()
         do {
-            try readParts(blob.id, location) { hasher.update($0) } restart: { _ in
+            try readParts(blob.id, location, held: held) { hasher.update($0) } restart: { _ in
                 throw RemoteError(.protocolError, detail: "verification restarts from the beginning")
             }
         } catch let error as CryptoError {

@@ -124,6 +124,38 @@ import Testing
         #expect(counting.requests - opened == 1, "\(counting.requests - opened) requests")
     }
 
+    /// `verify --read-data` downloads a pack of many attachments once, not once per
+    /// attachment, and still names the one attachment a damaged byte belongs to.
+    @Test func verifyReadsEachPackOnceAndNamesTheDamagedAttachment() throws {
+        let world = try SyncWorld(devices: 1)
+        let a = world.stores[0]
+        var blobs: [String] = []
+        for i in 0..<30 {
+            let e = try a.add(NewEntry(title: "p\(i)"))
+            blobs.append(try a.attach(to: e.id, NewAttachment(path: world.file("p\(i)", pseudoRandomBytes(4000, seed: UInt64(i))))).blobID)
+        }
+        try world.sync(a)
+        let counting = CountingBackend(world.backend)
+        let syncer = try world.syncer(a, backend: counting)
+        let before = counting.requests
+        let clean = try syncer.verify(readData: true)
+        #expect(clean.problems.isEmpty && clean.blobsRead == 30)
+        let gets = counting.requests - before
+        #expect(gets < 10, "\(gets) requests to read 30 attachments in one pack")
+
+        // One byte of one attachment's stretch of the pack flipped: that attachment, and only it.
+        let record = try #require(try a.remoteBlobRecord(blobs[7]))
+        let remote = record.id
+        let extent = try #require(BlobLocation(text: record.location)?.extents.first)
+        var pack = try world.backend.getData(extent.pack)
+        pack[Int(extent.offset + extent.length / 2)] ^= 1
+        try world.backend.putData(extent.pack, pack)
+        let damaged = try syncer.verify(readData: true)
+        #expect(damaged.problems.count == 1 && damaged.blobsRead == 29)
+        #expect(damaged.problems.first?.object == extent.pack)
+        #expect(damaged.problems.first?.detail.contains("attachment \(remote.prefix(16)) is damaged") == true)
+    }
+
     @Test func aRecordLargerThanAnyObjectTheServerTakesIsOneClearError() throws {
         let dir = TempDir()
         let limited = LimitedBackend(LocalBackend(root: dir.path + "/repo"), limit: 100 << 10)
