@@ -49,11 +49,25 @@ extension Store {
 
     /// Validates and normalises a tag or journal name: trimmed, not empty, no control characters.
     static func cleanName(_ name: String, what: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw StoreError(.invalid, detail: "\(what) is empty") }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw StoreError(.invalid, detail: "\(what) contains a control character")
+        // Plain ASCII names (most tags and journals) are checked byte by byte; the rest
+        // through Unicode's properties. Both trim what Foundation's whitespacesAndNewlines does.
+        let trimmed: String
+        if name.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            let bytes = name.utf8
+            let start = bytes.firstIndex { $0 != 0x20 } ?? bytes.endIndex
+            let end = bytes.lastIndex { $0 != 0x20 }.map { bytes.index(after: $0) } ?? start
+            trimmed = start == bytes.startIndex && end == bytes.endIndex ? name : String(name[start..<max(start, end)])
+        } else {
+            let scalars = name.unicodeScalars
+            let isSpace = { (s: Unicode.Scalar) in s.properties.isWhitespace || (0x0A...0x0D).contains(s.value) || s.value == 0x85 }
+            let start = scalars.firstIndex { !isSpace($0) } ?? scalars.endIndex
+            let end = scalars.lastIndex { !isSpace($0) }.map { scalars.index(after: $0) } ?? start
+            trimmed = String(scalars[start..<max(start, end)])
+            guard !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+                throw StoreError(.invalid, detail: "\(what) contains a control character")
+            }
         }
+        guard !trimmed.isEmpty else { throw StoreError(.invalid, detail: "\(what) is empty") }
         guard trimmed.utf8.count <= 200 else { throw StoreError(.invalid, detail: "\(what) is longer than 200 bytes") }
         return trimmed
     }

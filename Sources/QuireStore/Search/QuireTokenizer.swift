@@ -120,7 +120,8 @@ public enum QuireTokenizer {
             var key: [UInt8]
             var value: [UInt8]
         }
-        private var slots: [Mode: [UInt64: Slot]] = [:]
+        private var document: [UInt64: Slot] = [:]
+        private var prefix: [UInt64: Slot] = [:]
         private var count = 0
         static let limit = 100_000
 
@@ -129,10 +130,21 @@ public enum QuireTokenizer {
         func normalized(_ word: UnsafeBufferPointer<UInt8>, mode: Mode) -> [UInt8] {
             var hash: UInt64 = 0xcbf29ce484222325
             for byte in word { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-            if let slot = slots[mode]?[hash], slot.key.elementsEqual(word) { return slot.value }
+            if let slot = mode == .prefix ? prefix[hash] : document[hash], slot.key.count == word.count,
+               slot.key.withUnsafeBufferPointer({ key in
+                   guard let a = key.baseAddress, let b = word.baseAddress else { return word.isEmpty }
+                   return memcmp(a, b, word.count) == 0
+               }) {
+                return slot.value
+            }
             let value = Array(QuireTokenizer.normalize(String(decoding: word, as: UTF8.self), mode: mode).utf8)
-            if count >= Self.limit { slots.removeAll(keepingCapacity: true); count = 0 }
-            slots[mode, default: [:]][hash] = Slot(key: Array(word), value: value)
+            if count >= Self.limit {
+                document.removeAll(keepingCapacity: true)
+                prefix.removeAll(keepingCapacity: true)
+                count = 0
+            }
+            let slot = Slot(key: Array(word), value: value)
+            if mode == .prefix { prefix[hash] = slot } else { document[hash] = slot }
             count += 1
             return value
         }
