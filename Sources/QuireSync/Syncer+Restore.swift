@@ -22,14 +22,24 @@ public struct VerifyReport: Equatable, Sendable {
 extension Syncer {
     /// Brings everything in the repository into an empty store: every device's change log,
     /// every attachment. Constant memory: one segment (bounded in size) and one 64 KiB blob
-    /// chunk at a time.
-    /// - Throws: `SyncError.notEmpty` unless the store is new.
+    /// chunk at a time. Resumable: the store remembers which repository it is restoring, and
+    /// a restore interrupted at any point continues where it stopped when called again.
+    /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository.
     public func restore(progress: ((String) -> Void)? = nil) throws -> SyncReport {
-        guard try store.entryCount() == 0, try store.syncLogs().isEmpty, !(try store.hasPendingChanges()) else {
-            throw SyncError(.notEmpty, detail: "restore needs a new, empty store; this one already holds a journal")
+        if let resuming = try store.restoringFrom() {
+            guard resuming == repository.id else {
+                throw SyncError(.notEmpty, detail: "this store was restoring another repository; restore into a new folder")
+            }
+        } else {
+            guard try store.entryCount() == 0, try store.syncLogs().isEmpty, !(try store.hasPendingChanges()) else {
+                throw SyncError(.notEmpty, detail: "restore needs a new, empty store; this one already holds a journal")
+            }
+            try store.setRestoring(repository.id)
         }
         var report = SyncReport()
         try pull(into: &report, progress: progress)
+        try store.setRestoring(nil)
+        try store.recordSync(at: Timestamp.now())
         return report
     }
 
@@ -44,12 +54,6 @@ extension Syncer {
     private func parentFolder(_ object: String) -> String {
         guard let slash = object.lastIndex(of: "/") else { return "" }
         return String(object[..<slash])
-    }
-
-    /// The pulling part of a restore, for a store that may hold a partial restore already
-    /// (the command checks that it is this repository's): continues where it stopped.
-    public func pullForRestore(into report: inout SyncReport, progress: ((String) -> Void)? = nil) throws {
-        try pull(into: &report, progress: progress)
     }
 
     /// Checks that every object the journal needs is present and authentic: each device's

@@ -216,15 +216,8 @@ struct RestoreCommand: Command {
                                 insecureHTTP: arguments.flag("insecure-http"))
         }
         let (syncer, traffic) = try SyncSession.open(store, arguments, context: context)
-        if let resuming, resuming != syncer.repository.id {
-            throw CLIError.failure("this store was restoring another repository", hint: "restore into a new folder")
-        }
-        try store.setRestoring(syncer.repository.id)
-        var report = SyncReport()
-        try syncer.pullForRestore(into: &report, progress: SyncSession.progress(context))
+        let report = try syncer.restore(progress: SyncSession.progress(context))
         SyncSession.endProgress(context)
-        try store.setRestoring(nil)
-        try store.recordSync(at: Timestamp.now())
         if arguments.flag("json") {
             var json = JSONOutput()
             json.object([("entries", .int(try store.entryCount())), ("segments", .int(report.segmentsPulled)),
