@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
-        .target(name: "QuireSync", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote"]),
+        .target(name: "QuireSync", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),
         .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),

@@ -7,3 +7,7 @@ extern int syncfs(int fd);
 
 // mallopt(M_MMAP_THRESHOLD, bytes): the option is a macro Swift does not import.
 static inline int quire_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+// inotify, for `sync --watch` to notice a local change soon after it is made.
+#include <sys/inotify.h>
+#include <poll.h>

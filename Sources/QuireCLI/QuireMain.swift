@@ -9,7 +9,7 @@ enum QuireMain {
         AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, TranscriptCommand.self,
         ListCommand.self, ShowCommand.self, SearchCommand.self, ConflictsCommand.self,
         ImportCommand.self, ExportCommand.self, RemoteCommand.self, PasswdCommand.self,
-        SyncCommand.self, StatusCommand.self, RestoreCommand.self, VerifyCommand.self, PruneCommand.self,
+        SyncCommand.self, StatusCommand.self, RestoreCommand.self, VerifyCommand.self, PruneCommand.self, ServiceCommand.self,
     ]
 
     static var overview: String {

@@ -35,6 +35,10 @@ enum SyncSession {
         if let id = remote.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
             repository = try Repository.open(backend: counting, keys: keys, expectedID: id)
         } else {
+            if arguments.flag("cached-key-only") {
+                throw CLIError.failure("no key is cached for this journal's repository",
+                                       hint: "run `quire sync` once on a terminal to unlock it; the key is then kept in the store")
+            }
             let passphrase = try Secrets.passphrase(arguments, context: context)
             repository = try RemoteCommand.unlock(store, remote, backend: counting, passphrase: passphrase)
             if remote.repositoryID == nil { try store.setRepositoryID(repository.id) }
@@ -96,12 +100,16 @@ struct SyncCommand: Command {
         one at the URL is refused and nothing changes here. Two syncs of one store never run
         at once. The passphrase is asked once per machine: the unlocked key is kept in the
         store (0600) beside the journal it protects (`quire remote forget-key` removes it).
-          --watch           sync again every --interval seconds (default 300) until Ctrl-C or
-                            SIGTERM, which stop it cleanly after the current step
+          --watch           sync again every --interval seconds (default 300), and soon after
+                            a change made here, until Ctrl-C or SIGTERM (which stop it cleanly
+                            after the current step); while the server fails, each try waits
+                            longer (15 s, 30 s, … up to 30 min)
+          --cached-key-only never ask for the passphrase: use the key cached by an earlier
+                            sync, or fail (the user service runs with it)
           --json            {"requests", "bytes_up", "bytes_down", "segments_pulled",
                              "segments_pushed", "fields_merged", "conflicts", ...}
         """
-    static let spec = Arguments.Spec(options: ["interval", "passphrase-file"], flags: ["watch", "json"])
+    static let spec = Arguments.Spec(options: ["interval", "passphrase-file"], flags: ["watch", "json", "cached-key-only"])
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
@@ -114,7 +122,19 @@ struct SyncCommand: Command {
         let store = try context.openStore()
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
-        let (syncer, traffic) = try SyncSession.open(store, arguments, context: context)
+        let opened: (Syncer, Traffic)
+        do {
+            opened = try SyncSession.open(store, arguments, context: context)
+        } catch {
+            // What `quire service status` shows when the service could not even start.
+            if arguments.flag("watch") {
+                var message = "\(error)"
+                if case .failure(let text, _) = Messages.describe(error) { message = text }
+                try? store.recordSyncFailure(message, at: Timestamp.now())
+            }
+            throw error
+        }
+        let (syncer, traffic) = opened
         if arguments.flag("watch") {
             signal(SIGINT) { _ in stopRequested = 1 }
             signal(SIGTERM) { _ in stopRequested = 1 }
@@ -126,11 +146,7 @@ struct SyncCommand: Command {
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
         var before = (requests: 0, up: Int64(0), down: Int64(0))  // the first round counts the repository check too
-        repeat {
-            defer { before = traffic.totals }
-            let report = try syncer.sync(progress: SyncSession.progress(context))
-            SyncSession.endProgress(context)
-            try store.recordSync(at: Timestamp.now())
+        func show(_ report: SyncReport) {
             if arguments.flag("json") {
                 var json = JSONOutput()
                 json.object(traffic.members(since: before) + [("segments_pulled", .int(report.segmentsPulled)),
@@ -142,10 +158,25 @@ struct SyncCommand: Command {
                 context.printError("Synced: \(report.segmentsPulled) pulled, \(report.changesPushed) changes pushed"
                                    + (report.conflicts > 0 ? ", \(report.conflicts) conflicts kept (quire conflicts)" : "") + ".")
             }
-            guard arguments.flag("watch") else { break }
-            let until = Date().addingTimeInterval(interval)
-            while stopRequested == 0 && Date() < until { usleep(200_000) }
-        } while stopRequested == 0
+            before = traffic.totals
+        }
+        guard arguments.flag("watch") else {
+            let report = try syncer.sync(progress: SyncSession.progress(context))
+            SyncSession.endProgress(context)
+            try store.recordSync(at: Timestamp.now())
+            return show(report)
+        }
+        SyncWatch(syncer: syncer, interval: interval).run(progress: SyncSession.progress(context), shouldStop: { stopRequested != 0 }) { round, next in
+            SyncSession.endProgress(context)
+            switch round {
+            case .synced(let report):
+                show(report)
+            case .failed(let error):
+                var message = "\(error)"
+                if case .failure(let text, _) = Messages.describe(error) { message = text }
+                context.printError("Sync failed: \(message). Trying again in \(Int(next)) s.")
+            }
+        }
     }
 }
 

@@ -78,7 +78,7 @@ public struct SHA256 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var h = SHA256()
         h.update(bytes)
         return h.finalizeHex()

@@ -88,8 +88,23 @@ extension Store {
     /// When this store last finished a sync or restore (RFC 3339), if ever.
     public func lastSync() throws -> String? { try meta("last_sync") }
 
+    /// Records a finished sync; it clears the failure recorded before it, if any.
     public func recordSync(at time: Timestamp) throws {
-        try database.transaction { try setMeta("last_sync", time.text) }
+        try database.transaction {
+            try setMeta("last_sync", time.text)
+            try database.cached("DELETE FROM meta WHERE key = 'sync_failure'").run()
+        }
+    }
+
+    /// Why the last sync failed, and when, until one succeeds (`quire service status`).
+    public func lastSyncFailure() throws -> (time: String, reason: String)? {
+        guard let text = try meta("sync_failure"), let tab = text.firstIndex(of: "\t") else { return nil }
+        return (String(text[..<tab]), String(text[text.index(after: tab)...]))
+    }
+
+    public func recordSyncFailure(_ reason: String, at time: Timestamp) throws {
+        let line = reason.replacingOccurrences(of: "\n", with: " ")
+        try database.transaction { try setMeta("sync_failure", time.text + "\t" + String(line.prefix(500))) }
     }
 
     /// Set while a restore has not finished; a second `restore` continues it.

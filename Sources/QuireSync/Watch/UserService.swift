@@ -1,0 +1,132 @@
+import Foundation
+import QuireStore
+
+/// `quire sync --watch` for one store as a systemd user service: the unit, its place
+/// (`$XDG_CONFIG_HOME/systemd/user/quire-sync-<8 hex>.service`, named after the store's
+/// folder so each store may have its own), and `systemctl --user` to enable, stop and ask
+/// about it. The unit holds no secret: the service unlocks with the key an earlier sync
+/// cached in the store, and reads the WebDAV password from the store's password file or
+/// `~/.netrc`.
+public struct UserService {
+    public let storeFolder: String
+    /// The `quire` binary the unit runs.
+    public let executable: String
+    /// `$XDG_CONFIG_HOME`, or `~/.config`.
+    public let configHome: String
+    /// The `systemctl` to call.
+    public var systemctl = "systemctl"
+
+    public init(storeFolder: String, executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.storeFolder = storeFolder
+        self.executable = executable
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+    }
+
+    public var name: String { "quire-sync-" + SHA256.hex(of: storeFolder.utf8).prefix(8) + ".service" }
+    public var unitPath: String { configHome + "/systemd/user/" + name }
+
+    /// The unit's text. Arguments are quoted for systemd (`"…"`, with `%`, `$`, `\` and `"`
+    /// escaped), so a store folder with spaces or quotes is passed as one argument.
+    public func unit(interval: Int) -> String {
+        func quoted(_ s: String) -> String {
+            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$") + "\""
+        }
+        let command = [executable, "--store", storeFolder, "sync", "--watch", "--interval", String(interval), "--cached-key-only"]
+        return """
+            # Written by `quire service install`; `quire service uninstall` removes it.
+            [Unit]
+            Description=Quire journal sync for \(storeFolder.replacingOccurrences(of: "%", with: "%%"))
+            Wants=network-online.target
+            After=network-online.target
+
+            [Service]
+            Type=simple
+            ExecStart=\(command.map(quoted).joined(separator: " "))
+            Restart=on-failure
+            RestartSec=60
+
+            [Install]
+            WantedBy=default.target
+
+            """
+    }
+
+    /// Why there is no systemd user session to install into, or nil when there is one.
+    public func missingSession() -> String? {
+        switch run(["--user", "show-environment"]) {
+        case nil, 127?: return "systemctl is not installed"
+        case let status? where status != 0: return "there is no systemd user session (systemctl --user failed)"
+        default: return nil
+        }
+    }
+
+    /// Writes the unit and enables it now; nil when done, else why not (then nothing is written).
+    /// - Throws: `StoreError.io` when the unit cannot be written or systemctl refuses it.
+    public func install(interval: Int) throws -> String? {
+        if let reason = missingSession() { return reason }
+        try FileIO.makeFolder(configHome)
+        try FileIO.makeFolder(configHome + "/systemd")
+        try FileIO.makeFolder(configHome + "/systemd/user")
+        try FileIO.writeText(unit(interval: interval), to: unitPath)
+        for arguments in [["--user", "daemon-reload"], ["--user", "enable", "--now", name], ["--user", "restart", name]] {
+            guard run(arguments) == 0 else {
+                throw StoreError(.io, path: unitPath, detail: "systemctl \(arguments.joined(separator: " ")) failed")
+            }
+        }
+        return nil
+    }
+
+    /// Stops and removes the unit; false when it was not installed.
+    public func uninstall() throws -> Bool {
+        guard FileManager.default.fileExists(atPath: unitPath) else { return false }
+        if missingSession() == nil { _ = run(["--user", "disable", "--now", name]) }
+        guard unlink(unitPath) == 0 else { throw StoreError(.io, path: unitPath, detail: FileIO.errnoText()) }
+        if missingSession() == nil { _ = run(["--user", "daemon-reload"]) }
+        return true
+    }
+
+    public struct Status: Sendable {
+        public var installed: Bool
+        /// systemd's word for it (`active`, `inactive`, `failed`), when there is a session.
+        public var state: String?
+        public var lastSync: String?
+        public var lastFailure: (time: String, reason: String)?
+    }
+
+    public func status(of store: Store) throws -> Status {
+        var state: String?
+        if missingSession() == nil {
+            state = output(["--user", "is-active", name])?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return Status(installed: FileManager.default.fileExists(atPath: unitPath), state: state,
+                      lastSync: try store.lastSync(), lastFailure: try store.lastSyncFailure())
+    }
+
+    /// Runs systemctl quietly; its exit status, or nil when it cannot be started.
+    private func run(_ arguments: [String]) -> Int32? {
+        guard let process = start(arguments, output: nil) else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    private func output(_ arguments: [String]) -> String? {
+        let pipe = Pipe()
+        guard let process = start(arguments, output: pipe) else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func start(_ arguments: [String], output: Pipe?) -> Process? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [systemctl] + arguments
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        return process
+    }
+}

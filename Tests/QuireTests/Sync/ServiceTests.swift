@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import QuireStore
+@testable import QuireSync
+
+/// `sync --watch` as the service runs it, and `quire service` against a stand-in systemctl
+/// (a test machine has no systemd user session).
+@Suite struct ServiceTests {
+    static let env = SyncCLITests.env
+
+    /// A store synced once (so its key is cached) with a file:// repository.
+    func syncedStore(_ dir: TempDir) throws -> String {
+        let (a, _, _) = try SyncCLITests().setUp(dir)
+        #expect(try QuireBinary.run(["sync"], store: a, environment: Self.env).status == 0)
+        return a
+    }
+
+    /// A `systemctl` that logs its arguments and answers as a user session would (or, with
+    /// `session: false`, as a machine without one).
+    func fakeSystemctl(_ dir: TempDir, session: Bool) throws -> [String: String] {
+        let bin = dir.path + "/bin"
+        let script = """
+            #!/bin/sh
+            echo "$*" >> "\(dir.path)/systemctl.log"
+            \(session ? "" : "exit 1")
+            case "$2" in is-active) echo active ;; esac
+            exit 0
+            """
+        _ = dir.file("bin/systemctl", script)
+        chmod(bin + "/systemctl", 0o755)
+        return ["PATH": bin + ":/usr/bin:/bin", "XDG_CONFIG_HOME": dir.path + "/config"]
+    }
+
+    @Test func installWritesAUnitWithoutSecretsAndEnablesIt() throws {
+        let dir = TempDir()
+        let a = try syncedStore(dir)
+        let env = try fakeSystemctl(dir, session: true)
+        let install = try QuireBinary.run(["service", "install", "--interval", "120"], store: a, environment: env)
+        #expect(install.status == 0, "\(install.stderr)")
+        let units = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/config/systemd/user")
+        #expect(units.count == 1 && units[0].hasPrefix("quire-sync-") && units[0].hasSuffix(".service"))
+        let unit = dir.read("config/systemd/user/" + units[0])
+        #expect(unit.contains("ExecStart=\"\(QuireBinary.path)\" \"--store\" \"\(a)\" \"sync\" \"--watch\" \"--interval\" \"120\" \"--cached-key-only\""))
+        #expect(unit.contains("WantedBy=default.target") && !unit.contains("pw") && !unit.contains("PASSPHRASE"))
+        let log = dir.read("systemctl.log")
+        #expect(log.contains("--user daemon-reload") && log.contains("--user enable --now " + units[0]))
+
+        let status = try QuireBinary.run(["service", "status", "--json"], store: a, environment: env)
+        let s = try #require(try JSONValue.parse(status.stdout).object)
+        #expect(s["installed"] == .bool(true) && s["state"]?.string == "active" && s["last_sync"]?.string?.isEmpty == false)
+
+        let uninstall = try QuireBinary.run(["service", "uninstall"], store: a, environment: env)
+        #expect(uninstall.status == 0 && !FileManager.default.fileExists(atPath: dir.path + "/config/systemd/user/" + units[0]))
+        #expect(dir.read("systemctl.log").contains("--user disable --now " + units[0]))
+    }
+
+    @Test func withoutASessionTheUnitIsPrintedAndNothingWritten() throws {
+        let dir = TempDir()
+        let a = try syncedStore(dir)
+        let env = try fakeSystemctl(dir, session: false)
+        let install = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(install.status == 0)
+        #expect(install.stderr.contains("Not installed: there is no systemd user session"))
+        #expect(install.stdout.hasPrefix("# Written by `quire service install`") && install.stdout.contains("[Service]"))
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/config/systemd"))
+    }
+
+    @Test func installNeedsACachedKeyAndARemote() throws {
+        let dir = TempDir()
+        let env = try fakeSystemctl(dir, session: true)
+        let plain = dir.path + "/plain"
+        #expect(try QuireBinary.run(["add", "--title", "x"], store: plain, stdin: "").status == 0)
+        let noRemote = try QuireBinary.run(["service", "install"], store: plain, environment: env)
+        #expect(noRemote.status == 1 && noRemote.stderr.contains("no remote"))
+        let (_, b, _) = try SyncCLITests().setUp(dir)  // b: a remote, never synced, so no key cached
+        let noKey = try QuireBinary.run(["service", "install"], store: b, environment: env)
+        #expect(noKey.status == 1 && noKey.stderr.contains("no key is cached"))
+        let watch = try QuireBinary.run(["sync", "--watch", "--cached-key-only"], store: b,
+                                        environment: ["QUIRE_PASSPHRASE": "pw", "QUIRE_KDF_COST": "1,8192"])
+        #expect(watch.status == 1 && watch.stderr.contains("no key is cached"))
+        #expect(try QuireBinary.run(["service", "frobnicate"], store: b, environment: env).status == 2)
+    }
+
+    /// A change made by another process is pushed within seconds, not at the next interval
+    /// (an hour away here).
+    @Test func aLocalChangeIsSyncedSoonWithoutWaitingForTheInterval() throws {
+        let dir = TempDir()
+        let a = try syncedStore(dir)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: QuireBinary.path)
+        process.arguments = ["--store", a, "sync", "--watch", "--interval", "3600", "--cached-key-only", "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["QUIRE_KDF_COST": "1,8192"]) { $1 }
+        let log = dir.path + "/watch.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let pid = process.processIdentifier
+        defer {
+            kill(pid, SIGTERM)
+            process.waitUntilExit()
+        }
+        Thread.sleep(forTimeInterval: 1.5)  // its first round
+        #expect(try QuireBinary.run(["add", "--title", "pushed soon"], store: a, stdin: "").status == 0)
+        var pending = 1
+        for _ in 0..<60 where pending != 0 {
+            Thread.sleep(forTimeInterval: 0.25)
+            pending = (try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: a).stdout).object?["pending"]?.integer) ?? 1
+        }
+        #expect(pending == 0, "still pending 15 s after the change: \(dir.read("watch.log"))")
+    }
+
+    @Test func aFailingServerIsRecordedAndTriedLessOften() throws {
+        #expect(SyncWatch.backoff(failures: 1, interval: 300) == 15)
+        #expect(SyncWatch.backoff(failures: 3, interval: 300) == 60)
+        #expect(SyncWatch.backoff(failures: 12, interval: 300) == 1800)
+        #expect(SyncWatch.backoff(failures: 1000, interval: 7200) == 7200)
+
+        let dir = TempDir()
+        let a = try syncedStore(dir)
+        try FileManager.default.moveItem(atPath: dir.path + "/repo", toPath: dir.path + "/gone")
+        // The repository is gone: the watch cannot start, and says why in the store.
+        let run = try QuireBinary.run(["sync", "--watch", "--cached-key-only"], store: a, environment: ["QUIRE_KDF_COST": "1,8192"])
+        #expect(run.status == 1 && run.stderr.contains("no Quire repository"))
+        let status = try JSONValue.parse(try QuireBinary.run(["service", "status", "--json"], store: a).stdout).object
+        #expect(status?["failure"]?.string?.isEmpty == false && status?["failed_at"]?.string?.isEmpty == false)
+        // A sync that works again clears it.
+        try FileManager.default.moveItem(atPath: dir.path + "/gone", toPath: dir.path + "/repo")
+        #expect(try QuireBinary.run(["sync"], store: a, environment: ["QUIRE_KDF_COST": "1,8192"]).status == 0)
+        let cleared = try JSONValue.parse(try QuireBinary.run(["service", "status", "--json"], store: a).stdout).object
+        #expect(cleared?["failure"]?.string == "")
+    }
+}
