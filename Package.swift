@@ -32,6 +32,9 @@ let package = Package(
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),
         .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
+        // What an embedding app does, through the public API only; ./scripts/test runs it.
+        .executableTarget(name: "EmbedQuire", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"],
+                          path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
         .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireCLI", "CZip"],
