@@ -41,17 +41,7 @@ public enum MarkdownRenderer {
     /// Replaces each raw HTML block with a paragraph of its literal text, and each inline HTML
     /// node with a text node, so the tags print as written.
     private static func showRawHTMLAsText(_ document: OpaquePointer) {
-        var nodes: [OpaquePointer] = []
-        guard let iterator = cmark_iter_new(document) else { return }
-        while true {
-            let event = cmark_iter_next(iterator)
-            if event == CMARK_EVENT_DONE { break }
-            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
-            let type = cmark_node_get_type(node)
-            if type == CMARK_NODE_HTML_BLOCK || type == CMARK_NODE_HTML_INLINE { nodes.append(node) }
-        }
-        cmark_iter_free(iterator)
-        for node in nodes {
+        for node in nodes(of: [CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE], in: document) {
             let literal = cmark_node_get_literal(node).map { String(cString: $0) } ?? ""
             guard let text = cmark_node_new(CMARK_NODE_TEXT) else { continue }
             if cmark_node_get_type(node) == CMARK_NODE_HTML_BLOCK {
@@ -69,17 +59,7 @@ public enum MarkdownRenderer {
     }
 
     private static func resolveReferences(_ document: OpaquePointer, _ resolve: (String, Bool) -> String?) {
-        var nodes: [OpaquePointer] = []
-        guard let iterator = cmark_iter_new(document) else { return }
-        while true {
-            let event = cmark_iter_next(iterator)
-            if event == CMARK_EVENT_DONE { break }
-            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
-            let type = cmark_node_get_type(node)
-            if type == CMARK_NODE_IMAGE || type == CMARK_NODE_LINK { nodes.append(node) }
-        }
-        cmark_iter_free(iterator)
-        for node in nodes {
+        for node in nodes(of: [CMARK_NODE_IMAGE, CMARK_NODE_LINK], in: document) {
             guard let url = cmark_node_get_url(node).map({ String(cString: $0) }), let id = MediaReference.id(inTarget: url) else { continue }
             let isImage = cmark_node_get_type(node) == CMARK_NODE_IMAGE
             if let target = resolve(id, isImage) {
@@ -92,6 +72,21 @@ public enum MarkdownRenderer {
             cmark_node_unlink(node)
             cmark_node_free(node)
         }
+    }
+
+    /// The nodes of `types` in `document`, collected before any is changed (the iterator must
+    /// not see the tree change under it).
+    private static func nodes(of types: [cmark_node_type], in document: OpaquePointer) -> [OpaquePointer] {
+        var found: [OpaquePointer] = []
+        guard let iterator = cmark_iter_new(document) else { return [] }
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { break }
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            if types.contains(cmark_node_get_type(node)) { found.append(node) }
+        }
+        cmark_iter_free(iterator)
+        return found
     }
 
     private static func escapeAsParagraph(_ text: String) -> String {

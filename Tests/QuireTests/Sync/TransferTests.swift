@@ -107,11 +107,7 @@ import Testing
     @Test func unconfirmedUploadsAreCheckedOncePerPack() throws {
         let world = try SyncWorld(devices: 1)
         let a = world.stores[0]
-        var blobs: [String] = []
-        for i in 0..<30 {
-            let e = try a.add(NewEntry(title: "p\(i)"))
-            blobs.append(try a.attach(to: e.id, NewAttachment(path: world.file("p\(i)", pseudoRandomBytes(4000, seed: UInt64(i))))).blobID)
-        }
+        let blobs = try thirtySmallAttachments(in: world)
         var map: [String: RemoteBlob] = [:], report = SyncReport()
         try world.syncer(a).upload(blobs.sorted(), into: &map, report: &report, progress: nil)
         #expect(report.blobsUploaded == 30 && Set(map.values.compactMap { $0.location?.extents.first?.pack }).count == 1)
@@ -129,11 +125,7 @@ import Testing
     @Test func verifyReadsEachPackOnceAndNamesTheDamagedAttachment() throws {
         let world = try SyncWorld(devices: 1)
         let a = world.stores[0]
-        var blobs: [String] = []
-        for i in 0..<30 {
-            let e = try a.add(NewEntry(title: "p\(i)"))
-            blobs.append(try a.attach(to: e.id, NewAttachment(path: world.file("p\(i)", pseudoRandomBytes(4000, seed: UInt64(i))))).blobID)
-        }
+        let blobs = try thirtySmallAttachments(in: world)
         try world.sync(a)
         let counting = CountingBackend(world.backend)
         let syncer = try world.syncer(a, backend: counting)
@@ -277,5 +269,14 @@ final class LimitedBackend: Backend, @unchecked Sendable {
         #expect(TransferProgress.timeLeft(since: Date(), done: 1, of: 4) == nil, "nothing to say before a second has passed")
         #expect(TransferProgress.timeLeft(since: Date().addingTimeInterval(-10), done: 1, of: 4) == ", 0:30 left")
         #expect(TransferProgress.timeLeft(since: Date().addingTimeInterval(-10), done: 0, of: 4) == nil)
+    }
+}
+
+/// Thirty entries with a 4,000-byte attachment each (all of them fit one pack); their blob ids.
+private func thirtySmallAttachments(in world: SyncWorld) throws -> [String] {
+    let a = world.stores[0]
+    return try (0..<30).map { i in
+        let e = try a.add(NewEntry(title: "p\(i)"))
+        return try a.attach(to: e.id, NewAttachment(path: world.file("p\(i)", pseudoRandomBytes(4000, seed: UInt64(i))))).blobID
     }
 }
