@@ -87,6 +87,7 @@ enum Messages {
         case .wrongRepository: return "point `quire remote set` back at this journal's repository; nothing was changed"
         case .alreadyExists: return "a journal can join an existing repository by restoring from it"
         case .badConfig: return nil
+        case .locked: return "run `quire sync` once on a terminal to unlock it; the key is then kept in the store"
         }
     }
 

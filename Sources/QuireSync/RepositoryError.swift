@@ -13,6 +13,8 @@ public struct RepositoryError: Error, Equatable, Sendable, CustomStringConvertib
         case wrongRepository
         /// quire-repo.json is unreadable or from a newer Quire.
         case badConfig
+        /// No key is cached and the caller allows no passphrase (a background service).
+        case locked
     }
 
     public let kind: Kind

@@ -27,31 +27,22 @@ struct Traffic {
 
 /// Shared by sync, restore and verify: a locked, unlocked repository for a store.
 enum SyncSession {
-    /// Opens the repository for `store`, joining it when the store has none recorded yet.
+    /// Opens the repository for `store` (the library's `Syncer.open`), counting what every
+    /// connection sends and receives; `--cached-key-only` never asks for a passphrase.
     static func open(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Syncer, Traffic) {
-        let (remote, makeBackend) = try RemoteCommand.connections(store, context: context)
-        let counting = CountingBackend(try makeBackend())
-        let repository: Repository
-        if let id = remote.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
-            repository = try Repository.open(backend: counting, keys: keys, expectedID: id)
-        } else {
-            if arguments.flag("cached-key-only") {
-                throw CLIError.failure("no key is cached for this journal's repository",
-                                       hint: "run `quire sync` once on a terminal to unlock it; the key is then kept in the store")
-            }
-            let passphrase = try Secrets.passphrase(arguments, context: context)
-            repository = try RemoteCommand.unlock(store, remote, backend: counting, passphrase: passphrase)
-            if remote.repositoryID == nil { try store.setRepositoryID(repository.id) }
-            try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
-        }
-        let syncer = Syncer(store: store, repository: repository)
-        // More connections: one reads segments ahead, four download attachments while merging.
-        let workers = try (0..<5).map { _ in CountingBackend(try makeBackend()) }
-        syncer.workerBackends = workers
+        let (_, makeBackend) = try RemoteCommand.connections(store, context: context)
+        var connections: [CountingBackend] = []
+        let unlock: Unlock = arguments.flag("cached-key-only") ? .cachedKeyOnly
+            : .cachedKeyOr(passphrase: { try Secrets.passphrase(arguments, context: context) })
+        let syncer = try Syncer.open(store: store, connect: {
+            let backend = CountingBackend(try makeBackend())
+            connections.append(backend)
+            return backend
+        }, unlock: unlock)
         if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
         if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
         installCrashPoint(syncer, context: context)
-        return (syncer, Traffic(connections: [counting] + workers))
+        return (syncer, Traffic(connections: connections))
     }
 
     /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the

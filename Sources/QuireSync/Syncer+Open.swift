@@ -1,0 +1,44 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// How an app unlocks a store's repository: with the key an earlier unlock cached in the
+/// store, or a passphrase when none is (the app decides where one comes from: a prompt, a
+/// keychain), or never with a passphrase (a background service).
+public enum Unlock {
+    /// The cached key, else fail with `RepositoryError.locked`.
+    case cachedKeyOnly
+    /// The cached key, else the passphrase `passphrase()` gives (asked only when needed).
+    case cachedKeyOr(passphrase: () throws -> SecureBytes)
+}
+
+extension Syncer {
+    /// Opens the repository `store` syncs with, over connections `connect` makes (one for
+    /// the work, `workers` more to read segments ahead and download attachments while
+    /// merging), unlocked as `unlock` says. A first unlock records the repository's id in the
+    /// store (a store syncs with one repository, ever), the key file that opened it (tried
+    /// first next time) and caches the key (`KeyCache`), so later opens need no passphrase.
+    /// - Throws: `RepositoryError` (wrong repository, wrong passphrase, `.locked` without a
+    ///   cached key under `.cachedKeyOnly`), `RemoteError`.
+    public static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = 5) throws -> Syncer {
+        let remote = try store.remoteSettings()
+        let backend = try connect()
+        let repository: Repository
+        if let id = remote?.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
+            repository = try Repository.open(backend: backend, keys: keys, expectedID: id)
+        } else {
+            guard case .cachedKeyOr(let passphrase) = unlock else {
+                throw RepositoryError(.locked, detail: "no key is cached for this journal's repository")
+            }
+            repository = try Repository.open(backend: backend, passphrase: try passphrase(), expectedID: remote?.repositoryID,
+                                             preferredKey: remote?.keyName)
+            if repository.keyName != remote?.keyName { try store.setRepositoryKeyName(repository.keyName) }
+            if remote?.repositoryID == nil { try store.setRepositoryID(repository.id) }
+            try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
+        }
+        let syncer = Syncer(store: store, repository: repository)
+        syncer.workerBackends = try (0..<max(0, workers)).map { _ in try connect() }
+        return syncer
+    }
+}
