@@ -159,10 +159,10 @@ final class SegmentScout: @unchecked Sendable {
                 let stop = stopped
                 condition.unlock()
                 if stop { return }
-                let path = Segment.path(device: device, seq: seq)
+                let path = LogSegment.path(device: device, seq: seq)
                 guard let sealed = try? repository.backend.getData(path),
                       let plain = try? repository.box.open(sealed, path: path),
-                      let map = Segment.blobMap(plain) else { return }
+                      let map = LogSegment.blobMap(plain) else { return }
                 condition.withLock {
                     if !taken.contains(path) {
                         kept[path] = sealed

@@ -94,9 +94,9 @@ extension Syncer {
             let from = (limit[device] ?? 0) + 1
             guard let newest = seqs.max(), from <= newest else { continue }
             for seq in from...newest {
-                let path = Segment.path(device: device, seq: seq)
+                let path = LogSegment.path(device: device, seq: seq)
                 guard let sealed = try? backend.getData(path), let plain = try? repository.box.open(sealed, path: path),
-                      let segment = try? Segment.decode(plain, path: path) else { return }  // unsure: collect nothing
+                      let segment = try? LogSegment.decode(plain, path: path) else { return }  // unsure: collect nothing
                 referenced.formUnion(segment.blobs.values)
                 for location in segment.packed.values { packs.formUnion(location.extents.map(\.pack)) }
             }

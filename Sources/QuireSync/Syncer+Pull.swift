@@ -49,9 +49,9 @@ extension Syncer {
             guard let newest = seqs.max() else { continue }
             var (seq, hash) = logs[device] ?? (0, "")
             while seq < newest {
-                let path = Segment.path(device: device, seq: seq + 1)
+                let path = LogSegment.path(device: device, seq: seq + 1)
                 pulling.show(report)
-                let segment: Segment, sealedHash: String
+                let segment: LogSegment, sealedHash: String
                 do {
                     (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash, readAhead: downloads)
                 } catch let error as SyncError where error.kind == .missing && !usedSnapshot {
@@ -103,7 +103,7 @@ extension Syncer {
 
     /// Downloads, authenticates and checks one segment.
     func fetchSegment(path: String, device: String, seq: Int, previous: String,
-                      readAhead: Downloads? = nil) throws -> (Segment, String) {
+                      readAhead: Downloads? = nil) throws -> (LogSegment, String) {
         let sealed: Data
         do {
             // What the scout read is authenticated and checked here like anything fetched.
@@ -117,7 +117,7 @@ extension Syncer {
         } catch let error as CryptoError {
             throw SyncError(.damaged, object: path, detail: error.detail)
         }
-        let segment = try Segment.decode(plain, path: path)
+        let segment = try LogSegment.decode(plain, path: path)
         guard segment.device == device, segment.seq == seq else {
             throw SyncError(.damaged, object: path, detail: "the segment is not the one its name says")
         }

@@ -64,10 +64,10 @@ extension Syncer {
                 }
             }
             guard !chunk.isEmpty else { continue }
-            var segment = Segment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
+            var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
             segment.inline = inline
             segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
-            let path = Segment.path(device: me, seq: segment.seq)
+            let path = LogSegment.path(device: me, seq: segment.seq)
             let sealed = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
             progress?("pushing \(path)")
             checkpoint("segment-publish-start")
@@ -95,7 +95,7 @@ extension Syncer {
 
     /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
     /// when it cannot be read: the blob object is there either way).
-    func smallBlob(_ blob: String, limit: Int64 = Segment.inlineLimit) -> Data? {
+    func smallBlob(_ blob: String, limit: Int64 = LogSegment.inlineLimit) -> Data? {
         let path = store.blobs.path(for: blob)
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64,
               size <= limit else { return nil }

@@ -99,7 +99,7 @@ extension Syncer {
             }
             guard first <= (seqs.max() ?? 0) else { continue }
             for seq in first...(seqs.max() ?? 0) {
-                let path = Segment.path(device: device, seq: seq)
+                let path = LogSegment.path(device: device, seq: seq)
                 progress?("checking \(path)")
                 do {
                     let (segment, hash) = try fetchSegment(path: path, device: device, seq: seq, previous: previous)

@@ -11,13 +11,13 @@ extension Syncer {
     /// order up to the first that failed. One missing on the server is passed over: its
     /// record may be deleted by the time the segment is merged (another device's prune
     /// collects such blobs), and the merge refuses the segment if a live record needs it.
-    func fetchBlobs(of segment: Segment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
+    func fetchBlobs(of segment: LogSegment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
         var needed: [(local: String, remote: RemoteBlob)] = []
         var carried: [(local: String, remote: String, bytes: Data)] = []
         var known: [(local: String, remote: String, location: String?)] = []
         for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) {
             guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
-                throw SyncError(.damaged, object: Segment.path(device: segment.device, seq: segment.seq),
+                throw SyncError(.damaged, object: LogSegment.path(device: segment.device, seq: segment.seq),
                                 detail: "an attachment has an invalid id")
             }
             // Where every named blob lives, kept: a push of this store that names it later

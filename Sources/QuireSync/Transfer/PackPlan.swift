@@ -48,7 +48,7 @@ struct PackPlan: Equatable {
     /// `smallSize` are packed apart from larger ones: the small travel inside segments too,
     /// so their packs are seldom read, and a restore's ranged reads stay in the others.
     /// Nil when the limit is too small for even one 64 KiB chunk.
-    init?(_ blobs: [(local: String, remote: String, size: Int64)], limit: Int64, smallSize: Int64 = Segment.inlineLimit) {
+    init?(_ blobs: [(local: String, remote: String, size: Int64)], limit: Int64, smallSize: Int64 = LogSegment.inlineLimit) {
         let capacity = min(limit, Self.target)
         guard let partSize = Self.partSize(capacity: capacity) else { return nil }
         self.partSize = partSize

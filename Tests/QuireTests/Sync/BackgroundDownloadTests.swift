@@ -17,7 +17,7 @@ import Testing
         let a = world.stores[0]
         for i in 0..<entries {
             let entry = try a.add(NewEntry(title: "entry \(i)", body: String(repeating: "текст ", count: i)))
-            let size = i % 3 == 0 ? Int(Segment.inlineLimit) + 1000 + i * 37 : 1000 + i * 37
+            let size = i % 3 == 0 ? Int(LogSegment.inlineLimit) + 1000 + i * 37 : 1000 + i * 37
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
             _ = try a.attach(to: entry.id, NewAttachment(path: world.file("f\(i).bin", bytes), filename: "f\(i).bin"))
         }
@@ -63,8 +63,8 @@ import Testing
         let repository = try Repository.open(backend: world.backend, passphrase: try secret("pw"), expectedID: world.repositoryID)
         var needs: [Int: [(local: String, pack: String)]] = [:]  // segment → the packs of what it downloads
         for seq in 1...(try #require(source.syncLogs()[device]?.seq)) {
-            let path = Segment.path(device: device, seq: seq)
-            let segment = try Segment.decode(try repository.box.open(try world.backend.getData(path), path: path), path: path)
+            let path = LogSegment.path(device: device, seq: seq)
+            let segment = try LogSegment.decode(try repository.box.open(try world.backend.getData(path), path: path), path: path)
             for change in segment.changes where change.record == .media && change.field == "blob" {
                 guard let local = change.value.string, segment.inline[local] == nil, let blob = segment.remote(local) else { continue }
                 needs[seq, default: []].append((local, blob.object))
@@ -117,7 +117,7 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
 
         // An attachment the snapshot names but the server lost: a named error, nothing left behind.
-        let media = try #require(source.entries().flatMap(\.media).first { $0.size > Segment.inlineLimit })
+        let media = try #require(source.entries().flatMap(\.media).first { $0.size > LogSegment.inlineLimit })
         let object = try #require(try world.objects(of: media.blobID, in: source).first)
         try FileManager.default.removeItem(atPath: world.dir.path + "/repo/" + object)
         let other = try world.makeDevice("other")
@@ -133,7 +133,7 @@ import Testing
     @Test func damagedSegmentsAheadAreLeftToTheMergingThreadToName() throws {
         let world = try world(entries: 20)
         let device = world.stores[0].deviceID
-        let damaged = world.dir.path + "/repo/" + Segment.path(device: device, seq: 5)
+        let damaged = world.dir.path + "/repo/" + LogSegment.path(device: device, seq: 5)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
         bytes[bytes.count / 2] ^= 0x55
         try bytes.write(to: URL(fileURLWithPath: damaged))
@@ -141,7 +141,7 @@ import Testing
         #expect {
             _ = try restorer(world, fresh).restore()
         } throws: { error in
-            (error as? SyncError)?.kind == .damaged && (error as? SyncError)?.object == Segment.path(device: device, seq: 5)
+            (error as? SyncError)?.kind == .damaged && (error as? SyncError)?.object == LogSegment.path(device: device, seq: 5)
         }
         #expect(try fresh.syncLogs()[device]?.seq == 4, "segments before the damaged one are merged")
     }
@@ -175,15 +175,15 @@ import Testing
 
 @Suite struct SegmentMapTests {
     @Test func theBlobMapIsReadWithoutTheChanges() throws {
-        let segment = Segment(device: "d", seq: 3, previous: "p",
+        let segment = LogSegment(device: "d", seq: 3, previous: "p",
                               changes: [SyncChange(record: .entry, recordID: "e", field: "title", value: .string("x"), hlc: HLC(rawValue: 5),
                                                    device: "d", previousHLC: HLC(rawValue: 0), previousDevice: "")],
                               blobs: ["aa": "11", "bb": "22"])
         let data = segment.encoded()
-        #expect(Segment.blobMap(data) == ["aa": RemoteBlob(id: "11"), "bb": RemoteBlob(id: "22")])
-        #expect(try Segment.decode(data, path: "p").blobs == ["aa": "11", "bb": "22"])
-        #expect(Segment.blobMap(Data("{\"changes\": []}".utf8)) == nil)
-        #expect(Segment.blobMap(Data("not json".utf8)) == nil)
+        #expect(LogSegment.blobMap(data) == ["aa": RemoteBlob(id: "11"), "bb": RemoteBlob(id: "22")])
+        #expect(try LogSegment.decode(data, path: "p").blobs == ["aa": "11", "bb": "22"])
+        #expect(LogSegment.blobMap(Data("{\"changes\": []}".utf8)) == nil)
+        #expect(LogSegment.blobMap(Data("not json".utf8)) == nil)
         let member = Array("{\"a\": [1, 2], \"b\": garbage".utf8).withUnsafeBufferPointer { try? JSONValue.firstMember($0) }
         #expect(member?.key == "a" && member?.value == .array([.number(1), .number(2)]))
         let two = Array("{\"a\": 1 , \"b\": \"x\", \"c\": garbage".utf8).withUnsafeBufferPointer { try? JSONValue.leadingMembers($0, count: 2) }
@@ -191,34 +191,34 @@ import Testing
     }
 
     @Test func inlineAttachmentsAreLeftOutOfTheMapToDownloadAndChecked() throws {
-        var segment = Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11", "bb": "22"])
+        var segment = LogSegment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11", "bb": "22"])
         segment.inline = ["aa": Data([0, 1, 2, 255])]
         let data = segment.encoded()
-        #expect(Segment.blobMap(data) == ["bb": RemoteBlob(id: "22")], "the scout does not ask for what the segment carries")
-        #expect(try Segment.decode(data, path: "p").inline == ["aa": Data([0, 1, 2, 255])])
+        #expect(LogSegment.blobMap(data) == ["bb": RemoteBlob(id: "22")], "the scout does not ask for what the segment carries")
+        #expect(try LogSegment.decode(data, path: "p").inline == ["aa": Data([0, 1, 2, 255])])
         // A segment without inline attachments is encoded exactly as before they existed.
-        let plain = String(decoding: Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11"]).encoded(), as: UTF8.self)
+        let plain = String(decoding: LogSegment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11"]).encoded(), as: UTF8.self)
         #expect(!plain.contains("inline"))
         // Inline bytes for a blob the map does not name, or that are not base64: damaged.
         for bad in [#"{"blobs": {}, "blobs_inline": {"aa": "AAEC"}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#,
                     #"{"blobs": {"aa": "11"}, "blobs_inline": {"aa": "!!"}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#] {
-            #expect { try Segment.decode(Data(bad.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
+            #expect { try LogSegment.decode(Data(bad.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
         }
     }
 
     @Test func packedLocationsLeadAndAreChecked() throws {
         let id = String(repeating: "ab", count: 32)
         let pack = "packs/" + UUID().uuidString.lowercased() + "/" + String(repeating: "c", count: 32)
-        var segment = Segment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": id])
+        var segment = LogSegment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": id])
         let location = BlobLocation(extents: [.init(pack: pack, offset: 0, length: 100), .init(pack: pack, offset: 100, length: 7)])
         segment.packed = [id: location]
         let data = segment.encoded()
-        #expect(Segment.blobMap(data) == ["aa": RemoteBlob(id: id, location: location)])
-        #expect(try Segment.decode(data, path: "p").packed == [id: location])
+        #expect(LogSegment.blobMap(data) == ["aa": RemoteBlob(id: id, location: location)])
+        #expect(try LogSegment.decode(data, path: "p").packed == [id: location])
         // A location that is not a pack, or has impossible numbers: damaged.
         for bad in ["[[\"../keys/x\", 0, 1]]", "[[\"\(pack)\", -1, 1]]", "[[\"\(pack)\", 0, 1e300]]", "[]"] {
             let text = #"{"blobs": {"aa": "\#(id)"}, "blobs_packed": {"\#(id)": \#(bad)}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#
-            #expect { try Segment.decode(Data(text.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
+            #expect { try LogSegment.decode(Data(text.utf8), path: "p") } throws: { ($0 as? SyncError)?.kind == .damaged }
         }
     }
 }
@@ -235,9 +235,9 @@ import Testing
         let device = world.stores[0].deviceID
         var removed = Set<String>(), carried = 0
         for seq in 1...(try #require(world.stores[0].syncLogs()[device]?.seq)) {
-            let path = Segment.path(device: device, seq: seq)
+            let path = LogSegment.path(device: device, seq: seq)
             guard let sealed = try? world.backend.getData(path) else { continue }
-            let segment = try Segment.decode(try repository.box.open(sealed, path: path), path: path)
+            let segment = try LogSegment.decode(try repository.box.open(sealed, path: path), path: path)
             for local in segment.inline.keys {
                 carried += 1
                 let object = try #require(segment.remote(local)).object
@@ -266,7 +266,7 @@ import Testing
         let problems = try world.syncer(fresh).verify(readData: false).problems.map(\.object)
         #expect(Set(problems) == Set(removed))
         // And the large ones are packed apart: none of theirs went.
-        for media in try world.stores[0].entries().flatMap(\.media) where media.size > Segment.inlineLimit {
+        for media in try world.stores[0].entries().flatMap(\.media) where media.size > LogSegment.inlineLimit {
             #expect(try Set(world.objects(of: media.blobID, in: world.stores[0])).isDisjoint(with: removed))
         }
     }
@@ -277,7 +277,7 @@ import Testing
         #expect(try world.syncer(source).prune().segmentsDeleted > 0)
         // Remove every small blob object: a restore from the snapshot needs none of them.
         var removed = Set<String>(), small = 0
-        for media in try source.entries().flatMap(\.media) where media.size <= Segment.inlineLimit {
+        for media in try source.entries().flatMap(\.media) where media.size <= LogSegment.inlineLimit {
             small += 1
             for object in try world.objects(of: media.blobID, in: source) where removed.insert(object).inserted {
                 try world.backend.delete(object)
@@ -305,8 +305,8 @@ import Testing
         try a.setTranscript(mediaID: voice.id, text: "two")
         let report = try syncer.sync()
         #expect(report.segmentsPushed == 1)
-        let path = Segment.path(device: a.deviceID, seq: try #require(a.syncLogs()[a.deviceID]?.seq))
-        let segment = try Segment.decode(try syncer.repository.box.open(try world.backend.getData(path), path: path), path: path)
+        let path = LogSegment.path(device: a.deviceID, seq: try #require(a.syncLogs()[a.deviceID]?.seq))
+        let segment = try LogSegment.decode(try syncer.repository.box.open(try world.backend.getData(path), path: path), path: path)
         #expect(segment.blobs[voice.blobID] != nil && segment.inline.isEmpty, "a transcript edit does not send the recording again")
     }
 }

@@ -71,9 +71,9 @@ import Testing
                 let heads = try syncer.readHeads()
                 if let (device, seqs) = heads.randomElement(using: &rng), let newest = seqs.max() {
                     let seq = 1 + rng.below(newest)
-                    let sealed = try world.backend.getData(Segment.path(device: device, seq: seq))
-                    let plain = try syncer.repository.box.open(sealed, path: Segment.path(device: device, seq: seq))
-                    let segment = try Segment.decode(plain, path: "")
+                    let sealed = try world.backend.getData(LogSegment.path(device: device, seq: seq))
+                    let plain = try syncer.repository.box.open(sealed, path: LogSegment.path(device: device, seq: seq))
+                    let segment = try LogSegment.decode(plain, path: "")
                     if segment.changes.allSatisfy({ !($0.record == .media && $0.field == "blob") || store.hasBlob($0.value.string ?? "") }) {
                         try store.merge(segment.changes)
                     }

@@ -43,9 +43,9 @@ import Testing
         try a.attach(to: entry.id, NewAttachment(path: world.file("v.ogg", pseudoRandomBytes(100)), kind: .voice, duration: 4.5,
                                                  segments: [Segment(start: 0, end: 4.5, text: "hello")]))
         try world.sync(a)
-        let path = Segment.path(device: a.deviceID, seq: 1)
+        let path = LogSegment.path(device: a.deviceID, seq: 1)
         let repository = try Repository.open(backend: world.backend, passphrase: secret("pw"), expectedID: world.repositoryID)
-        var segment = try Segment.decode(try repository.box.open(try world.backend.getData(path), path: path), path: path)
+        var segment = try LogSegment.decode(try repository.box.open(try world.backend.getData(path), path: path), path: path)
         let index = try #require(segment.changes.firstIndex { $0.record == .media && $0.field == field })
         segment.changes[index].value = value
         try world.backend.delete(path)
@@ -58,13 +58,13 @@ import Testing
 
     @Test(arguments: [#""seq": 1e300"#, #""format": 1e300"#, #""seq": 2.5"#, #""seq": -4"#])
     func aSegmentWithAnImpossibleNumberIsDamaged(member: String) throws {
-        let good = Segment(device: UUID().uuidString.lowercased(), seq: 1, previous: "", changes: [], blobs: [:])
+        let good = LogSegment(device: UUID().uuidString.lowercased(), seq: 1, previous: "", changes: [], blobs: [:])
         var text = String(decoding: good.encoded(), as: UTF8.self)
         let key = String(member.prefix { $0 != ":" })
         let range = try #require(text.range(of: key + #":\s*[0-9]+"#, options: .regularExpression))
         text.replaceSubrange(range, with: member)
         #expect {
-            _ = try Segment.decode(Data(text.utf8), path: "log/x/000000000001")
+            _ = try LogSegment.decode(Data(text.utf8), path: "log/x/000000000001")
         } throws: { ($0 as? SyncError)?.object == "log/x/000000000001" }
     }
 

@@ -91,7 +91,7 @@ import Testing
         defer { _ = keep }
         let world = try SyncWorld(devices: 2, backend: backend)
         let (a, b) = (world.stores[0], world.stores[1])
-        let big = pseudoRandomBytes(Int(Segment.inlineLimit) * 2, seed: 21)
+        let big = pseudoRandomBytes(Int(LogSegment.inlineLimit) * 2, seed: 21)
         let e1 = try a.add(NewEntry(title: "goes")), e2 = try a.add(NewEntry(title: "stays"))
         let gone = try a.attach(to: e1.id, NewAttachment(path: world.file("big.jpg", big)))
         let small = try a.attach(to: e2.id, NewAttachment(path: world.file("s.m4a", pseudoRandomBytes(2000, seed: 22)), transcript: "short"))

@@ -136,11 +136,11 @@ import Testing
         try world.sync(a)
         let object = try #require(try world.objects(of: m.blobID, in: a).first)
         try world.backend.delete(object)
-        var segment = try world.backend.getData(Segment.path(device: a.deviceID, seq: 2))
+        var segment = try world.backend.getData(LogSegment.path(device: a.deviceID, seq: 2))
         segment[segment.count / 2] ^= 1
-        try world.backend.putData(Segment.path(device: a.deviceID, seq: 2), segment)
+        try world.backend.putData(LogSegment.path(device: a.deviceID, seq: 2), segment)
         let report = try world.syncer(a).verify(readData: false)
-        #expect(Set(report.problems.map(\.object)) == [object, Segment.path(device: a.deviceID, seq: 2)])
+        #expect(Set(report.problems.map(\.object)) == [object, LogSegment.path(device: a.deviceID, seq: 2)])
     }
 
     @Test func aRolledBackOrEmptiedServerIsAHardErrorAndChangesNothing() throws {
@@ -167,7 +167,7 @@ import Testing
         let (a, b) = (world.stores[0], world.stores[1])
         try a.add(NewEntry(title: "secret"))
         try world.sync(a)
-        let path = Segment.path(device: a.deviceID, seq: 1)
+        let path = LogSegment.path(device: a.deviceID, seq: 1)
         var sealed = try world.backend.getData(path)
         sealed[sealed.count - 5] ^= 0x40
         try world.backend.putData(path, sealed)

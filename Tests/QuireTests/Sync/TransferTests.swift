@@ -27,7 +27,7 @@ import Testing
             let plan = try #require(PackPlan(large + small, limit: limit))
             for pack in plan.packs {
                 #expect(pack.padded <= min(limit, PackPlan.target))
-                let sizes = Set(pack.pieces.map { $0.range.count > Int(Segment.inlineLimit) || $0.parts > 1 })
+                let sizes = Set(pack.pieces.map { $0.range.count > Int(LogSegment.inlineLimit) || $0.parts > 1 })
                 #expect(sizes.count == 1, "small and large attachments never share a pack")
             }
             // Every attachment is covered exactly once, its parts in order.

@@ -4,7 +4,7 @@ import QuireStore
 /// A change-log segment, `log/<device>/<seq>`: a batch of one device's field writes, sealed
 /// with its path as associated data, naming the hash of the device's previous segment so a
 /// server that drops, swaps or rolls back segments is caught.
-struct Segment {
+struct LogSegment {
     var device: String
     var seq: Int
     /// Hash of the sealed previous segment of this device ("" for the first).
@@ -50,7 +50,7 @@ struct Segment {
     }
 
     /// - Throws: `SyncError` naming `path` when the content is not a segment.
-    static func decode(_ data: Data, path: String) throws -> Segment {
+    static func decode(_ data: Data, path: String) throws -> LogSegment {
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
         let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
         guard let o = parsed?.object else { throw bad("not JSON") }
@@ -83,7 +83,7 @@ struct Segment {
             guard BlobStore.isValidID(k), let location = BlobLocation(json: v) else { throw bad("a malformed attachment location") }
             packed[k] = location
         }
-        var segment = Segment(device: device, seq: seq, previous: previous, changes: changes, blobs: map)
+        var segment = LogSegment(device: device, seq: seq, previous: previous, changes: changes, blobs: map)
         segment.inline = inline
         segment.packed = packed
         return segment
@@ -148,13 +148,13 @@ struct SegmentBudget {
 
     init(limit: Int64?) {
         guard let limit else {
-            (isLimited, inline, inlineLimit, changes) = (false, Segment.inlineBudget, Segment.inlineLimit, .max)
+            (isLimited, inline, inlineLimit, changes) = (false, LogSegment.inlineBudget, LogSegment.inlineLimit, .max)
             return
         }
         let room = limit * 3 / 4
         isLimited = true
-        inline = min(Segment.inlineBudget, room / 3)
-        inlineLimit = min(Segment.inlineLimit, inline)
+        inline = min(LogSegment.inlineBudget, room / 3)
+        inlineLimit = min(LogSegment.inlineLimit, inline)
         changes = room / 2
     }
 
