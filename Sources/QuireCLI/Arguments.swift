@@ -57,6 +57,12 @@ struct Arguments {
         }
     }
 
+    /// Drops an option the dispatcher handled itself (`--store`), so a command never sees it.
+    mutating func forget(_ name: String) { values[name] = nil }
+
+    /// Every option and flag given, by name.
+    var given: Set<String> { Set(values.keys).union(setFlags) }
+
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func flag(_ name: String) -> Bool { setFlags.contains(name) }

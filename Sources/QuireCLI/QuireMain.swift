@@ -22,22 +22,20 @@ enum QuireMain {
     }
 
     static func run(_ args: [String], environment: [String: String]) -> Int32 {
-        // --store may stand anywhere; take it out before the command parses the rest.
-        var rest: [String] = []
+        // --store before the command is Quire's own; after it, the command's parser reads it
+        // like any other option, so it is never taken from another option's value
+        // (`quire add --title --store` titles an entry "--store").
+        var rest = args
         var storeOption: String?
-        var i = 0
-        while i < args.count {
-            let arg = args[i]
-            if arg == "--" { rest += args[i...]; break }
-            if arg == "--store" {
-                guard i + 1 < args.count else { return report(.usage("option --store needs a value"), command: nil) }
-                storeOption = args[i + 1]
-                i += 2
-                continue
+        while let first = rest.first, first == "--store" || first.hasPrefix("--store=") {
+            if first == "--store" {
+                guard rest.count > 1 else { return report(.usage("option --store needs a value"), command: nil) }
+                storeOption = rest[1]
+                rest.removeFirst(2)
+            } else {
+                storeOption = String(first.dropFirst(8))
+                rest.removeFirst()
             }
-            if arg.hasPrefix("--store=") { storeOption = String(arg.dropFirst(8)); i += 1; continue }
-            rest.append(arg)
-            i += 1
         }
         guard let name = rest.first else {
             print(overview)
@@ -58,16 +56,21 @@ enum QuireMain {
         guard let command = commands.first(where: { $0.name == name }) else {
             return report(.usage("unknown command '\(name)'"), command: nil)
         }
-        let context = Context(storeOption: storeOption, environment: environment)
         do {
             var spec = command.spec
             spec.flags.insert("help")
-            let arguments = try Arguments(Array(rest.dropFirst()), spec: spec)
+            spec.options.insert("store")
+            var arguments = try Arguments(Array(rest.dropFirst()), spec: spec)
             if arguments.flag("help") {
                 print(command.fullHelp)
                 return 0
             }
-            try command.run(arguments, context: context)
+            if let store = arguments.value("store") {
+                guard storeOption == nil || storeOption == store else { throw CLIError.usage("--store is given twice") }
+                storeOption = store
+            }
+            arguments.forget("store")
+            try command.run(arguments, context: Context(storeOption: storeOption, environment: environment))
             return 0
         } catch {
             return report(Messages.describe(error), command: command)

@@ -8,7 +8,7 @@ struct RemoteCommand: Command {
     static let name = "remote"
     static let abstract = "Show, set or create the encrypted repository this journal syncs with."
     static let help = """
-        Usage: quire remote                                   show the remote
+        Usage: quire remote [--json]                          show the remote
                quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
@@ -31,7 +31,17 @@ struct RemoteCommand: Command {
         """
     static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file", "max-object-size"], flags: ["json", "insecure-http"])
 
+    /// The options each subcommand takes; any other is a usage error, not ignored.
+    static let optionsOf: [String: Set<String>] = [
+        "": ["json"], "set": ["user", "password-file", "max-object-size", "insecure-http"],
+        "init": ["passphrase-file"], "check": ["passphrase-file"], "forget-key": [],
+    ]
+
     static func run(_ arguments: Arguments, context: Context) throws {
+        let action = arguments.positionals.first ?? ""
+        if let allowed = optionsOf[action], let stray = arguments.given.subtracting(allowed).sorted().first {
+            throw CLIError.usage("--\(stray) does not go with `quire remote\(action.isEmpty ? "" : " " + action)`")
+        }
         switch arguments.positionals.first {
         case nil: try show(arguments, context: context)
         case "set": try set(arguments, context: context)

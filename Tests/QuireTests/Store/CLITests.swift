@@ -57,6 +57,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: store))  // nothing was created
     }
 
+    /// Each option belongs to its command: `--store` is never taken from another option's
+    /// value, and remote's subcommands take only their own options.
+    @Test func optionsBelongToTheirCommand() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s", elsewhere = dir.path + "/elsewhere"
+        // "--store" is the title's value here, so "x" is a stray argument; no store named x.
+        expectOneLineError(try QuireBinary.run(["add", "--title", "--store", "x"], store: store, stdin: ""), status: 2, mentioning: "'x'")
+        let titled = try QuireBinary.run(["add", "--title", "--store", "--body", "b"], store: store)
+        #expect(titled.status == 0)
+        #expect(try QuireBinary.run(["list"], store: store).stdout.contains("--store"))
+        // --store after the command works like any option; twice with two folders is an error.
+        #expect(try QuireBinary.run(["list", "--store", store]).stdout.contains("--store"))
+        expectOneLineError(try QuireBinary.run(["list", "--store", elsewhere], store: store), status: 2, mentioning: "--store is given twice")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere))
+        for (arguments, stray) in [(["remote", "init", "--user", "bob"], "--user"), (["remote", "forget-key", "--json"], "--json"),
+                                   (["remote", "set", "file:///tmp/r", "--passphrase-file", "p"], "--passphrase-file"),
+                                   (["remote", "check", "--max-object-size", "1M"], "--max-object-size")] {
+            expectOneLineError(try QuireBinary.run(arguments, store: store), status: 2, mentioning: stray)
+        }
+        #expect(try QuireBinary.run(["remote", "--json"], store: store).status == 0)
+    }
+
     @Test func addListShowEditSearchRemove() throws {
         let dir = TempDir()
         let store = dir.path + "/s"
