@@ -97,13 +97,13 @@ public final class Store {
     }
 
     /// Ids of the migrations applied to this store, in order.
-    public func appliedMigrations() throws -> [String] {
+    func appliedMigrations() throws -> [String] {
         guard try Migrator(database: database, migrations: Migration.all).appliedCount() > 0 else { return [] }
         return try database.prepare("SELECT id FROM schema_migrations ORDER BY id").rows { $0.text(0) }
     }
 
     /// `PRAGMA integrity_check`: "ok" for a healthy database.
-    public func integrityCheck() throws -> String {
+    func integrityCheck() throws -> String {
         try database.prepare("PRAGMA integrity_check").rows { $0.text(0) }.joined(separator: "; ")
     }
 

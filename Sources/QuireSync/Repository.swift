@@ -151,7 +151,7 @@ public final class Repository {
     }
 
     /// Passphrases a repository may have in use at once (one key file each) that an unlock tries.
-    public static let maxKeyFilesTried = 8
+    static let maxKeyFilesTried = 8
 
     /// Opens with a master key this device kept from an earlier unlock (see `KeyCache`):
     /// one request, to check that the repository at the URL is still the expected one.

@@ -46,7 +46,7 @@ extension Syncer {
     /// Writes a snapshot of this store's state: plaintext JSON lines to a private temporary
     /// file in the store, then encrypted while uploading (create-only).
     @discardableResult
-    public func writeSnapshot() throws -> String {
+    func writeSnapshot() throws -> String {
         let me = store.deviceID
         let logs = try store.syncLogs()
         guard (logs[me]?.seq ?? 0) > 0 else { throw SyncError(.missing, detail: "nothing pushed yet: sync first, then snapshot") }

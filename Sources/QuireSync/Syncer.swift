@@ -35,7 +35,7 @@ public final class Syncer {
     /// thread; when more than one segment is to be pulled, the first reads segments ahead.
     public var workerBackends: [Backend] = []
     /// Test hook: called at named points; a test may crash the process there.
-    public var checkpoint: (String) -> Void = { _ in }
+    var checkpoint: (String) -> Void = { _ in }
 
     var backend: Backend { repository.backend }
     static let headsFolder = "heads"

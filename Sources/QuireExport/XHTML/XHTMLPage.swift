@@ -47,7 +47,7 @@ public enum XHTMLPage {
 
     /// Parses `document` as strict XML (no DTD, no network, no entities beyond XML's five).
     /// - Returns: nil when well-formed, else the first problem.
-    public static func wellFormednessProblem(_ document: String) -> Problem? {
+    static func wellFormednessProblem(_ document: String) -> Problem? {
         guard let context = xmlNewParserCtxt() else { return Problem(line: 0, message: "out of memory") }
         defer { xmlFreeParserCtxt(context) }
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)

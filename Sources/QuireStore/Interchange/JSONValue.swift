@@ -28,7 +28,7 @@ public enum JSONValue: Equatable, Sendable {
     /// The key and value of the first member of the object `bytes` starts with, parsing
     /// nothing after it: reads one leading member of a large document cheaply. Nil when the
     /// document is not an object or the object is empty.
-    public static func firstMember(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> (key: String, value: JSONValue)? {
+    static func firstMember(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> (key: String, value: JSONValue)? {
         try leadingMembers(bytes, count: 1).first
     }
 

@@ -28,7 +28,7 @@ extension Store {
     }
 
     /// The local writes not pushed yet, with their current values.
-    public func pendingChanges() throws -> PendingChanges {
+    func pendingChanges() throws -> PendingChanges {
         try database.transaction {
             let pending = try pendingRecords()
             var changes: [SyncChange] = []
@@ -208,7 +208,7 @@ extension Store {
 
     /// Moves a downloaded file into `blobs/` if its SHA-256 is `expected`.
     /// - Throws: `.invalid` when the bytes are not what the change log promised.
-    public func adoptBlob(fileAt path: String, expected: String) throws {
+    func adoptBlob(fileAt path: String, expected: String) throws {
         let added = try blobs.adopt(fileAt: path)
         guard added.id == expected else {
             if added.isNew { blobs.remove(added.id) }

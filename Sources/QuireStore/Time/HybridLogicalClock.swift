@@ -30,7 +30,7 @@ public struct HLC: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The clock after receiving `remote`: later than both `last` and `remote`.
-    public static func receive(_ remote: HLC, last: HLC, wallMilliseconds: Int64) -> HLC {
+    static func receive(_ remote: HLC, last: HLC, wallMilliseconds: Int64) -> HLC {
         next(after: max(last, remote), wallMilliseconds: wallMilliseconds)
     }
 }
