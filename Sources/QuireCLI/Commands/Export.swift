@@ -1,0 +1,85 @@
+import Foundation
+import QuireExport
+import QuireImport
+import QuireStore
+
+struct ExportCommand: Command {
+    static let name = "export"
+    static let abstract = "Export the journal: json (lossless dump), markdown (a file per entry), epub (a book)."
+    static let help = """
+        Usage: quire export json OUTDIR [filters]
+               quire export markdown OUTDIR [filters] [--templates DIR]
+               quire export epub OUT.epub [filters] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
+        Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
+
+        json: OUTDIR/entries.jsonl and OUTDIR/media/…, deterministic (entries sorted by date
+        then id, keys in a fixed order): two stores hold the same journal exactly when their
+        dumps are byte-identical. `quire import OUTDIR/entries.jsonl` reads it back.
+
+        markdown: OUTDIR/YYYY/MM/YYYY-MM-DD-slug.md per entry with YAML front matter,
+        attachments in OUTDIR/attachments/ (names made safe) linked relatively, each voice
+        note's transcript under it, and OUTDIR/index.md by year and month.
+
+        epub: an EPUB 3 book: a cover (generated, or --cover IMAGE), contents by year, month
+        and entry, a chapter per month, photos embedded, every transcript printed.
+          --with-audio   embed voice notes in formats every EPUB reader plays (MP3, M4A, Ogg
+                         Opus), with read-along highlighting where the transcript is timed
+          --title T      book title (default: the journal filtered on, else "Journal")
+          --author A     author shown on the cover
+
+        Exporting the same entries twice gives the same bytes, in any time zone.
+          --templates DIR  use DIR/markdown/… and DIR/epub/… instead of the built-in templates,
+                           file by file (copy them from the templates/ folder of the source)
+          --json           print a summary as JSON
+        """
+    static let spec = Arguments.Spec(options: Options.filterSpec.union(["templates", "title", "author", "cover"]),
+                                     repeatable: ["journal", "tag"], flags: ["json", "with-audio"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        let positionals = try arguments.positionals("FORMAT", "OUTPUT")
+        let filter = try Options.filter(arguments)
+        let (format, output) = (positionals[0], positionals[1])
+        let bookOnly = ["title", "author", "cover"].filter { arguments.value($0) != nil } + (arguments.flag("with-audio") ? ["with-audio"] : [])
+        if format != "epub", let option = bookOnly.first {
+            throw CLIError.usage("--\(option) applies to `export epub` only")
+        }
+        if format == "json", arguments.value("templates") != nil {
+            throw CLIError.usage("--templates applies to `export markdown` and `export epub`")
+        }
+        var json = JSONOutput()
+        switch format {
+        case "json":
+            let store = try context.openStore()
+            let summary = try store.exportJSON(to: output, filter: filter, progress: context.progress("exporting"))
+            json.object([("entries", .int(summary.entries)), ("media_files", .int(summary.mediaFiles))])
+        case "markdown":
+            let templates = try TemplateSet(overrides: arguments.value("templates"))
+            let store = try context.openStore()
+            let summary = try MarkdownExporter(store: store, filter: filter, templates: templates)
+                .write(to: output, progress: context.progress("exporting"))
+            json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments))])
+        case "epub":
+            guard output.hasSuffix(".epub") || !FileManager.default.fileExists(atPath: output) else {
+                throw CLIError.usage("\(output) exists and is not an .epub file; name the book OUT.epub")
+            }
+            var options = EPUBOptions()
+            options.filter = filter
+            options.title = arguments.value("title")
+            options.author = arguments.value("author")
+            options.cover = arguments.value("cover")
+            options.withAudio = arguments.flag("with-audio")
+            let templates = try TemplateSet(overrides: arguments.value("templates"))
+            let store = try context.openStore()
+            let summary = try EPUBExporter(store: store, options: options, templates: templates)
+                .write(to: output, progress: context.progress("writing book"))
+            json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),
+                         ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes)))])
+            if !arguments.flag("json") && context.stderrIsTerminal {
+                context.printError("Wrote \(output): \(summary.entries) entries in \(summary.chapters) chapters, \(Format.size(summary.bytes)).")
+            }
+        default:
+            throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub)")
+        }
+        if arguments.flag("json") { context.print(json.text) }
+    }
+}

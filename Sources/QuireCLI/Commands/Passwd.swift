@@ -1,0 +1,33 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+import QuireSync
+
+struct PasswdCommand: Command {
+    static let name = "passwd"
+    static let abstract = "Change the repository passphrase (rewrites one small key file, never the data)."
+    static let help = """
+        Usage: quire passwd [--passphrase-file F] [--new-passphrase-file F]
+
+        The current passphrase comes from --passphrase-file, QUIRE_PASSPHRASE or a prompt; the
+        new one from --new-passphrase-file, QUIRE_NEW_PASSPHRASE or a prompt (asked twice).
+        The new key file is written before the old one is removed: if this is interrupted,
+        both passphrases still work and running it again finishes the change.
+        """
+    static let spec = Arguments.Spec(options: ["passphrase-file", "new-passphrase-file"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let (remote, backend) = try RemoteCommand.connect(store, context: context)
+        guard remote.repositoryID != nil else {
+            throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
+        }
+        let current = try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase")
+        let repository = try RemoteCommand.unlock(store, remote, backend: backend, passphrase: current)
+        let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
+                                         variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
+        try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context)))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+import QuireSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct PruneCommand: Command {
+    static let name = "prune"
+    static let abstract = "Snapshot the journal and delete change-log segments no device needs any more."
+    static let help = """
+        Usage: quire prune [--json] [--passphrase-file F]
+
+        Syncs, writes an encrypted snapshot of the whole journal (new devices and restores
+        start from it), then deletes the segments every device has merged (as each device's
+        head says) and older snapshots. A device that was offline keeps everything it still
+        needs. Attachments nothing needs any more (those of deleted entries and attachments, and
+        uploads whose sync never finished) are marked, and deleted by a later prune once a
+        day has passed (QUIRE_GC_GRACE_SECONDS changes the wait), they are still unneeded and
+        every device has synced past the deletion. This machine's copies go at once.
+          --json   {"snapshot", "segments_deleted", "snapshots_deleted", "blobs_deleted", "blobs_marked",
+                    "local_files_removed"}
+        """
+    static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let (syncer, _) = try SyncSession.open(store, arguments, context: context)
+        _ = try syncer.sync(progress: SyncSession.progress(context))
+        let report = try syncer.prune(progress: SyncSession.progress(context))
+        SyncSession.endProgress(context)
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("snapshot", .string(report.snapshot)), ("segments_deleted", .int(report.segmentsDeleted)),
+                         ("snapshots_deleted", .int(report.snapshotsDeleted)), ("blobs_deleted", .int(report.blobsDeleted)),
+                         ("blobs_marked", .int(report.blobsMarked)), ("local_files_removed", .int(report.localFilesRemoved))])
+            context.print(json.text)
+        } else if context.stderrIsTerminal {
+            var line = "Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted"
+            if report.blobsDeleted > 0 { line += "; \(report.blobsDeleted) unneeded attachments collected" }
+            if report.blobsMarked > 0 { line += "; \(report.blobsMarked) more wait until every device has synced and a day has passed" }
+            context.printError(line + ".")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+import QuireSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct StatusCommand: Command {
+    static let name = "status"
+    static let abstract = "Show pending local changes, the last sync and the remote."
+    static let help = """
+        Usage: quire status [--json]
+
+        Works offline: it reads only this machine's store.
+          --json   {"entries", "pending", "last_sync", "remote", "repository", "device"}
+        """
+    static let spec = Arguments.Spec(flags: ["json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let remote = try store.remoteSettings()
+        let pending = try store.pendingCount()
+        let last = try store.lastSync()
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("entries", .int(try store.entryCount())), ("pending", .int(pending)), ("last_sync", .string(last ?? "")),
+                         ("remote", .string(remote?.url ?? "")), ("repository", .string(remote?.repositoryID ?? "")),
+                         ("device", .string(store.deviceID))])
+            context.print(json.text)
+            return
+        }
+        context.print("entries:    \(try store.entryCount())")
+        context.print("pending:    \(pending == 0 ? "nothing to push" : "\(pending) changed record\(pending == 1 ? "" : "s") to push")")
+        context.print("last sync:  \(last ?? "never")")
+        context.print("remote:     \(remote?.url ?? "none (quire remote set URL)")")
+        if let id = remote?.repositoryID { context.print("repository: \(id)") }
+        context.print("device:     \(store.deviceID)")
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import QuireStore
+
+struct TranscriptCommand: Command {
+    static let name = "transcript"
+    static let abstract = "Set the transcript of a voice note (or any attachment)."
+    static let help = """
+        Usage: quire transcript MEDIA_ID (--text TEXT | --file F | --srt F | --vtt F)
+
+          --text TEXT   the transcript
+          --file F      the transcript from a UTF-8 text file
+          --srt F       a SubRip file: timed segments, text joined
+          --vtt F       a WebVTT file: timed segments, text joined
+        A malformed subtitle file is refused with the line it fails on; nothing changes.
+        """
+    static let spec = Arguments.Spec(options: ["text", "file", "srt", "vtt"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        let id = try arguments.positionals("MEDIA_ID")[0]
+        guard let (text, segments) = try Options.transcript(arguments, context: context, textOption: "text", fileOption: "file") else {
+            throw CLIError.usage("give one of --text, --file, --srt or --vtt")
+        }
+        let store = try context.openStore()
+        try store.setTranscript(mediaID: try Options.mediaID(id, in: store), text: text, segments: segments)
+    }
+}

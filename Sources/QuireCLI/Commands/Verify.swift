@@ -1,0 +1,48 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+import QuireSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct VerifyCommand: Command {
+    static let name = "verify"
+    static let abstract = "Check that every object of the repository is present and authentic."
+    static let help = """
+        Usage: quire verify [--read-data] [--json] [--passphrase-file F]
+
+        Checks every device's chain of change-log segments from the first to its head (each
+        authenticated, each naming the one before, none rolled back from what this journal
+        has seen) and that every attachment they reference exists. With --read-data every
+        attachment is downloaded and decrypted in full. Names every problem; exits 1 if any.
+          --json   {"devices", "segments", "attachments", "problems": [{"object", "problem"}]}
+        """
+    static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["read-data", "json"])
+
+    static func run(_ arguments: Arguments, context: Context) throws {
+        _ = try arguments.positionals()
+        let store = try context.openStore()
+        let (syncer, _) = try SyncSession.open(store, arguments, context: context)
+        let report = try syncer.verify(readData: arguments.flag("read-data"), progress: SyncSession.progress(context))
+        SyncSession.endProgress(context)
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("devices", .int(report.devices)), ("segments", .int(report.segments)), ("attachments", .int(report.blobs)),
+                         ("read", .int(report.blobsRead))])
+            var problems = JSONOutput()
+            problems.array(report.problems) { j, p in j.object([("object", .string(p.object)), ("problem", .string(p.detail))]) }
+            context.print(String(json.text.dropLast()) + ", \"problems\": " + problems.text + "}")
+        } else {
+            for problem in report.problems { context.print("problem: \(problem)") }
+            context.print("\(report.devices) devices, \(report.segments) segments, \(report.blobs) attachments"
+                          + (arguments.flag("read-data") ? " (\(report.blobsRead) read in full)" : "") + ": "
+                          + (report.problems.isEmpty ? "all present and authentic" : "\(report.problems.count) problems"))
+        }
+        if !report.problems.isEmpty {
+            throw CLIError.failure("the repository has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (listed above)",
+                                   hint: "a damaged object is never used; restore from another device's copy or re-sync from a device that has the data")
+        }
+    }
+}
