@@ -85,3 +85,75 @@ struct Arguments {
         if given.count > 1 { throw .usage("use only one of " + given.map { "--" + $0 }.joined(separator: ", ")) }
     }
 }
+
+/// One option of a command, declared once: the parser's spec, `--help`'s option list and the
+/// reference in docs/CLI.md all come from it.
+struct OptionSpec: Sendable {
+    enum Kind: Sendable, Equatable {
+        case flag
+        /// Takes a value, named `placeholder` in help.
+        case value(String)
+        /// Takes a value and may be given more than once.
+        case repeated(String)
+    }
+
+    let name: String
+    let kind: Kind
+    /// One or more lines.
+    let help: String
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, kind: .flag, help: help) }
+    static func value(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .value(placeholder), help: help)
+    }
+    static func repeated(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .repeated(placeholder), help: help)
+    }
+
+    /// `--name VALUE`.
+    var label: String {
+        switch kind {
+        case .flag: return "--" + name
+        case .value(let p), .repeated(let p): return "--" + name + " " + p
+        }
+    }
+
+    /// The parser's view of `options`.
+    static func spec(_ options: [OptionSpec]) -> Arguments.Spec {
+        var spec = Arguments.Spec()
+        for option in options {
+            switch option.kind {
+            case .flag: spec.flags.insert(option.name)
+            case .value: spec.options.insert(option.name)
+            case .repeated:
+                spec.options.insert(option.name)
+                spec.repeatable.insert(option.name)
+            }
+        }
+        return spec
+    }
+
+    /// The option list of `--help`: labels in a column, each help line after them.
+    static func render(_ options: [OptionSpec]) -> String {
+        let width = (options.map(\.label.count).max() ?? 0) + 3
+        return options.map { option in
+            let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = "  " + option.label.padding(toLength: width, withPad: " ", startingAt: 0) + (lines.first ?? "")
+            let rest = lines.dropFirst().map { String(repeating: " ", count: width + 2) + $0 }
+            return ([first] + rest).joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+}
+
+extension OptionSpec {
+    static let passphraseFile = value("passphrase-file", "F", "read the repository passphrase from F (else QUIRE_PASSPHRASE, else a prompt)")
+    static let passwordFile = value("password-file", "F", "read the WebDAV password from F, remembered as a path\n(else QUIRE_WEBDAV_PASSWORD, else ~/.netrc)")
+    static let user = value("user", "USER", "the WebDAV user name")
+    static let insecureHTTP = flag("insecure-http", "allow http:// beyond this machine (only Digest authentication is sent)")
+    static let filters: [OptionSpec] = [
+        repeated("journal", "J", "only entries of journal J (repeat for several)"),
+        repeated("tag", "T", "only entries with tag T (repeat: all of them)"),
+        value("from", "DATE", "created at or after DATE (RFC 3339 or YYYY-MM-DD)"),
+        value("to", "DATE", "created at or before DATE (a bare date includes that whole day)"),
+    ]
+}

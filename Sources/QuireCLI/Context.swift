@@ -89,13 +89,19 @@ final class Context {
 protocol Command: Sendable {
     static var name: String { get }
     static var abstract: String { get }
-    /// Usage lines and option descriptions, shown by `--help`.
-    static var help: String { get }
-    static var spec: Arguments.Spec { get }
+    /// Usage lines and what the command does: `--help` without the option list.
+    static var usage: String { get }
+    /// Every option the command takes, declared once: parsing, `--help` and docs/CLI.md come from it.
+    static var options: [OptionSpec] { get }
     static func run(_ arguments: Arguments, context: Context) throws
 }
 
 extension Command {
+    static var spec: Arguments.Spec { OptionSpec.spec(options) }
+
+    /// Usage, what it does, and the options.
+    static var help: String { options.isEmpty ? usage : usage + "\n\nOptions:\n" + OptionSpec.render(options) }
+
     static var fullHelp: String {
         "\(abstract)\n\n\(help)\n\nGlobal options:\n  --store DIR   the journal store (default $QUIRE_STORE, else $XDG_DATA_HOME/quire)\n  -h, --help    show this help"
     }

@@ -21,6 +21,16 @@ enum QuireMain {
         return text
     }
 
+    /// The command reference of docs/CLI.md: every command's `--help`, from the declarations.
+    static var reference: String {
+        var text = "## Reference\n\nGenerated from the commands' declarations (`swift test --filter cliReference`\n"
+            + "with QUIRE_UPDATE_GOLDEN=1 rewrites it); `quire COMMAND --help` prints the same.\n"
+        for command in commands {
+            text += "\n### quire \(command.name)\n\n```\n" + command.fullHelp + "\n```\n"
+        }
+        return text
+    }
+
     static func run(_ args: [String], environment: [String: String]) -> Int32 {
         // --store before the command is Quire's own; after it, the command's parser reads it
         // like any other option, so it is never taken from another option's value

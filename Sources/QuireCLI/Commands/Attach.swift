@@ -4,18 +4,20 @@ import QuireStore
 struct AttachCommand: Command {
     static let name = "attach"
     static let abstract = "Attach a file (voice note, photo, video, any file) and print its id."
-    static let help = """
+    static let usage = """
         Usage: quire attach ENTRY_ID FILE [--kind voice|photo|video|file]
                             [--transcript TEXT | --transcript-file F | --srt F | --vtt F] [--duration SECONDS]
 
         The file is copied into the store (streamed; the same bytes are stored once).
-          --kind K             what it is (default: guessed from the file type)
-          --transcript TEXT    what is said in a voice note
-          --transcript-file F  the transcript from a UTF-8 text file
-          --srt F, --vtt F     a timed transcript; its text is the cues' text joined
-          --duration SECONDS   length of a recording
         """
-    static let spec = Arguments.Spec(options: ["kind", "transcript", "transcript-file", "srt", "vtt", "duration"])
+    static let options: [OptionSpec] = [
+        .value("kind", "K", "what it is: voice, photo, video or file (default: guessed from the file type)"),
+        .value("transcript", "TEXT", "what is said in a voice note"),
+        .value("transcript-file", "F", "the transcript from a UTF-8 text file"),
+        .value("srt", "F", "a SubRip file: a timed transcript, its text the cues' text joined"),
+        .value("vtt", "F", "a WebVTT file: the same"),
+        .value("duration", "SECONDS", "length of a recording"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let positionals = try arguments.positionals("ENTRY_ID", "FILE")

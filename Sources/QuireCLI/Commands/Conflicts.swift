@@ -4,14 +4,13 @@ import QuireStore
 struct ConflictsCommand: Command {
     static let name = "conflicts"
     static let abstract = "List concurrent edits that lost a merge and were kept as revisions."
-    static let help = """
+    static let usage = """
         Usage: quire conflicts [--json]
 
         When two machines change the same text field (title, body, transcript) before syncing,
         the later write wins and the other is kept here, never dropped.
-          --json   a JSON array of {"record", "id", "field", "value", "device"}
         """
-    static let spec = Arguments.Spec(flags: ["json"])
+    static let options: [OptionSpec] = [.flag("json", "a JSON array of {\"record\", \"id\", \"field\", \"value\", \"device\"}")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()

@@ -4,15 +4,24 @@ import QuireStore
 struct EditCommand: Command {
     static let name = "edit"
     static let abstract = "Change an entry's title, text, date, journal or tags."
-    static let help = """
+    static let usage = """
         Usage: quire edit ID [--title T] [--body TEXT | --body-file F] [--date D] [--journal J]
                              [--add-tag T]... [--remove-tag T]... [--star | --unstar]
 
         Only what is given changes; an edit that changes nothing writes nothing.
         ID is an entry id or a unique prefix of 8 or more characters.
         """
-    static let spec = Arguments.Spec(options: ["title", "body", "body-file", "date", "journal", "add-tag", "remove-tag"],
-                                     repeatable: ["add-tag", "remove-tag"], flags: ["star", "unstar"])
+    static let options: [OptionSpec] = [
+        .value("title", "T", "the new title"),
+        .value("body", "TEXT", "the new text"),
+        .value("body-file", "F", "the new text from F (- for standard input)"),
+        .value("date", "D", "when it happened: RFC 3339 with offset, or YYYY-MM-DD"),
+        .value("journal", "J", "move it to journal J"),
+        .repeated("add-tag", "T", "add tag T; repeat for more"),
+        .repeated("remove-tag", "T", "remove tag T; repeat for more"),
+        .flag("star", "mark it starred"),
+        .flag("unstar", "mark it not starred"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let id = try arguments.positionals("ID")[0]

@@ -6,7 +6,7 @@ import QuireStore
 struct ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export the journal: json (lossless dump), markdown (a file per entry), epub (a book)."
-    static let help = """
+    static let usage = """
         Usage: quire export json OUTDIR [filters]
                quire export markdown OUTDIR [filters] [--templates DIR]
                quire export epub OUT.epub [filters] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
@@ -22,18 +22,17 @@ struct ExportCommand: Command {
 
         epub: an EPUB 3 book: a cover (generated, or --cover IMAGE), contents by year, month
         and entry, a chapter per month, photos embedded, every transcript printed.
-          --with-audio   embed voice notes in formats every EPUB reader plays (MP3, M4A, Ogg
-                         Opus), with read-along highlighting where the transcript is timed
-          --title T      book title (default: the journal filtered on, else "Journal")
-          --author A     author shown on the cover
 
         Exporting the same entries twice gives the same bytes, in any time zone.
-          --templates DIR  use DIR/markdown/… and DIR/epub/… instead of the built-in templates,
-                           file by file (copy them from the templates/ folder of the source)
-          --json           print a summary as JSON
         """
-    static let spec = Arguments.Spec(options: Options.filterSpec.union(["templates", "title", "author", "cover"]),
-                                     repeatable: ["journal", "tag"], flags: ["json", "with-audio"])
+    static let options: [OptionSpec] = OptionSpec.filters + [
+        .value("templates", "DIR", "use DIR/markdown/… and DIR/epub/… instead of the built-in templates,\nfile by file (copy them from the templates/ folder of the source)"),
+        .value("title", "T", "epub: book title (default: the journal filtered on, else \"Journal\")"),
+        .value("author", "A", "epub: author shown on the cover"),
+        .value("cover", "IMAGE", "epub: a cover image instead of the generated cover"),
+        .flag("with-audio", "epub: embed voice notes in formats every EPUB reader plays (MP3, M4A,\nOgg Opus), with read-along highlighting where the transcript is timed"),
+        .flag("json", "print a summary as JSON"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let positionals = try arguments.positionals("FORMAT", "OUTPUT")

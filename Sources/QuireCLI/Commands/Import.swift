@@ -6,7 +6,7 @@ import QuireStore
 struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import entries: Quire's JSON lines, a Day One export, a jrnl journal, a Markdown folder."
-    static let help = """
+    static let usage = """
         Usage: quire import FILE.jsonl [--journal NAME] [--json]
                quire import dayone EXPORT.zip|FOLDER [--journal NAME] [--json]
                quire import jrnl FILE [--journal NAME] [--json]
@@ -30,11 +30,11 @@ struct ImportCommand: Command {
         file and the entry or line, and the store is left exactly as it was. Importing the same
         source twice changes nothing. Attachments the source refers to but lacks are named at
         the end; their entries come in all the same.
-          --journal NAME  put every entry in journal NAME
-          --json          print {"entries", "added", "updated", "unchanged", "attachments",
-                          "missing", "skipped"} (the last two are lists)
         """
-    static let spec = Arguments.Spec(options: ["journal"], flags: ["json"])
+    static let options: [OptionSpec] = [
+        .value("journal", "NAME", "put every entry in journal NAME"),
+        .flag("json", "print {\"entries\", \"added\", \"updated\", \"unchanged\", \"attachments\",\n\"missing\", \"skipped\"} (the last two are lists)"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let all = arguments.positionals

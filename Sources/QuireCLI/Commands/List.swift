@@ -4,16 +4,10 @@ import QuireStore
 struct ListCommand: Command {
     static let name = "list"
     static let abstract = "List entries, oldest first."
-    static let help = """
+    static let usage = """
         Usage: quire list [--journal J]... [--tag T]... [--from DATE] [--to DATE] [--json]
-
-          --journal J   only entries of journal J (repeat for several)
-          --tag T       only entries with tag T (repeat: all of them)
-          --from DATE   created at or after DATE (RFC 3339 or YYYY-MM-DD)
-          --to DATE     created at or before DATE (a bare date includes that whole day)
-          --json        a JSON array of entries in the interchange shape
         """
-    static let spec = Arguments.Spec(options: Options.filterSpec, repeatable: ["journal", "tag"], flags: ["json"])
+    static let options: [OptionSpec] = OptionSpec.filters + [.flag("json", "a JSON array of entries in the interchange shape")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()

@@ -7,7 +7,7 @@ import QuireSync
 struct PasswdCommand: Command {
     static let name = "passwd"
     static let abstract = "Change the repository passphrase (rewrites one small key file, never the data)."
-    static let help = """
+    static let usage = """
         Usage: quire passwd [--passphrase-file F] [--new-passphrase-file F]
 
         The current passphrase comes from --passphrase-file, QUIRE_PASSPHRASE or a prompt; the
@@ -15,7 +15,10 @@ struct PasswdCommand: Command {
         The new key file is written before the old one is removed: if this is interrupted,
         both passphrases still work and running it again finishes the change.
         """
-    static let spec = Arguments.Spec(options: ["passphrase-file", "new-passphrase-file"])
+    static let options: [OptionSpec] = [
+        .passphraseFile,
+        .value("new-passphrase-file", "F", "read the new passphrase from F (else QUIRE_NEW_PASSPHRASE, else a prompt, twice)"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()

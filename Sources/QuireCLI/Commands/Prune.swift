@@ -10,7 +10,7 @@ import Glibc
 struct PruneCommand: Command {
     static let name = "prune"
     static let abstract = "Snapshot the journal and delete change-log segments no device needs any more."
-    static let help = """
+    static let usage = """
         Usage: quire prune [--json] [--passphrase-file F]
 
         Syncs, writes an encrypted snapshot of the whole journal (new devices and restores
@@ -20,10 +20,11 @@ struct PruneCommand: Command {
         uploads whose sync never finished) are marked, and deleted by a later prune once a
         day has passed (QUIRE_GC_GRACE_SECONDS changes the wait), they are still unneeded and
         every device has synced past the deletion. This machine's copies go at once.
-          --json   {"snapshot", "segments_deleted", "snapshots_deleted", "blobs_deleted", "blobs_marked",
-                    "local_files_removed"}
         """
-    static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["json"])
+    static let options: [OptionSpec] = [
+        .flag("json", "{\"snapshot\", \"segments_deleted\", \"snapshots_deleted\", \"blobs_deleted\",\n\"blobs_marked\", \"local_files_removed\"}"),
+        .passphraseFile,
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()

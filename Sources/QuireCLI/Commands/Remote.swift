@@ -7,7 +7,7 @@ import QuireSync
 struct RemoteCommand: Command {
     static let name = "remote"
     static let abstract = "Show, set or create the encrypted repository this journal syncs with."
-    static let help = """
+    static let usage = """
         Usage: quire remote [--json]                          show the remote
                quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http]
                quire remote init [--passphrase-file F]        create the encrypted repository there
@@ -29,7 +29,12 @@ struct RemoteCommand: Command {
         `init` refuses when a repository already exists at the URL; every later use refuses a
         different or missing repository there and changes nothing in the journal.
         """
-    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file", "max-object-size"], flags: ["json", "insecure-http"])
+    static let options: [OptionSpec] = [
+        .user, .passwordFile,
+        .value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)"),
+        .insecureHTTP, .passphraseFile,
+        .flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}"),
+    ]
 
     /// The options each subcommand takes; any other is a usage error, not ignored.
     static let optionsOf: [String: Set<String>] = [

@@ -10,7 +10,7 @@ import Glibc
 struct RestoreCommand: Command {
     static let name = "restore"
     static let abstract = "Restore a journal from its encrypted repository into an empty store."
-    static let help = """
+    static let usage = """
         Usage: quire restore URL [--user USER] [--password-file F] [--passphrase-file F] [--insecure-http] [--json]
 
         Brings back every entry, attachment and transcript, byte for byte, into a new store
@@ -18,7 +18,7 @@ struct RestoreCommand: Command {
         If it is interrupted, running the same command again continues. The restored store
         is a new device of the same journal: `quire sync` keeps it in step from then on.
         """
-    static let spec = Arguments.Spec(options: ["user", "password-file", "passphrase-file"], flags: ["json", "insecure-http"])
+    static let options: [OptionSpec] = [.user, .passwordFile, .passphraseFile, .insecureHTTP, .flag("json", "print {\"entries\", \"segments\", \"attachments\", \"requests\", \"bytes_down\"}")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let url = try arguments.positionals("URL")[0]

@@ -4,16 +4,17 @@ import QuireStore
 struct SearchCommand: Command {
     static let name = "search"
     static let abstract = "Find entries by words in titles, bodies and transcripts."
-    static let help = """
+    static let usage = """
         Usage: quire search QUERY [--limit N] [--json]
 
         Every word must match. Case and accents are ignored; Russian words match in other
         grammatical forms (Москва finds Москве); Japanese and Chinese words are found inside
         sentences without spaces; `word*` matches words starting with "word".
-          --limit N   at most N results, best first (default 50)
-          --json      a JSON array of {"id", "created", "title", "snippet"}
         """
-    static let spec = Arguments.Spec(options: ["limit"], flags: ["json"])
+    static let options: [OptionSpec] = [
+        .value("limit", "N", "at most N results, best first (default 50)"),
+        .flag("json", "a JSON array of {\"id\", \"created\", \"title\", \"snippet\"}"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let query = arguments.positionals.joined(separator: " ")

@@ -5,7 +5,7 @@ import QuireSync
 struct ServiceCommand: Command {
     static let name = "service"
     static let abstract = "Run `sync --watch` for this store as a systemd user service."
-    static let help = """
+    static let usage = """
         Usage: quire service install [--interval SECONDS]
                quire service status [--json]
                quire service uninstall
@@ -19,9 +19,11 @@ struct ServiceCommand: Command {
         status: whether it is installed and running, when it last synced, and why the last
         try failed if it did.
         uninstall: stops it and removes the unit.
-          --json   status as {"installed", "state", "last_sync", "failure", "failed_at", "unit"}
         """
-    static let spec = Arguments.Spec(options: ["interval"], flags: ["json"])
+    static let options: [OptionSpec] = [
+        .value("interval", "SECONDS", "install: sync every SECONDS (default 300) and after each change"),
+        .flag("json", "status as {\"installed\", \"state\", \"last_sync\", \"failure\", \"failed_at\", \"unit\"}"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let action = try arguments.positionals("ACTION")[0]

@@ -4,13 +4,12 @@ import QuireStore
 struct ShowCommand: Command {
     static let name = "show"
     static let abstract = "Show one entry with its attachments and transcripts."
-    static let help = """
+    static let usage = """
         Usage: quire show ID [--json]
 
         ID is an entry id (or attachment id: its entry is shown), or a unique prefix of 8+ characters.
-          --json   the entry in the interchange shape; attachment paths point into the store
         """
-    static let spec = Arguments.Spec(flags: ["json"])
+    static let options: [OptionSpec] = [.flag("json", "the entry in the interchange shape; attachment paths point into the store")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let id = try arguments.positionals("ID")[0]

@@ -10,13 +10,12 @@ import Glibc
 struct StatusCommand: Command {
     static let name = "status"
     static let abstract = "Show pending local changes, the last sync and the remote."
-    static let help = """
+    static let usage = """
         Usage: quire status [--json]
 
         Works offline: it reads only this machine's store.
-          --json   {"entries", "pending", "last_sync", "remote", "repository", "device"}
         """
-    static let spec = Arguments.Spec(flags: ["json"])
+    static let options: [OptionSpec] = [.flag("json", "{\"entries\", \"pending\", \"last_sync\", \"remote\", \"repository\", \"device\"}")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()

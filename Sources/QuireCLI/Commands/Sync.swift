@@ -13,7 +13,7 @@ nonisolated(unsafe) private var stopRequested: sig_atomic_t = 0
 struct SyncCommand: Command {
     static let name = "sync"
     static let abstract = "Sync the journal with its encrypted repository (pull, merge, push)."
-    static let help = """
+    static let usage = """
         Usage: quire sync [--watch [--interval SECONDS]] [--json] [--passphrase-file F]
 
         Pulls what other devices wrote, merges it field by field (the later write wins; a
@@ -24,16 +24,14 @@ struct SyncCommand: Command {
         one at the URL is refused and nothing changes here. Two syncs of one store never run
         at once. The passphrase is asked once per machine: the unlocked key is kept in the
         store (0600) beside the journal it protects (`quire remote forget-key` removes it).
-          --watch           sync again every --interval seconds (default 300), and soon after
-                            a change made here, until Ctrl-C or SIGTERM (which stop it cleanly
-                            after the current step); while the server fails, each try waits
-                            longer (15 s, 30 s, … up to 30 min)
-          --cached-key-only never ask for the passphrase: use the key cached by an earlier
-                            sync, or fail (the user service runs with it)
-          --json            {"requests", "bytes_up", "bytes_down", "segments_pulled",
-                             "segments_pushed", "fields_merged", "conflicts", ...}
         """
-    static let spec = Arguments.Spec(options: ["interval", "passphrase-file"], flags: ["watch", "json", "cached-key-only"])
+    static let options: [OptionSpec] = [
+        .flag("watch", "sync again every --interval seconds, and soon after a change made here,\nuntil Ctrl-C or SIGTERM (which stop it cleanly after the current step);\nwhile the server fails, each try waits longer (15 s, 30 s, … up to 30 min)"),
+        .value("interval", "SECONDS", "with --watch: seconds between syncs (default 300)"),
+        .flag("cached-key-only", "never ask for the passphrase: use the key cached by an earlier sync,\nor fail (the user service runs with it)"),
+        .flag("json", "{\"requests\", \"bytes_up\", \"bytes_down\", \"segments_pulled\", \"segments_pushed\",\n\"fields_merged\", \"conflicts\", ...}"),
+        .passphraseFile,
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()

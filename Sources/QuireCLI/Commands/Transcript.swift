@@ -4,16 +4,17 @@ import QuireStore
 struct TranscriptCommand: Command {
     static let name = "transcript"
     static let abstract = "Set the transcript of a voice note (or any attachment)."
-    static let help = """
+    static let usage = """
         Usage: quire transcript MEDIA_ID (--text TEXT | --file F | --srt F | --vtt F)
 
-          --text TEXT   the transcript
-          --file F      the transcript from a UTF-8 text file
-          --srt F       a SubRip file: timed segments, text joined
-          --vtt F       a WebVTT file: timed segments, text joined
         A malformed subtitle file is refused with the line it fails on; nothing changes.
         """
-    static let spec = Arguments.Spec(options: ["text", "file", "srt", "vtt"])
+    static let options: [OptionSpec] = [
+        .value("text", "TEXT", "the transcript"),
+        .value("file", "F", "the transcript from a UTF-8 text file"),
+        .value("srt", "F", "a SubRip file: timed segments, text joined"),
+        .value("vtt", "F", "a WebVTT file: timed segments, text joined"),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let id = try arguments.positionals("MEDIA_ID")[0]

@@ -10,16 +10,19 @@ import Glibc
 struct VerifyCommand: Command {
     static let name = "verify"
     static let abstract = "Check that every object of the repository is present and authentic."
-    static let help = """
+    static let usage = """
         Usage: quire verify [--read-data] [--json] [--passphrase-file F]
 
         Checks every device's chain of change-log segments from the first to its head (each
         authenticated, each naming the one before, none rolled back from what this journal
         has seen) and that every attachment they reference exists. With --read-data every
         attachment is downloaded and decrypted in full. Names every problem; exits 1 if any.
-          --json   {"devices", "segments", "attachments", "problems": [{"object", "problem"}]}
         """
-    static let spec = Arguments.Spec(options: ["passphrase-file"], flags: ["read-data", "json"])
+    static let options: [OptionSpec] = [
+        .flag("read-data", "download and decrypt every attachment in full"),
+        .flag("json", "{\"devices\", \"segments\", \"attachments\", \"problems\": [{\"object\", \"problem\"}]}"),
+        .passphraseFile,
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
