@@ -106,6 +106,7 @@ enum Messages {
         case .locked: return "wait for the other sync to finish"
         case .notEmpty: return "restore into a new folder: quire --store DIR restore URL"
         case .tooLarge: return Self.bodyLimitHint
+        case .cancelled: return "run it again to continue"
         }
     }
 }

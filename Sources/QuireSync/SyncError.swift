@@ -17,6 +17,8 @@ public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case notEmpty
         /// The server refuses bodies the size Quire cannot go below.
         case tooLarge
+        /// The caller cancelled (`Syncer.isCancelled`); the next sync continues where it stopped.
+        case cancelled
     }
 
     public let kind: Kind

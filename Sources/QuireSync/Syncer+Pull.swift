@@ -49,6 +49,7 @@ extension Syncer {
             guard let newest = seqs.max() else { continue }
             var (seq, hash) = logs[device] ?? (0, "")
             while seq < newest {
+                try stopIfCancelled()
                 let path = LogSegment.path(device: device, seq: seq + 1)
                 pulling.show(report)
                 let segment: LogSegment, sealedHash: String

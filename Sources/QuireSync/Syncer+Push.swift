@@ -36,6 +36,7 @@ extension Syncer {
         var carried = Set<String>()  // blobs considered for carrying inline in this push
         let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
         while next < pending.records.count {
+            try stopIfCancelled()
             var chunk: [SyncChange] = []
             var referenced: [String: RemoteBlob] = [:]
             var inline: [String: Data] = [:]

@@ -136,6 +136,7 @@ extension Syncer {
         }
         let order = blobs.sorted { ($0.value.blob.location?.extents.first?.pack ?? "", $0.key) < ($1.value.blob.location?.extents.first?.pack ?? "", $1.key) }
         for (id, (blob, referrer)) in order {
+            try stopIfCancelled()
             report.blobs += 1
             progress?("\(readData ? "reading" : "checking") \(report.blobs)/\(blobs.count) attachments"
                       + (TransferProgress.timeLeft(since: started, done: Double(report.blobs - 1), of: Double(blobs.count)) ?? ""))

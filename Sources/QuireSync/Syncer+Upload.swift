@@ -102,6 +102,7 @@ extension Syncer {
         let uploader = PackUploader(backends: uploadConnections(), keys: repository.keys, device: store.deviceID,
                                     blobPath: { [blobs = store.blobs] in blobs.path(for: $0) })
         uploader.chunkSealed = repository.uploadChunk
+        uploader.isCancelled = isCancelled
         var complete: [String] = []
         func finish(_ piece: PackPlan.Piece) throws {
             guard extents[piece.local]?.count == piece.parts, let parts = extents[piece.local] else { return }

@@ -34,6 +34,17 @@ public final class Syncer {
     /// Extra connections for downloading attachments in the background, each used by one
     /// thread; when more than one segment is to be pulled, the first reads segments ahead.
     public var workerBackends: [Backend] = []
+    /// Asked between steps (each segment pulled or pushed, each pack uploaded, each
+    /// attachment verified): once it returns true, the work stops with `SyncError.cancelled`
+    /// at the next step. Every step is whole and idempotent, so the next sync simply
+    /// continues. May be called from upload threads.
+    public var isCancelled: @Sendable () -> Bool = { false }
+
+    /// Throws `.cancelled` once the caller asked to stop.
+    func stopIfCancelled() throws {
+        if isCancelled() { throw SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped") }
+    }
+
     /// Test hook: called at named points; a test may crash the process there.
     var checkpoint: (String) -> Void = { _ in }
 

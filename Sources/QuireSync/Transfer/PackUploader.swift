@@ -26,6 +26,8 @@ final class PackUploader: @unchecked Sendable {
     private let condition = NSCondition()
     /// Called as each chunk is sealed, on the upload threads (tests crash there).
     var chunkSealed: (() -> Void)?
+    /// Asked before each pack is started (`Syncer.isCancelled`).
+    var isCancelled: @Sendable () -> Bool = { false }
 
     init(backends: [Backend], keys: RepositoryKeys, device: String, blobPath: @escaping @Sendable (String) -> String) {
         self.backends = backends
@@ -61,7 +63,11 @@ final class PackUploader: @unchecked Sendable {
             let thread = Thread { [self] in
                 defer { group.leave() }
                 while true {
+                    let cancelled = isCancelled()
                     condition.lock()
+                    if cancelled && shared.failure == nil {
+                        shared.failure = SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped")
+                    }
                     guard shared.failure == nil, shared.next < packs.count else {
                         shared.running -= 1
                         condition.broadcast()

@@ -29,10 +29,14 @@ public final class SyncWatch {
 
     /// Syncs until `shouldStop` says so (checked at least every 200 ms between rounds).
     /// `round` hears of each round and when the next one is due.
-    public func run(progress: ((String) -> Void)? = nil, shouldStop: () -> Bool,
+    public func run(progress: ((String) -> Void)? = nil, shouldStop: @escaping @Sendable () -> Bool,
                     round: (Round, _ next: TimeInterval) -> Void) {
         let store = syncer.store
         let watcher = FolderWatcher(folder: store.folder)
+        // A stop asked for in the middle of a long round ends it at its next step.
+        let previous = syncer.isCancelled
+        syncer.isCancelled = { shouldStop() || previous() }
+        defer { syncer.isCancelled = previous }
         var failures = 0
         while !shouldStop() {
             let wait: TimeInterval
@@ -42,6 +46,8 @@ public final class SyncWatch {
                 failures = 0
                 wait = interval
                 round(.synced(report), wait)
+            } catch let error as SyncError where error.kind == .cancelled {
+                break  // stopping: no failure to record
             } catch {
                 failures += 1
                 try? store.recordSyncFailure("\(error)", at: Timestamp.now())
@@ -70,3 +76,4 @@ public final class SyncWatch {
         }
     }
 }
+

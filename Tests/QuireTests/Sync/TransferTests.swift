@@ -148,6 +148,27 @@ import Testing
         #expect(damaged.problems.first?.detail.contains("attachment \(remote.prefix(16)) is damaged") == true)
     }
 
+    /// A cancel (an app's button, the service's SIGTERM) stops a long sync at its next step
+    /// with `.cancelled`, and the next sync finishes the job.
+    @Test func aCancelledSyncStopsAtTheNextStepAndTheNextSyncFinishes() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        _ = try thirtySmallAttachments(in: world)
+        for i in 0..<40 { try a.add(NewEntry(title: "e\(i)", body: String(repeating: "слово ", count: 50))) }
+        let counting = CountingBackend(world.backend)
+        let syncer = try world.syncer(a, backend: counting)
+        syncer.changesPerSegment = 20
+        let asked = Counter()
+        syncer.isCancelled = { asked.next() >= 2 }  // the first two steps go, then stop
+        #expect { _ = try syncer.sync() } throws: { ($0 as? SyncError)?.kind == .cancelled }
+        #expect(try a.hasPendingChanges())
+        syncer.isCancelled = { false }
+        _ = try syncer.sync()
+        #expect(try !a.hasPendingChanges())
+        try world.sync(b)
+        #expect(try world.dump(b) == world.dump(a))
+    }
+
     @Test func aRecordLargerThanAnyObjectTheServerTakesIsOneClearError() throws {
         let dir = TempDir()
         let limited = LimitedBackend(LocalBackend(root: dir.path + "/repo"), limit: 100 << 10)
@@ -280,3 +301,4 @@ private func thirtySmallAttachments(in world: SyncWorld) throws -> [String] {
         return try a.attach(to: e.id, NewAttachment(path: world.file("p\(i)", pseudoRandomBytes(4000, seed: UInt64(i))))).blobID
     }
 }
+
