@@ -101,13 +101,27 @@ struct OptionSpec: Sendable {
     let kind: Kind
     /// One or more lines.
     let help: String
+    /// The subcommands it belongs to ("" for none given); nil: the whole command.
+    var subcommands: Set<String>?
 
-    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, kind: .flag, help: help) }
+    /// The option, taken only by `subcommands` (`quire remote set --user`).
+    func only(_ subcommands: String...) -> OptionSpec {
+        var copy = self
+        copy.subcommands = Set(subcommands)
+        return copy
+    }
+
+    /// The names of `options` that subcommand `subcommand` takes.
+    static func names(_ options: [OptionSpec], of subcommand: String) -> Set<String> {
+        Set(options.filter { $0.subcommands?.contains(subcommand) ?? true }.map(\.name))
+    }
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, kind: .flag, help: help, subcommands: nil) }
     static func value(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .value(placeholder), help: help)
+        OptionSpec(name: name, kind: .value(placeholder), help: help, subcommands: nil)
     }
     static func repeated(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .repeated(placeholder), help: help)
+        OptionSpec(name: name, kind: .repeated(placeholder), help: help, subcommands: nil)
     }
 
     /// `--name VALUE`.

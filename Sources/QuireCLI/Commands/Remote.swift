@@ -29,22 +29,18 @@ struct RemoteCommand: Command {
         `init` refuses when a repository already exists at the URL; every later use refuses a
         different or missing repository there and changes nothing in the journal.
         """
+    /// Each option names the subcommands that take it; any other is a usage error, not ignored.
     static let options: [OptionSpec] = [
-        .user, .passwordFile,
-        .value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)"),
-        .insecureHTTP, .passphraseFile,
-        .flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}"),
-    ]
-
-    /// The options each subcommand takes; any other is a usage error, not ignored.
-    static let optionsOf: [String: Set<String>] = [
-        "": ["json"], "set": ["user", "password-file", "max-object-size", "insecure-http"],
-        "init": ["passphrase-file"], "check": ["passphrase-file"], "forget-key": [],
+        OptionSpec.user.only("set"), OptionSpec.passwordFile.only("set"),
+        OptionSpec.value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)").only("set"),
+        OptionSpec.insecureHTTP.only("set"), OptionSpec.passphraseFile.only("init", "check"),
+        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}").only(""),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let action = arguments.positionals.first ?? ""
-        if let allowed = optionsOf[action], let stray = arguments.given.subtracting(allowed).sorted().first {
+        let allowed = OptionSpec.names(options, of: action)
+        if ["", "set", "init", "check", "forget-key"].contains(action), let stray = arguments.given.subtracting(allowed).sorted().first {
             throw CLIError.usage("--\(stray) does not go with `quire remote\(action.isEmpty ? "" : " " + action)`")
         }
         switch arguments.positionals.first {
