@@ -36,9 +36,17 @@ public protocol Backend: AnyObject {
     func move(_ from: String, to: String, overwrite: Bool) throws
     /// Creates folder `path` and its parents when missing (a folder that is there is fine).
     func makeFolder(_ path: String) throws
+    /// Test hook: `step` runs between the halves of a publish (the temporary object written,
+    /// not yet moved into place), where a test kills the process. A wrapper passes it on.
+    func onPublishStep(_ step: (() -> Void)?)
+    /// Requests really sent (retries and folder checks included), where the backend counts them.
+    var wireRequests: Int? { get }
 }
 
 extension Backend {
+    public func onPublishStep(_ step: (() -> Void)?) {}
+    public var wireRequests: Int? { nil }
+
     /// The whole object in memory (small objects only: keys, config, segments).
     public func getData(_ path: String, limit: Int = 64 << 20) throws -> Data {
         let sink = DataSink(limit: limit)

@@ -8,6 +8,8 @@ public final class LocalBackend: Backend {
     /// Test hook, called between writing a create-only object's temporary file and linking it.
     public var publishStep: (() -> Void)?
 
+    public func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
+
     public init(root: String) {
         self.root = (root as NSString).standardizingPath
     }

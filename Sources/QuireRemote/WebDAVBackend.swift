@@ -16,6 +16,9 @@ public final class WebDAVBackend: Backend {
     public var onRetry: ((Int, Double) -> Void)?
     /// Test hook, called between uploading a create-only object's temporary and moving it.
     public var publishStep: (() -> Void)?
+
+    public func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
+    public var wireRequests: Int? { requestCount }
     /// Requests made, for `sync --json` and benchmarks.
     public private(set) var requestCount = 0
 

@@ -12,7 +12,8 @@ public final class CountingBackend: Backend {
     public var location: String { inner.location }
 
     /// Requests the wrapped backend really sent (retries, MKCOLs, MOVEs included), where known.
-    public var wireRequests: Int { (inner as? WebDAVBackend)?.requestCount ?? requests }
+    public var wireRequests: Int? { inner.wireRequests ?? requests }
+    public func onPublishStep(_ step: (() -> Void)?) { inner.onPublishStep(step) }
 
     public func put(_ path: String, from source: ByteSource) throws {
         requests += 1

@@ -61,10 +61,7 @@ public final class Syncer {
     public func installCheckpoints(_ checkpoint: @escaping (String) -> Void) {
         self.checkpoint = checkpoint
         repository.uploadChunk = { checkpoint("blob-upload-chunk") }
-        var inner = repository.backend
-        if let counting = inner as? CountingBackend { inner = counting.inner }
-        (inner as? LocalBackend)?.publishStep = { checkpoint("publish-temp-written") }
-        (inner as? WebDAVBackend)?.publishStep = { checkpoint("publish-temp-written") }
+        repository.backend.onPublishStep { checkpoint("publish-temp-written") }
     }
 
     /// Pull, then push.
