@@ -20,6 +20,13 @@ enum CLIError: Error {
 
 /// The one place store errors become a message and a hint a person can act on.
 enum Messages {
+    /// The one line a person reads for `error` (without its hint).
+    static func text(of error: Error) -> String {
+        switch describe(error) {
+        case .failure(let text, _), .usage(let text): return text
+        }
+    }
+
     static func describe(_ error: Error) -> CLIError {
         switch error {
         case let error as CLIError:

@@ -31,14 +31,25 @@ extension Syncer {
             guard case .cachedKeyOr(let passphrase) = unlock else {
                 throw RepositoryError(.locked, detail: "no key is cached for this journal's repository")
             }
-            repository = try Repository.open(backend: backend, passphrase: try passphrase(), expectedID: remote?.repositoryID,
-                                             preferredKey: remote?.keyName)
-            if repository.keyName != remote?.keyName { try store.setRepositoryKeyName(repository.keyName) }
+            repository = try Repository.unlock(for: store, backend: backend, passphrase: try passphrase())
             if remote?.repositoryID == nil { try store.setRepositoryID(repository.id) }
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
         let syncer = Syncer(store: store, repository: repository)
         syncer.workerBackends = try (0..<max(0, workers)).map { _ in try connect() }
         return syncer
+    }
+}
+
+extension Repository {
+    /// Opens the repository `store` syncs with (any, when it has none recorded yet) with a
+    /// passphrase, trying the key file that opened last time first, and remembers the one
+    /// that opened it.
+    /// - Throws: `RepositoryError` (wrong repository, wrong passphrase), `RemoteError`.
+    public static func unlock(for store: Store, backend: Backend, passphrase: SecureBytes) throws -> Repository {
+        let remote = try store.remoteSettings()
+        let repository = try open(backend: backend, passphrase: passphrase, expectedID: remote?.repositoryID, preferredKey: remote?.keyName)
+        if repository.keyName != remote?.keyName { try store.setRepositoryKeyName(repository.keyName) }
+        return repository
     }
 }

@@ -28,7 +28,7 @@ struct PasswdCommand: Command {
             throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
         }
         let current = try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase")
-        let repository = try RemoteCommand.unlock(store, remote, backend: backend, passphrase: current)
+        let repository = try Repository.unlock(for: store, backend: backend, passphrase: current)
         let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
                                          variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
         try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context)))

@@ -117,14 +117,6 @@ struct RemoteCommand: Command {
         return (remote, { try Remotes.backend(url: remote.url, settings: settings) })
     }
 
-    /// Opens the repository with a passphrase, trying the key file that opened last time first.
-    static func unlock(_ store: Store, _ remote: RemoteSettings, backend: Backend, passphrase: SecureBytes) throws -> Repository {
-        let repository = try Repository.open(backend: backend, passphrase: passphrase, expectedID: remote.repositoryID,
-                                             preferredKey: remote.keyName)
-        if repository.keyName != remote.keyName { try store.setRepositoryKeyName(repository.keyName) }
-        return repository
-    }
-
     private static func initialize(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals("init")
         let store = try context.openStore()
@@ -145,9 +137,9 @@ struct RemoteCommand: Command {
     private static func check(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals("check")
         let store = try context.openStore()
-        let (remote, backend) = try connect(store, context: context)
+        let (_, backend) = try connect(store, context: context)
         let passphrase = try Secrets.passphrase(arguments, context: context)
-        let repository = try unlock(store, remote, backend: backend, passphrase: passphrase)
+        let repository = try Repository.unlock(for: store, backend: backend, passphrase: passphrase)
         context.print("ok: repository \(repository.id.prefix(8)) at \(backend.location) opens with this passphrase")
     }
 }

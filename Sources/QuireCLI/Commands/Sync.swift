@@ -50,9 +50,7 @@ struct SyncCommand: Command {
         } catch {
             // What `quire service status` shows when the service could not even start.
             if arguments.flag("watch") {
-                var message = "\(error)"
-                if case .failure(let text, _) = Messages.describe(error) { message = text }
-                try? store.recordSyncFailure(message, at: Timestamp.now())
+                try? store.recordSyncFailure(Messages.text(of: error), at: Timestamp.now())
             }
             throw error
         }
@@ -94,9 +92,7 @@ struct SyncCommand: Command {
             case .synced(let report):
                 show(report)
             case .failed(let error):
-                var message = "\(error)"
-                if case .failure(let text, _) = Messages.describe(error) { message = text }
-                context.printError("Sync failed: \(message). Trying again in \(Int(next)) s.")
+                context.printError("Sync failed: \(Messages.text(of: error)). Trying again in \(Int(next)) s.")
             }
         }
     }

@@ -107,19 +107,7 @@ enum QuireNote {
 
     /// `](../../attachments/x.jpg)` for an attachment of this entry back to `](quire:media/<id>)`.
     static func linksToReferences(_ body: String, links: [String: String]) -> String {
-        guard !links.isEmpty, body.contains("](") else { return body }
-        var out = ""
-        var rest = Substring(body)
-        while let open = rest.range(of: "](") {
-            out += rest[..<open.upperBound]
-            rest = rest[open.upperBound...]
-            guard let close = rest.firstIndex(of: ")") else { continue }
-            let target = String(rest[..<close])
-            if let id = links[target.removingPercentEncoding ?? target] {
-                out += MediaReference.target(id)
-                rest = rest[close...]
-            }
-        }
-        return out + rest
+        guard !links.isEmpty else { return body }
+        return MediaReference.rewriteTargets(body) { target in links[target.removingPercentEncoding ?? target].map(MediaReference.target) }
     }
 }

@@ -18,20 +18,23 @@ public enum MediaReference {
     /// `text` with every `(quire:media/<id>)` link target whose id `replace` knows swapped
     /// for what it returns; other text is left byte for byte.
     public static func rewrite(_ text: String, _ replace: (String) -> String?) -> String {
-        let marker = "](" + prefix
-        guard text.contains(marker) else { return text }
+        guard text.contains("](" + prefix) else { return text }
+        return rewriteTargets(text) { target in id(inTarget: target).flatMap(replace) }
+    }
+
+    /// `text` with each Markdown link or image target (`](target)`, up to the first `)`)
+    /// that `replace` has a new one for swapped; the rest left byte for byte.
+    public static func rewriteTargets(_ text: String, _ replace: (String) -> String?) -> String {
+        guard text.contains("](") else { return text }
         var out = ""
         var rest = Substring(text)
-        while let range = rest.range(of: marker) {
-            out += rest[..<range.lowerBound]
-            let after = rest[range.upperBound...]
-            let id = String(after.prefix(36))
-            if StableID.isValid(id), after.dropFirst(36).first == ")", let target = replace(id) {
-                out += "](" + target + ")"
-                rest = after.dropFirst(37)
-            } else {
-                out += rest[range]
-                rest = after
+        while let open = rest.range(of: "](") {
+            out += rest[..<open.upperBound]
+            rest = rest[open.upperBound...]
+            guard let close = rest.firstIndex(of: ")") else { continue }
+            if let target = replace(String(rest[..<close])) {
+                out += target
+                rest = rest[close...]
             }
         }
         return out + rest
