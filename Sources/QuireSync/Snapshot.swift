@@ -172,8 +172,8 @@ extension Syncer {
             var written: [DownloadedBlob] = []
             defer { for blob in written { unlink(blob.path) } }  // gone once adopted
             var seen = Set<String>()
-            for change in batch where change.record == .media && change.field == "blob" {
-                guard let local = change.value.string, !store.hasBlob(local), let remote = map[local], seen.insert(local).inserted else { continue }
+            for change in batch {
+                guard let local = change.namedBlob, !store.hasBlob(local), let remote = map[local], seen.insert(local).inserted else { continue }
                 if let temp = carried.removeValue(forKey: local) {
                     written.append(DownloadedBlob(path: temp, id: local, remoteID: remote.id))
                 } else {

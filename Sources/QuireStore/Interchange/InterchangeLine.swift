@@ -10,8 +10,10 @@ struct InterchangeLine {
 
     var imported: ImportedEntry { ImportedEntry(entry: entry, modified: modified, media: media) }
 
-    static let entryKeys: Set<String> = ["id", "journal", "created", "modified", "title", "body", "tags", "starred", "location", "media"]
-    static let mediaKeys: Set<String> = ["id", "kind", "path", "filename", "mime", "duration", "transcript", "segments"]
+    /// The keys a line may have: the records' fields as the schema names them, with ids and
+    /// an entry's attachments.
+    static let entryKeys = Set(["id", "media"] + RecordSchema.entry.interchangeKeys)
+    static let mediaKeys = Set(["id"] + RecordSchema.media.interchangeKeys)
 
     /// - Throws: `.invalid` naming the key that is wrong.
     init(_ value: JSONValue, folder: String) throws {

@@ -41,7 +41,7 @@ extension Store {
         var media = Set<String>(), entries = Set<String>()
         for change in changes {
             if change.record == .media { media.insert(change.recordID) }
-            if change.record == .entry && change.field == "deleted" { entries.insert(change.recordID) }
+            if change.record == .entry && change.isTombstone { entries.insert(change.recordID) }
         }
         var lacking = Set<String>()
         for id in media {

@@ -33,7 +33,7 @@ extension Store {
             let pending = try pendingRecords()
             var changes: [SyncChange] = []
             for record in pending.records { changes += try self.changes(of: record) }
-            let blobs = Set(changes.filter { $0.record == .media && $0.field == "blob" }.compactMap(\.value.string))
+            let blobs = Set(changes.compactMap(\.namedBlob))
             return PendingChanges(changes: changes, watermark: pending.watermark, blobs: blobs)
         }
     }
@@ -68,7 +68,7 @@ extension Store {
             WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
             """).forEach([.text(record.kind.rawValue), .text(record.id), .integer(deviceNumber)]) { row in
             let field = row.text(0)
-            let value = values[field] ?? (field.hasPrefix("tag:") ? .bool(false) : .null)
+            let value = value(of: field, kind: record.kind, in: values)
             changes.append(SyncChange(record: record.kind, recordID: record.id, field: field, value: value, hlc: HLC(rawValue: row.int(1)),
                                       device: row.text(2), previousHLC: HLC(rawValue: row.int(3)), previousDevice: row.text(4)))
         }
@@ -93,7 +93,7 @@ extension Store {
                 values = try fieldValues(kind, id)
             }
             let field = row.text(2)
-            let value = values[field] ?? (field.hasPrefix("tag:") ? .bool(false) : .null)
+            let value = value(of: field, kind: kind, in: values)
             try body(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(3)),
                                 device: row.text(4), previousHLC: HLC(rawValue: row.int(5)), previousDevice: row.text(6)))
         }
@@ -140,39 +140,21 @@ extension Store {
         }
     }
 
-    /// Every field value of one record, as synced.
+    /// Every field value of one record, as synced (each tag as `tag:<name>`).
     func fieldValues(_ kind: RecordKind, _ id: String) throws -> [String: JSONValue] {
-        switch kind {
-        case .revision:
-            return [:]
-        case .journal:
-            return try database.cached("SELECT name, deleted FROM journals WHERE id = ?").first([.text(id)]) {
-                ["name": .string($0.text(0)), "deleted": .bool($0.int(1) != 0)]
-            } ?? [:]
-        case .entry:
-            guard var values = try database.cached("""
-                SELECT journal_id, title, body, created, modified, starred, latitude, longitude, place, deleted FROM entries WHERE id = ?
-                """).first([.text(id)], { row -> [String: JSONValue] in
-                var location = JSONValue.null
-                if let lat = row.optionalDouble(6), let lon = row.optionalDouble(7) {
-                    location = .object(["lat": .number(lat), "lon": .number(lon), "name": row.optionalText(8).map { .string($0) } ?? .null])
-                }
-                return ["journal": .string(row.text(0)), "title": .string(row.text(1)), "body": .string(row.text(2)),
-                        "created": .string(row.text(3)), "modified": .string(row.text(4)), "starred": .bool(row.int(5) != 0),
-                        "location": location, "deleted": .bool(row.int(9) != 0)]
-            }) else { return [:] }
-            try database.cached("SELECT tag FROM entry_tags WHERE entry_id = ?").forEach([.text(id)]) { values["tag:" + $0.text(0)] = .bool(true) }
-            return values
-        case .media:
-            return try database.cached("""
-                SELECT entry_id, position, kind, blob_id, filename, mime, duration, transcript, segments, deleted FROM media WHERE id = ?
-                """).first([.text(id)]) { row in
-                ["entry": .string(row.text(0)), "position": .number(Double(row.int(1))), "kind": .string(row.text(2)),
-                 "blob": .string(row.text(3)), "filename": .string(row.text(4)), "mime": .string(row.text(5)),
-                 "duration": row.optionalDouble(6).map { .number($0) } ?? .null, "transcript": .string(row.text(7)),
-                 "segments": (try? JSONValue.parse(row.text(8))) ?? .array([]), "deleted": .bool(row.int(9) != 0)]
-            } ?? [:]
+        guard let schema = RecordSchema.of(kind),
+              var values = try database.cached(schema.selectSQL).first([.text(id)], { schema.values(of: $0) }) else { return [:] }
+        if kind == .entry {
+            try database.cached("SELECT tag FROM entry_tags WHERE entry_id = ?").forEach([.text(id)]) {
+                values[RecordSchema.tagPrefix + $0.text(0)] = .bool(true)
+            }
         }
+        return values
+    }
+
+    /// A field's value in `values`, or what a field the record never wrote holds.
+    private func value(of field: String, kind: RecordKind, in values: [String: JSONValue]) -> JSONValue {
+        values[field] ?? RecordSchema.of(kind)?.field(field)?.type.absentValue ?? .null
     }
 
     // MARK: - Pull side

@@ -29,10 +29,13 @@ public struct SyncChange: Equatable, Sendable {
     }
 
     /// Text fields keep a concurrent loser as a revision.
-    public var isText: Bool {
-        switch (record, field) {
-        case (.entry, "title"), (.entry, "body"), (.media, "transcript"): return true
-        default: return false
-        }
+    public var isText: Bool { RecordSchema.of(record)?.field(field)?.merge == .lastWriterWinsKeepingLoser }
+
+    /// The blob (local id) this change points its attachment at, if it is such a change.
+    public var namedBlob: String? {
+        RecordSchema.of(record)?.field(field)?.type == .blob ? value.string : nil
     }
+
+    /// True when this change sets or clears its record's deletion flag.
+    public var isTombstone: Bool { RecordSchema.of(record)?.field(field)?.type == .tombstone }
 }

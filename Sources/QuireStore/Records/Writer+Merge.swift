@@ -101,101 +101,68 @@ extension Writer {
         StoreError(.malformed, detail: "change log has an unusable value for \(change.record.rawValue).\(change.field)")
     }
 
+    /// Writes one field as the schema declares it, with what the write means beyond its
+    /// columns: placeholder rows for records it names, blobs it may free, search rows to refresh.
     private func writeValue(_ change: SyncChange) throws {
-        let id: SQLValue = .text(change.recordID)
-        let v = change.value
-        switch change.record {
-        case .revision:
-            return  // merged above, never through a field
+        guard let schema = RecordSchema.of(change.record) else { return }  // revisions: merged above
+        try ensureRow(change.record, change.recordID)
+        // A field from a newer Quire: its clock is kept, the value ignored.
+        guard let spec = schema.field(change.field) else { return }
+        guard let values = spec.type.sqlValues(change.value, columns: spec.columns.count) else { throw bad(change) }
+        let id = SQLValue.text(change.recordID), isMedia = change.record == .media
+        // What the value being replaced held: an attachment moved or re-pointed may free its blob.
+        if isMedia, spec.type == .reference(.entry) || spec.type == .blob {
+            if spec.type == .reference(.entry), let old = try entryOf(media: change.recordID), !old.isEmpty { searchDirty.insert(old) }
+            mayFree(try blobOf(media: change.recordID))
+        }
+        // What the new value names must exist.
+        switch (spec.type, change.value.string) {
+        case (.reference(.journal), let journal?):
+            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(journal)])
+        case (.reference(.entry), let entry?):
+            try ensureEntry(entry)
+        case (.blob, let blob?):
+            try ensureBlobRow(blob)
+        default:
+            break
+        }
+        if spec.type == .tag {
+            let tag = String(change.field.dropFirst(RecordSchema.tagPrefix.count))
+            try database.cached(change.value == .bool(true) ? "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)"
+                                                          : "DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?").run([id, .text(tag)])
+        } else {
+            try database.cached(spec.updateSQL).run(values + [id])
+        }
+        if spec.changesSearch || spec.type == .reference(.entry) {
+            if change.record == .entry { searchDirty.insert(change.recordID) }
+            if isMedia, let entry = try entryOf(media: change.recordID) { searchDirty.insert(entry) }
+        }
+        if spec.type == .tombstone && change.value == .bool(true) {
+            if change.record == .entry { try mayFreeBlobs(ofEntry: change.recordID) }
+            if isMedia { mayFree(try blobOf(media: change.recordID)) }
+        }
+    }
+
+    private func entryOf(media id: String) throws -> String? {
+        try database.cached("SELECT entry_id FROM media WHERE id = ?").first([.text(id)]) { $0.text(0) }
+    }
+
+    /// The row a change writes into. A record can be heard of before what it belongs to
+    /// (another device's log, merged later, brings that): an attachment waits on a hidden
+    /// anchor entry and blob meanwhile.
+    private func ensureRow(_ kind: RecordKind, _ id: String) throws {
+        switch kind {
         case .journal:
-            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([id])
-            switch change.field {
-            case "name": guard let s = v.string else { throw bad(change) }
-                try database.cached("UPDATE journals SET name = ? WHERE id = ?").run([.text(s), id])
-            case "deleted": try database.cached("UPDATE journals SET deleted = ? WHERE id = ?").run([SQLValue(v == .bool(true)), id])
-            default: break  // a field from a newer Quire: its clock is kept, the value ignored
-            }
+            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(id)])
         case .entry:
-            try ensureEntry(change.recordID)
-            let set = { (column: String, value: SQLValue) in
-                try self.database.cached("UPDATE entries SET \(column) = ? WHERE id = ?").run([value, id])
-            }
-            switch change.field {
-            case "journal": guard let s = v.string else { throw bad(change) }
-                try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(s)])
-                try set("journal_id", .text(s))
-            case "title", "body", "modified":
-                guard let s = v.string else { throw bad(change) }
-                if change.field == "modified", Timestamp(rfc3339: s) == nil { throw bad(change) }
-                try set(change.field, .text(s))
-                if change.field != "modified" { searchDirty.insert(change.recordID) }
-            case "created":
-                guard let s = v.string, let t = Timestamp(rfc3339: s) else { throw bad(change) }
-                try database.cached("UPDATE entries SET created = ?, created_us = ? WHERE id = ?").run([.text(t.text), .integer(t.microseconds), id])
-            case "starred": try set("starred", SQLValue(v == .bool(true)))
-            case "deleted":
-                try set("deleted", SQLValue(v == .bool(true)))
-                searchDirty.insert(change.recordID)
-                if v == .bool(true) { try mayFreeBlobs(ofEntry: change.recordID) }
-            case "location":
-                let o = v.object
-                guard v.isNull || (o?["lat"]?.number != nil && o?["lon"]?.number != nil) else { throw bad(change) }
-                try database.cached("UPDATE entries SET latitude = ?, longitude = ?, place = ? WHERE id = ?")
-                    .run([SQLValue(o?["lat"]?.number), SQLValue(o?["lon"]?.number), SQLValue(o?["name"]?.string), id])
-            case let field where field.hasPrefix("tag:"):
-                let tag = String(field.dropFirst(4))
-                if v == .bool(true) {
-                    try database.cached("INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)").run([id, .text(tag)])
-                } else {
-                    try database.cached("DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?").run([id, .text(tag)])
-                }
-            default: break
-            }
+            try ensureEntry(id)
         case .media:
-            // A media record can be heard of before the entry or blob it belongs to (another
-            // device's log, merged later, creates them): it waits on a hidden anchor meanwhile.
-            if ensuredRows.insert("m:" + change.recordID).inserted {
-                try ensureAnchors()
-                try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
-                    .run([id, .text(Self.anchorEntry), .text(Self.anchorBlob)])
-            }
-            let set = { (column: String, value: SQLValue) in
-                try self.database.cached("UPDATE media SET \(column) = ? WHERE id = ?").run([value, id])
-            }
-            let entryOf = { try self.database.cached("SELECT entry_id FROM media WHERE id = ?").first([id]) { $0.text(0) } }
-            switch change.field {
-            case "entry": guard let s = v.string else { throw bad(change) }
-                if let old = try entryOf(), !old.isEmpty { searchDirty.insert(old) }
-                mayFree(try blobOf(media: change.recordID))
-                try ensureEntry(s)
-                try set("entry_id", .text(s))
-                searchDirty.insert(s)
-            case "position": guard let n = v.integer else { throw bad(change) }
-                try set("position", .integer(Int64(n)))
-            case "kind": guard let s = v.string, MediaKind(rawValue: s) != nil else { throw bad(change) }
-                try set("kind", .text(s))
-            case "blob": guard let s = v.string, BlobStore.isValidID(s) else { throw bad(change) }
-                mayFree(try blobOf(media: change.recordID))
-                try ensureBlobRow(s)
-                try set("blob_id", .text(s))
-            case "filename", "mime": guard let s = v.string else { throw bad(change) }
-                try set(change.field, .text(s))
-            case "duration":
-                guard v.isNull || Media.isValidSeconds(v.number) else { throw bad(change) }
-                try set("duration", SQLValue(v.number))
-            case "transcript": guard let s = v.string else { throw bad(change) }
-                try set("transcript", .text(s))
-                if let entry = try entryOf() { searchDirty.insert(entry) }
-            case "segments":
-                guard v.array != nil, let segments = try? JSONValue.parseSegments(JSONWriter.value(v)),
-                      (try? Store.checkTimings(duration: nil, segments: segments)) != nil else { throw bad(change) }
-                try set("segments", .text(JSONWriter.segments(segments)))
-            case "deleted":
-                try set("deleted", SQLValue(v == .bool(true)))
-                if let entry = try entryOf() { searchDirty.insert(entry) }
-                if v == .bool(true) { mayFree(try blobOf(media: change.recordID)) }
-            default: break
-            }
+            guard ensuredRows.insert("m:" + id).inserted else { return }
+            try ensureAnchors()
+            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
+                .run([.text(id), .text(Self.anchorEntry), .text(Self.anchorBlob)])
+        case .revision:
+            break
         }
     }
 
@@ -214,7 +181,7 @@ extension Writer {
     /// it was referenced by a change of another record, with another device's log).
     private func ensureEntry(_ id: String) throws {
         guard ensuredRows.insert("e:" + id).inserted else { return }
-        let journal = StableID.derived("journal\u{0}" + Store.defaultJournal)
+        let journal = RecordSchema.journalID(named: Store.defaultJournal)
         try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
         try database.cached("""
             INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')

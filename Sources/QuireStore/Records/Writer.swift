@@ -62,7 +62,7 @@ final class Writer {
     func touch(_ record: RecordKind, _ id: String, _ fields: [String]) throws {
         guard !fields.isEmpty else { return }
         touches += fields.count
-        if record == .entry && fields.contains(where: { $0 == "title" || $0 == "body" || $0 == "deleted" }) {
+        if record == .entry, fields.contains(where: { RecordSchema.entry.field($0).map(\.changesSearch) ?? false }) {
             searchDirty.insert(id)
         }
         let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", ")
@@ -101,7 +101,7 @@ final class Writer {
     /// The id of journal `name`, creating the journal record when it is new.
     func journalID(named name: String) throws -> String {
         if let known = journals[name] { return known }
-        let id = StableID.derived("journal\u{0}" + name)
+        let id = RecordSchema.journalID(named: name)
         defer { journals[name] = id }
         let exists = try database.cached("SELECT deleted FROM journals WHERE id = ?").first([.text(id)]) { $0.int(0) }
         switch exists {
@@ -123,43 +123,23 @@ final class Writer {
     /// the fields that differ from `previous` (all of them when there is none). A deleted
     /// entry that is saved again comes back.
     func save(_ entry: Entry, previous: StoredEntry?) throws {
-        let id = entry.id
-        let location = entry.location
-        let values: [SQLValue] = [
-            .text(try journalID(named: entry.journal)), .text(entry.title), .text(entry.body),
-            .text(entry.created.text), .integer(entry.created.microseconds), .text(entry.modified.text),
-            SQLValue(entry.starred), SQLValue(location?.latitude), SQLValue(location?.longitude),
-            SQLValue(location?.name), .text(id),
-        ]
+        let schema = RecordSchema.entry, id = entry.id
+        let values = RecordSchema.values(of: entry, journalID: try journalID(named: entry.journal))
         guard let previous else {
-            try database.cached("""
-                INSERT INTO entries (journal_id, title, body, created, created_us, modified, starred,
-                                     latitude, longitude, place, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).run(values)
-            try touch(.entry, id, ["journal", "title", "body", "created", "modified", "starred", "location"]
-                      + entry.tags.map { "tag:" + $0 })
+            try database.cached(schema.insertSQL).run(try schema.sqlValues(values, id: id))
+            try touch(.entry, id, schema.fieldsOfNewRecord + entry.tags.map { RecordSchema.tagPrefix + $0 })
             try insertTags(entry.tags, entryID: id)
             return
         }
-        let old = previous.entry
-        var changed: [String] = []
-        if old.journal != entry.journal { changed.append("journal") }
-        if old.title != entry.title { changed.append("title") }
-        if old.body != entry.body { changed.append("body") }
-        if old.created.text != entry.created.text { changed.append("created") }
-        if old.modified.text != entry.modified.text { changed.append("modified") }
-        if old.starred != entry.starred { changed.append("starred") }
-        if old.location != entry.location { changed.append("location") }
-        if previous.deleted { changed.append("deleted") }
+        let old = RecordSchema.values(of: previous.entry, journalID: RecordSchema.journalID(named: previous.entry.journal),
+                                      deleted: previous.deleted)
+        let changed = schema.changedFields(from: old, to: values)
         if !changed.isEmpty {
-            try database.cached("""
-                UPDATE entries SET journal_id = ?, title = ?, body = ?, created = ?, created_us = ?, modified = ?,
-                                   starred = ?, latitude = ?, longitude = ?, place = ?, deleted = 0 WHERE id = ?
-                """).run(values)
+            try database.cached(schema.updateSQL).run(try schema.sqlValues(values, id: id))
             try touch(.entry, id, changed)
         }
         if previous.deleted { try reviveMedia(ofEntry: id) }
-        try saveTags(entry.tags, previous: old.tags, entryID: id)
+        try saveTags(entry.tags, previous: previous.entry.tags, entryID: id)
     }
 
     /// Tags are one register each (`tag:<name>` = present or absent), so adding a tag on one
@@ -171,7 +151,7 @@ final class Writer {
         for tag in removed {
             try database.cached("DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?").run([.text(entryID), .text(tag)])
         }
-        try touch(.entry, entryID, (added + removed).map { "tag:" + $0 })
+        try touch(.entry, entryID, (added + removed).map { RecordSchema.tagPrefix + $0 })
     }
 
     private func insertTags(_ tags: [String], entryID: String) throws {
@@ -207,42 +187,22 @@ final class Writer {
     /// Writes `media` as the new state of its record, recording exactly the fields that
     /// differ from `previous`.
     func save(_ media: Media, previous: StoredMedia?) throws {
-        let segments = JSONWriter.segments(media.segments)
-        let values: [SQLValue] = [
-            .text(media.entryID), .integer(Int64(media.position)), .text(media.kind.rawValue), .text(media.blobID),
-            .text(media.filename), .text(media.mime), SQLValue(media.duration), .text(media.transcript),
-            .text(segments), .text(media.id),
-        ]
+        let schema = RecordSchema.media
+        let values = RecordSchema.values(of: media)
         if !media.transcript.isEmpty || previous?.media.transcript.isEmpty == false {
             searchDirty.insert(media.entryID)
             if let old = previous?.media.entryID { searchDirty.insert(old) }
         }
         guard let previous else {
-            try database.cached("""
-                INSERT INTO media (entry_id, position, kind, blob_id, filename, mime, duration, transcript, segments, id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).run(values)
-            try touch(.media, media.id, ["entry", "position", "kind", "blob", "filename", "mime", "duration", "transcript", "segments"])
+            try database.cached(schema.insertSQL).run(try schema.sqlValues(values, id: media.id))
+            try touch(.media, media.id, schema.fieldsOfNewRecord)
             try nameAnew(media.blobID)
             return
         }
         let old = previous.media
-        var changed: [String] = []
-        if old.entryID != media.entryID { changed.append("entry") }
-        if old.position != media.position { changed.append("position") }
-        if old.kind != media.kind { changed.append("kind") }
-        if old.blobID != media.blobID { changed.append("blob") }
-        if old.filename != media.filename { changed.append("filename") }
-        if old.mime != media.mime { changed.append("mime") }
-        if old.duration != media.duration { changed.append("duration") }
-        if old.transcript != media.transcript { changed.append("transcript") }
-        if old.segments != media.segments { changed.append("segments") }
-        if previous.deleted { changed.append("deleted") }
+        let changed = schema.changedFields(from: RecordSchema.values(of: old, deleted: previous.deleted), to: values)
         guard !changed.isEmpty else { return }
-        try database.cached("""
-            UPDATE media SET entry_id = ?, position = ?, kind = ?, blob_id = ?, filename = ?, mime = ?, duration = ?,
-                             transcript = ?, segments = ?, deleted = 0 WHERE id = ?
-            """).run(values)
+        try database.cached(schema.updateSQL).run(try schema.sqlValues(values, id: media.id))
         try touch(.media, media.id, changed)
         if old.blobID != media.blobID { mayFree(old.blobID) }
         if old.entryID != media.entryID { mayFree(media.blobID) }

@@ -50,7 +50,7 @@ import Testing
     @Test func aSecondImportChangesNothingAndANewerExportUpdates() throws {
         let store = try makeStore(dir)
         let zip = ImportFixtures.path("dayone/export.zip")
-        try DayOneImporter(path: zip).run(into: store)
+        _ = try DayOneImporter(path: zip).run(into: store)
         let before = try store.dump(in: dir, "a")
         let clock = try store.lastClock()
         let again = try DayOneImporter(path: zip).run(into: store)
@@ -81,7 +81,7 @@ import Testing
         let before = try store.dump(in: dir, "before")
         let blobFiles = try blobCount(store)
         #expect {
-            try DayOneImporter(path: ImportFixtures.path(file)).run(into: store)
+            _ = try DayOneImporter(path: ImportFixtures.path(file)).run(into: store)
         } throws: { error in
             let text = "\(error)"
             return error is ImportError && text.contains(message) && text.contains(file)

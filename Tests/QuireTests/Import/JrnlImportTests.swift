@@ -24,7 +24,7 @@ import Testing
 
     @Test func theTwoFormatsAndASecondImportLandOnTheSameIds() throws {
         let store = try makeStore(dir)
-        try JrnlImporter(path: ImportFixtures.path("jrnl/export.json"), zone: berlin).run(into: store)
+        _ = try JrnlImporter(path: ImportFixtures.path("jrnl/export.json"), zone: berlin).run(into: store)
         let before = try store.dump(in: dir, "a")
         let text = try JrnlImporter(path: ImportFixtures.path("jrnl/journal.txt"), zone: berlin).run(into: store)
         #expect(text.entriesUnchanged == 3 && text.entriesAdded == 0)
@@ -50,7 +50,7 @@ import Testing
         let store = try makeStore(dir)
         let bad = dir.file("journal-bad", text)
         #expect {
-            try JrnlImporter(path: bad, zone: berlin).run(into: store)
+            _ = try JrnlImporter(path: bad, zone: berlin).run(into: store)
         } throws: { error in
             error is ImportError && "\(error)".contains(message) && "\(error)".hasPrefix(bad)
         }

@@ -41,12 +41,12 @@ import Testing
     @Test func quiresOwnExportComesBackExactly() throws {
         let source = try makeStore(dir, name: "source")
         try source.importJSONLines(at: InterchangeTests.sampleFile(in: dir))
-        try DayOneImporter(path: ImportFixtures.path("dayone/export.zip")).run(into: source)
+        _ = try DayOneImporter(path: ImportFixtures.path("dayone/export.zip")).run(into: source)
         try source.add(NewEntry(title: "Trailing newline", body: "ends with one\n", created: ts("2025-07-01T08:00:00-03:00")))
         try source.add(NewEntry(title: "Marker in text", body: "a\n<!-- quire: the entry's text ends here -->\nb",
                                 created: ts("2025-07-02T08:00:00Z")))
         let folder = dir.path + "/md"
-        try MarkdownExporter(store: source, filter: EntryFilter(), templates: try TemplateSet(overrides: nil)).write(to: folder)
+        _ = try MarkdownExporter(store: source, filter: EntryFilter(), templates: try TemplateSet(overrides: nil)).write(to: folder)
 
         let copy = try makeStore(dir, name: "copy")
         let summary = try MarkdownFolderImporter(path: folder, zone: tokyo).run(into: copy)
@@ -66,7 +66,7 @@ import Testing
         let store = try makeStore(dir)
         try store.importJSONLines(at: InterchangeTests.sampleFile(in: dir))
         let folder = dir.path + "/md"
-        try MarkdownExporter(store: store, filter: EntryFilter(), templates: try TemplateSet(overrides: nil)).write(to: folder)
+        _ = try MarkdownExporter(store: store, filter: EntryFilter(), templates: try TemplateSet(overrides: nil)).write(to: folder)
         let file = try #require(FileManager.default.enumerator(atPath: folder)?.allObjects.compactMap { $0 as? String }.first { $0.hasSuffix(".md") && $0.contains("сон") })
         let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
         try text.replacingOccurrences(of: "Я видел **море**.", with: "Я видел **море** и горы.").write(toFile: folder + "/" + file, atomically: true, encoding: .utf8)
@@ -88,7 +88,7 @@ import Testing
         _ = dir.file("secret/id_ed25519", "PRIVATE KEY")
         try FileManager.default.createSymbolicLink(atPath: folder + "/keys", withDestinationPath: dir.path + "/secret")
         #expect {
-            try MarkdownFolderImporter(path: folder).run(into: store)
+            _ = try MarkdownFolderImporter(path: folder).run(into: store)
         } throws: { "\($0)".contains("vault/keys: is a symbolic link") }
         #expect(try store.entries().isEmpty)
 
@@ -104,12 +104,12 @@ import Testing
         _ = dir.file("vault/2024-01-01.md", "Fine.\n")
         _ = dir.file("vault/2024-01-02.md", "---\ntitle: \"unterminated\n---\nText\n")
         #expect {
-            try MarkdownFolderImporter(path: dir.path + "/vault").run(into: store)
+            _ = try MarkdownFolderImporter(path: dir.path + "/vault").run(into: store)
         } throws: { "\($0)".contains("2024-01-02.md: line 2: front matter has a \"quoted\" value that is not closed") }
         #expect(try store.entries().isEmpty)
         _ = dir.file("vault/2024-01-02.md", "---\nid: 6f1c2b9a-0000-4000-8000-000000000001\ncreated: 2025-01-01T00:00:00Z\nattachments:\n  - id: 6f1c2b9a-0000-4000-8000-000000000002\n    file: ../../../etc/passwd\n---\n")
         #expect {
-            try MarkdownFolderImporter(path: dir.path + "/vault").run(into: store)
+            _ = try MarkdownFolderImporter(path: dir.path + "/vault").run(into: store)
         } throws: { "\($0)".contains("attachments[1].file leaves the folder") }
     }
 
