@@ -91,8 +91,6 @@ extension Store {
 }
 
 extension Writer {
-    private var database: Database { store.database }
-
     /// Notes that blob `id` may no longer be needed: its file goes after commit if so.
     func mayFree(_ id: String?) {
         if let id, BlobStore.isValidID(id), id != Self.anchorBlob { freedBlobs.insert(id) }

@@ -3,8 +3,6 @@ import Foundation
 /// Merging other devices' writes: each field is a last-writer-wins register ordered by
 /// (HLC, device UUID). A text field's concurrent loser is kept in `revisions`.
 extension Writer {
-    private var database: Database { store.database }
-
     func merge(_ changes: [SyncChange]) throws -> MergeResult {
         var result = MergeResult()
         let readClock = try database.cached("""

@@ -1,0 +1,123 @@
+import Foundation
+
+/// The pull side of sync: how far each device's log is merged, downloaded attachments taken
+/// in, and the merge itself.
+extension Store {
+    /// How far this store merged device `device`'s log: (last segment, its hash).
+    public func syncLog(_ device: String) throws -> (seq: Int, hash: String)? {
+        try database.cached("SELECT seq, hash FROM sync_logs WHERE device = ?").first([.text(device)]) { (Int($0.int(0)), $0.text(1)) }
+    }
+
+    /// Every device log this store has merged or pushed.
+    public func syncLogs() throws -> [String: (seq: Int, hash: String)] {
+        var logs: [String: (seq: Int, hash: String)] = [:]
+        try database.prepare("SELECT device, seq, hash FROM sync_logs").forEach { logs[$0.text(0)] = (Int($0.int(1)), $0.text(2)) }
+        return logs
+    }
+
+    public func setSyncLog(_ device: String, seq: Int, hash: String) throws {
+        try database.transaction { try writeSyncLog(device, seq: seq, hash: hash) }
+    }
+
+    func writeSyncLog(_ device: String, seq: Int, hash: String) throws {
+        try database.cached("INSERT INTO sync_logs (device, seq, hash) VALUES (?, ?, ?) ON CONFLICT(device) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+            .run([.text(device), .integer(Int64(seq)), .text(hash)])
+    }
+
+    /// Marks blobs as named by a published segment.
+    public func confirmRemoteBlobs(_ blobIDs: [String]) throws {
+        guard !blobIDs.isEmpty else { return }
+        try database.transaction {
+            for id in blobIDs { try database.cached("UPDATE remote_blobs SET confirmed = 1 WHERE blob_id = ?").run([.text(id)]) }
+        }
+    }
+
+    /// Moves a downloaded file into `blobs/` if its SHA-256 is `expected`.
+    /// - Throws: `.invalid` when the bytes are not what the change log promised.
+    func adoptBlob(fileAt path: String, expected: String) throws {
+        let added = try blobs.adopt(fileAt: path)
+        guard added.id == expected else {
+            if added.isNew { blobs.remove(added.id) }
+            throw StoreError(.invalid, path: path, detail: "attachment content does not match its id \(expected.prefix(12))")
+        }
+        try database.transaction {
+            try recordBlob(added)
+        }
+    }
+
+    /// Takes downloaded attachments into the store in one go: each file (already written and
+    /// fsynced, its bytes authenticated as `id`) is renamed into `blobs/`, every folder that
+    /// gained a name is flushed once, and then one transaction records them all with their
+    /// repository ids. One at a time this cost a folder fsync and two commits per attachment.
+    /// With `flushed` false the files' data is flushed first, all at once.
+    public func adoptDownloadedBlobs(_ items: [DownloadedBlob], flushed: Bool = true) throws {
+        guard !items.isEmpty else { return }
+        if !flushed { try FileIO.syncFilesystem(of: blobs.root) }
+        var added: [(BlobStore.Added, String)] = []
+        var folders = Set<String>()
+        for item in items {
+            guard BlobStore.isValidID(item.id) else { throw StoreError(.invalid, path: item.path, detail: "not a blob id") }
+            let blob = try blobs.adopt(fileAt: item.path, sha256: item.id, syncFolder: false)
+            if blob.isNew { folders.insert(blobs.folder(of: blob.id)) }
+            added.append((blob, item.remoteID))
+        }
+        for folder in folders.sorted() { FileIO.syncFolder(folder) }
+        if !folders.isEmpty { FileIO.syncFolder(blobs.root) }
+        try database.transaction {
+            for (blob, remote) in added {
+                try recordBlob(blob)
+                try database.cached("""
+                    INSERT INTO remote_blobs (blob_id, remote_id, confirmed) VALUES (?, ?, 1)
+                    ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id, confirmed = 1
+                    """).run([.text(blob.id), .text(remote)])
+            }
+        }
+    }
+
+    public func hasBlob(_ id: String) -> Bool { BlobStore.isValidID(id) && blobs.contains(id) }
+
+    /// Merges changes from device log `device` up to segment `seq` (hash `hash`), in one
+    /// transaction together with the new log position: all of it or none.
+    /// The merge is a join — commutative, associative, idempotent — so order, duplicates and
+    /// replays never change the result.
+    /// - Returns: how many fields changed here and how many conflicts were kept.
+    @discardableResult
+    public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String,
+                      beforeCommit: () throws -> Void = {}) throws -> MergeResult {
+        try merge(changes) {
+            try writeSyncLog(device, seq: seq, hash: hash)
+            try beforeCommit()
+        }
+    }
+
+    /// Merges without recording a log position (snapshots, tests). `beforeCommit` may still
+    /// refuse the result by throwing (it runs inside the transaction).
+    @discardableResult
+    public func merge(_ changes: [SyncChange], beforeCommit: () throws -> Void = {}) throws -> MergeResult {
+        try write { writer in
+            let result = try writer.merge(changes)
+            try beforeCommit()
+            return result
+        }
+    }
+}
+
+public struct MergeResult: Equatable, Sendable {
+    public var applied = 0
+    public var conflicts = 0
+    public init() {}
+}
+
+/// An attachment downloaded into a temporary file inside the store: its SHA-256 (`id`, as
+/// the change log that names it says, its bytes authenticated) and its repository id.
+public struct DownloadedBlob: Sendable {
+    public var path: String
+    public var id: String
+    public var remoteID: String
+
+    public init(path: String, id: String, remoteID: String) {
+        self.path = path
+        self.id = id
+        self.remoteID = remoteID
+    }
+}
