@@ -2,12 +2,12 @@
 import PackageDescription
 
 // Layers of DESIGN.md, each its own target so the compiler enforces who may import whom:
-// Store → (Crypto → Remote → Sync, Import, Export) → CLI. Only one file per layer imports its C module.
+// Store → (Crypto → Remote → Sync, Import, Export) → Kit → CLI. Only one file per layer imports its C module.
 let package = Package(
     name: "Quire",
     products: [
         .executable(name: "quire", targets: ["QuireCLI"]),
-        .library(name: "QuireKit", targets: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
+        .library(name: "QuireKit", targets: ["QuireKit"]),
         .executable(name: "quire-bench", targets: ["QuireBench"]),
     ],
     targets: [
@@ -31,13 +31,14 @@ let package = Package(
         .target(name: "QuireSync", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),
-        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
-        // What an embedding app does, through the public API only; ./scripts/test runs it.
-        .executableTarget(name: "EmbedQuire", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireExport"],
-                          path: "Examples/EmbedQuire"),
+        // The library's face: `Journal`, and every layer's public API re-exported.
+        .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
+        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireKit"]),
+        // What an embedding app does, through QuireKit's public API only; ./scripts/test runs it.
+        .executableTarget(name: "EmbedQuire", dependencies: ["QuireKit"], path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireCLI", "CZip"],
+        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,9 +1,4 @@
-import QuireCrypto
-import QuireExport
-import QuireImport
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 
 /// What the CLI reports: usage errors exit 2, everything else exits 1.
 enum CLIError: Error {
@@ -43,10 +38,19 @@ enum Messages {
             return .failure(error.description, hint: hint(for: error))
         case let error as ExportError:
             return .failure(error.description, hint: hint(for: error))
+        case let error as JournalError:
+            return .failure(error.description, hint: hint(for: error))
         case let error as ImportError:
             return .failure(error.description, hint: "nothing was imported; fix the source or leave that part out, then import again")
         default:
             return .failure("\(error)", hint: nil)
+        }
+    }
+
+    static func hint(for error: JournalError) -> String {
+        switch error {
+        case .noRemote: return "run `quire remote set URL` first"
+        case .alreadySyncs: return "a journal belongs to one repository; restore into a new store to move"
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 /// Dispatches `quire COMMAND ...` and turns every error into one line and an exit code.
 enum QuireMain {

@@ -1,5 +1,5 @@
 import Foundation
-import QuireCrypto
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import CLinux
 import Foundation
-import QuireStore
+import QuireKit
 
 // Buffers of 256 KiB and more (segments, downloads in flight) come from mmap and go back to
 // the system when freed. Left to itself glibc raises this threshold after the first large

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct AddCommand: Command {
     static let name = "add"

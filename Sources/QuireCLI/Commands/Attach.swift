@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct AttachCommand: Command {
     static let name = "attach"

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct ConflictsCommand: Command {
     static let name = "conflicts"

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct EditCommand: Command {
     static let name = "edit"

@@ -1,7 +1,5 @@
 import Foundation
-import QuireExport
-import QuireImport
-import QuireStore
+import QuireKit
 
 struct ExportCommand: Command {
     static let name = "export"

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 /// Option handling shared by several commands.
 enum Options {

@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 
 struct PasswdCommand: Command {
     static let name = "passwd"
@@ -23,12 +20,13 @@ struct PasswdCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let store = try context.openStore()
-        let (remote, backend) = try RemoteCommand.connect(store, context: context)
+        guard let remote = try store.remoteSettings() else { throw JournalError.noRemote }
         guard remote.repositoryID != nil else {
             throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
         }
+        let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
         let current = try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase")
-        let repository = try Repository.unlock(for: store, backend: backend, passphrase: current)
+        let repository = try journal.checkRepository(passphrase: current)
         let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
                                          variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
         try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context)))

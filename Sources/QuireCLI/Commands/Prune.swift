@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,11 +26,8 @@ struct PruneCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let store = try context.openStore()
-        let lock = try SyncLock(storeFolder: store.folder)
-        defer { withExtendedLifetime(lock) {} }
-        let (syncer, _) = try SyncSession.open(store, arguments, context: context)
-        _ = try syncer.sync(progress: SyncSession.progress(context))
-        let report = try syncer.prune(progress: SyncSession.progress(context))
+        let (journal, unlock, _) = SyncSession.journal(store, arguments, context: context)
+        let report = try journal.prune(unlock, progress: SyncSession.progress(context))
         SyncSession.endProgress(context)
         if arguments.flag("json") {
             var json = JSONOutput()

@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 
 struct RemoteCommand: Command {
     static let name = "remote"
@@ -83,63 +80,38 @@ struct RemoteCommand: Command {
             }
             return size
         }
+        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: passwordFile,
+                                    insecureHTTP: arguments.flag("insecure-http"))
         do {
-            try Remotes.validate(url, insecureHTTP: arguments.flag("insecure-http"))
+            try Remotes.validate(url, insecureHTTP: address.insecureHTTP)
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
         let store = try context.openStore(create: true)
-        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        let previous = try store.remoteSettings()
-        try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile,
-                            insecureHTTP: arguments.flag("insecure-http"))
-        // A limit belongs to a server: another URL starts without one unless given.
-        if limit != nil || previous?.url != url { try store.setMaxObjectSize(limit) }
-    }
-
-    /// The store and a backend for its remote.
-    static func connect(_ store: Store, context: Context) throws -> (RemoteSettings, Backend) {
-        let (remote, makeBackend) = try connections(store, context: context)
-        return (remote, try makeBackend())
-    }
-
-    /// The store's remote and a maker of backends for it (one per connection a caller wants),
-    /// reading the settings and the password once.
-    static func connections(_ store: Store, context: Context) throws -> (RemoteSettings, () throws -> Backend) {
-        guard let remote = try store.remoteSettings() else {
-            throw CLIError.failure("no remote is set for this journal", hint: "run `quire remote set URL` first")
-        }
-        let password = try Secrets.webdavPassword(file: remote.passwordFile, context: context)
-        var settings = HTTPSettings(user: remote.user, password: password)
-        settings.insecureHTTP = remote.insecureHTTP
-        if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
-        if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
-        return (remote, { try Remotes.backend(url: remote.url, settings: settings) })
+        try Journal(store: store).setRemote(address, maxObjectSize: limit)
     }
 
     private static func initialize(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals("init")
         let store = try context.openStore()
-        let (remote, backend) = try connect(store, context: context)
-        if let existing = remote.repositoryID {
-            throw CLIError.failure("this journal already syncs with repository \(existing.prefix(8))",
-                                   hint: "a journal belongs to one repository; restore into a new store to move")
+        let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
+        guard try store.remoteSettings()?.repositoryID == nil else {
+            throw JournalError.alreadySyncs(repository: try store.remoteSettings()?.repositoryID ?? "")
         }
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
-        let repository = try Repository.initialize(backend: backend, passphrase: passphrase, cost: try Secrets.kdfCost(context))
-        try store.setRepositoryID(repository.id)
-        try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
+        let repository = try journal.createRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
         if context.stderrIsTerminal {
-            context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(backend.location). Keep the passphrase safe: without it nothing can be restored.")
+            context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(repository.backend.location). Keep the passphrase safe: without it nothing can be restored.")
         }
     }
 
     private static func check(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals("check")
         let store = try context.openStore()
-        let (_, backend) = try connect(store, context: context)
-        let passphrase = try Secrets.passphrase(arguments, context: context)
-        let repository = try Repository.unlock(for: store, backend: backend, passphrase: passphrase)
-        context.print("ok: repository \(repository.id.prefix(8)) at \(backend.location) opens with this passphrase")
+        let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
+        guard try store.remoteSettings() != nil else { throw JournalError.noRemote }
+        let repository = try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context))
+        context.print("ok: repository \(repository.id.prefix(8)) at \(repository.backend.location) opens with this passphrase")
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct RemoveCommand: Command {
     static let name = "rm"

@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,25 +19,17 @@ struct RestoreCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let url = try arguments.positionals("URL")[0]
+        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: passwordFile,
+                                    insecureHTTP: arguments.flag("insecure-http"))
         do {
-            try Remotes.validate(url, insecureHTTP: arguments.flag("insecure-http"))
+            try Remotes.validate(url, insecureHTTP: address.insecureHTTP)
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
         let store = try context.openStore(create: true, cacheMebibytes: 4)
-        let lock = try SyncLock(storeFolder: store.folder)
-        defer { withExtendedLifetime(lock) {} }
-        let resuming = try store.restoringFrom()
-        if resuming == nil {
-            guard try store.entryCount() == 0, try store.remoteSettings() == nil else {
-                throw CLIError.failure("\(store.folder) already holds a journal", hint: "restore into a new folder: quire --store DIR restore URL")
-            }
-            let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            try store.setRemote(url: url, user: arguments.value("user"), passwordFile: passwordFile,
-                                insecureHTTP: arguments.flag("insecure-http"))
-        }
-        let (syncer, traffic) = try SyncSession.open(store, arguments, context: context)
-        let report = try syncer.restore(progress: SyncSession.progress(context))
+        let (journal, unlock, traffic) = SyncSession.journal(store, arguments, context: context)
+        let report = try journal.restore(from: address, unlock, progress: SyncSession.progress(context))
         SyncSession.endProgress(context)
         if arguments.flag("json") {
             var json = JSONOutput()

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct SearchCommand: Command {
     static let name = "search"

@@ -1,6 +1,5 @@
 import Foundation
-import QuireStore
-import QuireSync
+import QuireKit
 
 struct ServiceCommand: Command {
     static let name = "service"

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct ShowCommand: Command {
     static let name = "show"

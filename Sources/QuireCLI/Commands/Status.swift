@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif

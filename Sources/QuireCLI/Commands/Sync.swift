@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,19 +39,7 @@ struct SyncCommand: Command {
             interval = seconds
         }
         let store = try context.openStore()
-        let lock = try SyncLock(storeFolder: store.folder)
-        defer { withExtendedLifetime(lock) {} }
-        let opened: (Syncer, Traffic)
-        do {
-            opened = try SyncSession.open(store, arguments, context: context)
-        } catch {
-            // What `quire service status` shows when the service could not even start.
-            if arguments.flag("watch") {
-                try? store.recordSyncFailure(Messages.text(of: error), at: Timestamp.now())
-            }
-            throw error
-        }
-        let (syncer, traffic) = opened
+        let (journal, unlock, traffic) = SyncSession.journal(store, arguments, context: context)
         if arguments.flag("watch") {
             signal(SIGINT) { _ in stopRequested = 1 }
             signal(SIGTERM) { _ in stopRequested = 1 }
@@ -81,12 +66,11 @@ struct SyncCommand: Command {
             before = traffic.totals
         }
         guard arguments.flag("watch") else {
-            let report = try syncer.sync(progress: SyncSession.progress(context))
+            let report = try journal.sync(unlock, progress: SyncSession.progress(context))
             SyncSession.endProgress(context)
-            try store.recordSync(at: Timestamp.now())
             return show(report)
         }
-        SyncWatch(syncer: syncer, interval: interval).run(progress: SyncSession.progress(context), shouldStop: { stopRequested != 0 }) { round, next in
+        try journal.watch(unlock, interval: interval, progress: SyncSession.progress(context), shouldStop: { stopRequested != 0 }) { round, next in
             SyncSession.endProgress(context)
             switch round {
             case .synced(let report):

@@ -1,19 +1,22 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What a session's connections sent and received, the background ones' included (read it
 /// when the work is done: each connection is counted by the one thread that uses it).
-struct Traffic {
-    let connections: [CountingBackend]
+final class Traffic {
+    private(set) var connections: [CountingBackend] = []
     var requests: Int { connections.reduce(0) { $0 + ($1.wireRequests ?? $1.requests) } }
     var bytesUp: Int64 { connections.reduce(0) { $0 + $1.bytesUp } }
     var bytesDown: Int64 { connections.reduce(0) { $0 + $1.bytesDown } }
+
+    func counting(_ backend: Backend) -> Backend {
+        let counted = CountingBackend(backend)
+        connections.append(counted)
+        return counted
+    }
 
     /// The counts as JSON members, less those of `earlier` (a previous round of `--watch`).
     func members(since earlier: (requests: Int, up: Int64, down: Int64) = (0, 0, 0), up: Bool = true) -> [(String, JSONOutput.Value)] {
@@ -25,24 +28,29 @@ struct Traffic {
     var totals: (requests: Int, up: Int64, down: Int64) { (requests, bytesUp, bytesDown) }
 }
 
-/// Shared by sync, restore and verify: a locked, unlocked repository for a store.
+/// Shared by the commands that reach the repository: the library's `Journal` for a store,
+/// with the CLI's sources of secrets, its traffic counting and its test knobs.
 enum SyncSession {
-    /// Opens the repository for `store` (the library's `Syncer.open`), counting what every
-    /// connection sends and receives; `--cached-key-only` never asks for a passphrase.
-    static func open(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Syncer, Traffic) {
-        let (_, makeBackend) = try RemoteCommand.connections(store, context: context)
-        var connections: [CountingBackend] = []
+    /// The journal of `store`, its WebDAV password read from the remote's password file,
+    /// every connection counted; and the unlock the arguments ask for (`--cached-key-only`
+    /// never asks for a passphrase).
+    static func journal(_ store: Store, _ arguments: Arguments, context: Context) -> (Journal, Unlock, Traffic) {
+        let journal = Journal(store: store)
+        let traffic = Traffic()
+        journal.connection.password = { try Secrets.webdavPassword(file: $0.passwordFile, context: context) }
+        journal.connection.tune = { settings in
+            if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
+            if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
+        }
+        journal.connection.wrap = traffic.counting
+        journal.prepare = { syncer in
+            if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
+            if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
+            installCrashPoint(syncer, context: context)
+        }
         let unlock: Unlock = arguments.flag("cached-key-only") ? .cachedKeyOnly
             : .cachedKeyOr(passphrase: { try Secrets.passphrase(arguments, context: context) })
-        let syncer = try Syncer.open(store: store, connect: {
-            let backend = CountingBackend(try makeBackend())
-            connections.append(backend)
-            return backend
-        }, unlock: unlock)
-        if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
-        if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
-        installCrashPoint(syncer, context: context)
-        return (syncer, Traffic(connections: connections))
+        return (journal, unlock, traffic)
     }
 
     /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the

@@ -1,5 +1,5 @@
 import Foundation
-import QuireStore
+import QuireKit
 
 struct TranscriptCommand: Command {
     static let name = "transcript"

@@ -1,8 +1,5 @@
 import Foundation
-import QuireCrypto
-import QuireRemote
-import QuireStore
-import QuireSync
+import QuireKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +24,8 @@ struct VerifyCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let store = try context.openStore()
-        let (syncer, _) = try SyncSession.open(store, arguments, context: context)
-        let report = try syncer.verify(readData: arguments.flag("read-data"), progress: SyncSession.progress(context))
+        let (journal, unlock, _) = SyncSession.journal(store, arguments, context: context)
+        let report = try journal.verify(unlock, readData: arguments.flag("read-data"), progress: SyncSession.progress(context))
         SyncSession.endProgress(context)
         if arguments.flag("json") {
             var json = JSONOutput()

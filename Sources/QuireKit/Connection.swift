@@ -1,0 +1,61 @@
+import Foundation
+import QuireRemote
+import QuireStore
+
+/// Where a journal syncs to, as a person gives it.
+public struct RemoteAddress: Sendable {
+    /// `https://…` (WebDAV), `http://…` (loopback, or with `insecureHTTP`) or `file:///path`.
+    public var url: String
+    public var user: String?
+    /// A file holding the WebDAV password (its path is stored, never the password).
+    public var passwordFile: String?
+    /// Accept plain `http://` beyond loopback (Digest authentication only).
+    public var insecureHTTP: Bool
+
+    public init(url: String, user: String? = nil, passwordFile: String? = nil, insecureHTTP: Bool = false) {
+        self.url = url
+        self.user = user
+        self.passwordFile = passwordFile
+        self.insecureHTTP = insecureHTTP
+    }
+}
+
+/// How a journal connects to its repository. The app supplies the WebDAV password (read
+/// from the remote's password file, a keychain, …); Quire never stores it.
+public struct Connection {
+    /// The WebDAV password for a remote (from its `passwordFile`, a keychain, …), asked for
+    /// once per opening.
+    public var password: (RemoteSettings) throws -> String? = { _ in nil }
+    /// Adjusts HTTP settings (attempts, timeouts) before each connection is made.
+    public var tune: (inout HTTPSettings) -> Void = { _ in }
+    /// Wraps each backend (to count traffic, say).
+    public var wrap: (Backend) -> Backend = { $0 }
+    /// Connections besides the main one, to read ahead and download while merging.
+    public var workers = 5
+
+    public init() {}
+
+    /// A maker of connections to `remote`; the password is read once, now.
+    public func connector(for remote: RemoteSettings) throws -> () throws -> Backend {
+        var settings = HTTPSettings(user: remote.user, password: try password(remote))
+        settings.insecureHTTP = remote.insecureHTTP
+        tune(&settings)
+        let wrap = self.wrap
+        return { [settings] in wrap(try Remotes.backend(url: remote.url, settings: settings)) }
+    }
+}
+
+/// What a journal refuses to do, in words a person can act on.
+public enum JournalError: Error, Equatable, CustomStringConvertible {
+    /// No remote is set (`setRemote` first).
+    case noRemote
+    /// The journal already syncs with a repository; it cannot make another its own.
+    case alreadySyncs(repository: String)
+
+    public var description: String {
+        switch self {
+        case .noRemote: return "no remote is set for this journal"
+        case .alreadySyncs(let id): return "this journal already syncs with repository \(id.prefix(8))"
+        }
+    }
+}

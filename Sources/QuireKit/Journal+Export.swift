@@ -1,0 +1,20 @@
+import Foundation
+import QuireExport
+import QuireStore
+
+/// The journal as a book and as Markdown (the JSON-lines dump is `Store.exportJSON`).
+extension Journal {
+    /// Writes the journal (or the entries `filter` picks) as an EPUB 3 book at `path`.
+    @discardableResult
+    public func exportBook(to path: String, options: EPUBOptions = EPUBOptions(), templates: TemplateSet? = nil,
+                           progress: ProgressHandler? = nil) throws -> BookSummary {
+        try EPUBExporter(store: store, options: options, templates: try templates ?? TemplateSet()).write(to: path, progress: progress)
+    }
+
+    /// Writes one Markdown file per entry, with its attachments, into `folder`.
+    @discardableResult
+    public func exportMarkdown(to folder: String, filter: EntryFilter = EntryFilter(), templates: TemplateSet? = nil,
+                               progress: ProgressHandler? = nil) throws -> MarkdownSummary {
+        try MarkdownExporter(store: store, filter: filter, templates: try templates ?? TemplateSet()).write(to: folder, progress: progress)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import QuireStore
+import QuireSync
+
+/// Sync, restore, verify, prune and the watch. Each that writes holds the store's sync lock
+/// (`SyncLock`) while it works, so two processes never sync one store at once.
+extension Journal {
+    /// Opens the journal's repository for the work of a `Syncer` (sync, restore, verify,
+    /// prune, a watch), unlocked as `unlock` says, over connections made as ``connection``
+    /// says. Use it for progress, cancelling (`isCancelled`) or several steps on one unlock.
+    /// - Throws: `JournalError.noRemote`, `RepositoryError`, `RemoteError`.
+    public func syncer(_ unlock: Unlock) throws -> Syncer {
+        let connect = try connection.connector(for: try remoteSettings())
+        let syncer = try Syncer.open(store: store, connect: connect, unlock: unlock, workers: connection.workers)
+        prepare(syncer)
+        return syncer
+    }
+
+    /// Pulls what other devices wrote, merges it, pushes what this one wrote, and records
+    /// when it synced (`Store.lastSync`).
+    /// - Throws: `SyncError`, `RepositoryError`, `RemoteError`: nothing is lost; the next sync
+    ///   finishes the job.
+    @discardableResult
+    public func sync(_ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let report = try syncer(unlock).sync(progress: progress)
+        try store.recordSync(at: Timestamp.now())
+        return report
+    }
+
+    /// Restores the journal at `address` into this store, which must be empty: every entry,
+    /// attachment and transcript, byte for byte, in constant memory. Run again after an
+    /// interruption, it continues. The store is then a new device of the journal: `sync`
+    /// keeps it in step.
+    /// - Throws: `SyncError.notEmpty` when the store holds a journal (and is not in the
+    ///   middle of restoring one), `RemoteError.invalid` for an address Quire cannot use.
+    @discardableResult
+    public func restore(from address: RemoteAddress, _ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        if try store.restoringFrom() == nil {
+            guard try store.entryCount() == 0, try store.remoteSettings() == nil else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
+            try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
+        }
+        return try syncer(unlock).restore(progress: progress)
+    }
+
+    /// Checks the repository: every object there, readable with the key, hashes matching;
+    /// with `readData`, every attachment's bytes too.
+    public func verify(_ unlock: Unlock, readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
+        try syncer(unlock).verify(readData: readData, progress: progress)
+    }
+
+    /// Syncs, then writes a snapshot and removes what no device needs any more.
+    public func prune(_ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> PruneReport {
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let syncer = try syncer(unlock)
+        _ = try syncer.sync(progress: progress)
+        return try syncer.prune(progress: progress)
+    }
+
+    /// Keeps the journal in step until `shouldStop` says so: a sync every `interval` seconds
+    /// and soon after a change made here, waiting longer while the server fails
+    /// (`SyncWatch`). Failures, opening the repository's included, are recorded for
+    /// `Store.lastSyncFailure`; `round` hears of each round.
+    /// - Throws: only when the repository cannot be opened at all (locked key, wrong
+    ///   repository) or another process is syncing this store.
+    public func watch(_ unlock: Unlock, interval: TimeInterval, progress: ((String) -> Void)? = nil,
+                      shouldStop: @escaping @Sendable () -> Bool, round: (SyncWatch.Round, _ next: TimeInterval) -> Void) throws {
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
+        let syncer: Syncer
+        do {
+            syncer = try self.syncer(unlock)
+        } catch {
+            try? store.recordSyncFailure("\(error)", at: Timestamp.now())
+            throw error
+        }
+        SyncWatch(syncer: syncer, interval: interval).run(progress: progress, shouldStop: shouldStop, round: round)
+    }
+}

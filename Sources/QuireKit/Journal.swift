@@ -1,0 +1,83 @@
+import Foundation
+import QuireCrypto
+import QuireExport
+import QuireRemote
+import QuireStore
+import QuireSync
+
+/// A journal: its store on this machine and the encrypted repository it syncs with.
+///
+/// The one entry point an app needs. Entries, attachments, transcripts and search are the
+/// ``store``'s (`add`, `edit`, `attach`, `setTranscript`, `search`, `entries`); a journal
+/// adds where it syncs to, sync, restore, verify, prune and export. The app decides where a
+/// passphrase comes from (a prompt, a keychain) and passes it as an ``Unlock``; nothing here
+/// asks a person anything or prints.
+///
+/// ```swift
+/// let journal = try Journal(folder: path, create: true)
+/// let entry = try journal.store.add(NewEntry(title: "Утро", body: "…"))
+/// try journal.setRemote(RemoteAddress(url: "https://dav.example.org/journal"))
+/// try journal.createRepository(passphrase: passphrase)
+/// let report = try journal.sync(.cachedKeyOr(passphrase: { passphrase }))
+/// ```
+///
+/// A `Journal` is used from one thread at a time; two processes never sync one store at
+/// once (each sync holds the store's sync lock).
+public final class Journal {
+    /// The journal on this machine.
+    public let store: Store
+    /// How connections to the repository are made (credentials, HTTP tuning, a wrapper).
+    public var connection = Connection()
+    /// Called with each syncer this journal opens, before it does any work (to set its
+    /// segment size or install checkpoints, say).
+    public var prepare: (Syncer) -> Void = { _ in }
+
+    /// A journal over an open store.
+    public init(store: Store) { self.store = store }
+
+    /// Opens the journal kept in `folder` (creating an empty one with `create`).
+    /// - Throws: `StoreError` (`.unreadable`, `.busy`, `.newerSchema`).
+    public convenience init(folder: String, create: Bool = false) throws {
+        self.init(store: try Store(folder: folder, options: Store.Options(create: create)))
+    }
+
+    // MARK: - Where it syncs
+
+    /// Points the journal at a repository. A journal syncs with one repository, ever: the one
+    /// it first synced with is remembered, and a different one at the new address is refused.
+    /// - Throws: `RemoteError.invalid` for an address Quire cannot use.
+    ///
+    /// `maxObjectSize` is the largest request body the server takes, when known (Quire also
+    /// learns it from a 413). A limit belongs to a server: a new address starts without one.
+    public func setRemote(_ address: RemoteAddress, maxObjectSize: Int64? = nil) throws {
+        try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
+        let previous = try store.remoteSettings()
+        try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
+        if maxObjectSize != nil || previous?.url != address.url { try store.setMaxObjectSize(maxObjectSize) }
+    }
+
+    /// Creates an empty encrypted repository at the remote address and makes it this
+    /// journal's, caching its key so that later syncs need no passphrase.
+    /// - Throws: `JournalError.alreadySyncs`, `RemoteError`, `RepositoryError`.
+    @discardableResult
+    public func createRepository(passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
+        let remote = try remoteSettings()
+        if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
+        let repository = try Repository.initialize(backend: try connection.connector(for: remote)(), passphrase: passphrase, cost: cost)
+        try store.setRepositoryID(repository.id)
+        try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
+        return repository
+    }
+
+    /// Opens the journal's repository with `passphrase` without syncing: checks that it is
+    /// there, is this journal's, and opens with it.
+    public func checkRepository(passphrase: SecureBytes) throws -> Repository {
+        let remote = try remoteSettings()
+        return try Repository.unlock(for: store, backend: try connection.connector(for: remote)(), passphrase: passphrase)
+    }
+
+    func remoteSettings() throws -> RemoteSettings {
+        guard let remote = try store.remoteSettings() else { throw JournalError.noRemote }
+        return remote
+    }
+}

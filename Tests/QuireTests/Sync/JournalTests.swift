@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import QuireKit
+
+/// QuireKit's entry point: what the CLI and an embedding app both go through. The refusals
+/// that protect a journal live here, so an app gets them without reimplementing them.
+@Suite struct JournalTests {
+    let dir = TempDir()
+    var address: RemoteAddress { RemoteAddress(url: "file://" + dir.path + "/repository") }
+
+    func journal(_ name: String) throws -> Journal { try Journal(folder: dir.path + "/" + name, create: true) }
+
+    func created(_ name: String) throws -> Journal {
+        let journal = try journal(name)
+        try journal.setRemote(address)
+        try journal.createRepository(passphrase: try secret("pw"), cost: testCost)
+        return journal
+    }
+
+    @Test func aJournalWithoutARemoteSaysSoBeforeAskingForAnything() throws {
+        let journal = try journal("a")
+        var asked = false
+        #expect(throws: JournalError.noRemote) { try journal.sync(.cachedKeyOr(passphrase: { asked = true; return try secret("pw") })) }
+        #expect(throws: JournalError.noRemote) { try journal.createRepository(passphrase: try secret("pw"), cost: testCost) }
+        #expect(!asked)
+    }
+
+    @Test func aJournalMakesOneRepositoryItsOwnAndSyncsWithTheCachedKey() throws {
+        let journal = try created("a")
+        #expect(throws: JournalError.self) { try journal.createRepository(passphrase: try secret("pw"), cost: testCost) }
+        _ = try journal.store.add(NewEntry(title: "Ἀρχή"))
+        let report = try journal.sync(.cachedKeyOnly)  // no passphrase: the key was cached at creation
+        #expect(report.segmentsPushed == 1)
+        #expect(try journal.store.lastSync() != nil)
+    }
+
+    @Test func aSecondSyncOfTheSameStoreIsRefusedWhileOneRuns() throws {
+        let journal = try created("a")
+        let held = try SyncLock(storeFolder: journal.store.folder)
+        #expect { try journal.sync(.cachedKeyOnly) } throws: { ($0 as? SyncError)?.kind == .locked }
+        withExtendedLifetime(held) {}
+    }
+
+    /// Restoring over a journal would point it at another repository: refused before
+    /// anything is written, and the store's remote is left as it was.
+    @Test func restoreRefusesAStoreThatHoldsAJournalAndChangesNothing() throws {
+        _ = try created("a")
+        let other = try journal("b")
+        _ = try other.store.add(NewEntry(title: "mine"))
+        let before = try other.store.remoteSettings()
+        #expect { try other.restore(from: self.address, .cachedKeyOr(passphrase: { try secret("pw") })) } throws: {
+            ($0 as? SyncError)?.kind == .notEmpty
+        }
+        #expect(try other.store.remoteSettings() == before)
+        #expect(try other.store.entries().map(\.title) == ["mine"])
+    }
+
+    @Test func aWatchThatCannotUnlockRecordsWhyForServiceStatus() throws {
+        let first = try created("a")
+        let laptop = try journal("b")
+        try laptop.restore(from: address, .cachedKeyOr(passphrase: { try secret("pw") }))
+        KeyCache.forget(storeFolder: laptop.store.folder)
+        #expect(throws: RepositoryError.self) {
+            try laptop.watch(.cachedKeyOnly, interval: 60, shouldStop: { true }) { _, _ in }
+        }
+        #expect(try laptop.store.lastSyncFailure()?.reason.contains("no key is cached") == true)
+        withExtendedLifetime(first) {}
+    }
+
+    @Test func connectionsAreWrappedAndTunedAsTheAppSays() throws {
+        let journal = try created("a")
+        var made = 0
+        journal.connection.wrap = { made += 1; return $0 }
+        journal.connection.workers = 2
+        var prepared = false
+        journal.prepare = { _ in prepared = true }
+        _ = try journal.sync(.cachedKeyOnly)
+        #expect(made == 3 && prepared)
+    }
+}
