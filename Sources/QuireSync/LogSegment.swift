@@ -27,7 +27,9 @@ struct LogSegment {
     /// …up to this many bytes per segment (a segment is held in memory whole).
     static let inlineBudget: Int64 = 1 << 20
 
-    static let format = 1
+    /// Format 2 segments carry locations with generations (a moved attachment); a segment
+    /// without one is written as format 1, which every Quire reads.
+    static let format = 2
 
     static func path(device: String, seq: Int) -> String {
         "log/\(device)/" + String(format: "%012d", seq)
@@ -40,7 +42,7 @@ struct LogSegment {
                     .string(c.device), .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])
         }
         var members: [String: JSONValue] = [
-            "format": .number(Double(Self.format)), "device": .string(device), "seq": .number(Double(seq)),
+            "format": .number(packed.values.contains { $0.generation > 0 } ? 2 : 1), "device": .string(device), "seq": .number(Double(seq)),
             "previous": .string(previous), "changes": .array(rows), "blobs": .object(blobs.mapValues { .string($0) }),
         ]
         if !inline.isEmpty { members["blobs_inline"] = .object(inline.mapValues { .string($0.base64EncodedString()) }) }

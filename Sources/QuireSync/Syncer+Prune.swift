@@ -13,6 +13,9 @@ public struct PruneReport: Equatable, Sendable {
     public var blobsMarked = 0
     /// Files in this store's `blobs/` that nothing needed any more.
     public var localFilesRemoved = 0
+    /// Packs mostly garbage whose live attachments moved to new packs (the old ones are
+    /// then collected like any garbage).
+    public var packsRepacked = 0
 }
 
 extension Syncer {
@@ -27,11 +30,13 @@ extension Syncer {
     /// merged as far as this store had when it marked them — without server timestamps, a
     /// blob another device uploaded a moment ago looks exactly like garbage, so it gets time
     /// to be named. (A push checks on the server a blob it never confirmed, or names anew,
-    /// before naming it.) This store's own unneeded files go too. Call after a sync, so this
-    /// device's state is current.
+    /// before naming it.) This store's own unneeded files go too. Packs mostly garbage are
+    /// repacked first (`repack`), so their live attachments' new locations are in the
+    /// snapshot. Call after a sync, so this device's state is current.
     public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
         var report = PruneReport()
         let me = store.deviceID
+        report.packsRepacked = try repack(progress: progress)
         report.snapshot = try writeSnapshot()
         let covered = try store.syncLogs()
         // How far every device with a head has merged each log.

@@ -68,19 +68,8 @@ extension Syncer {
             var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
             segment.inline = inline
             segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
-            let path = LogSegment.path(device: me, seq: segment.seq)
-            let sealed = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
-            progress?("pushing \(path)")
-            checkpoint("segment-publish-start")
-            // A plain PUT: the name is this device's alone and no head names it yet, so a
-            // crash mid-upload leaves nothing anyone reads, and the next push rewrites it.
-            do {
-                try backend.putData(path, sealed)
-            } catch let error as RemoteError where error.kind == .tooLarge {
-                throw PackUploader.TooLarge(size: Int64(sealed.count), error: error)
-            }
-            checkpoint("segment-published")
-            (seq, hash) = (segment.seq, Digest.hex(sealed))
+            hash = try publish(segment, progress: progress)
+            seq = segment.seq
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
         }
@@ -92,6 +81,23 @@ extension Syncer {
         checkpoint("head-published")
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)
+    }
+
+    /// Seals and uploads `segment`; returns the hash the next segment chains to.
+    func publish(_ segment: LogSegment, progress: ((String) -> Void)?) throws -> String {
+        let path = LogSegment.path(device: segment.device, seq: segment.seq)
+        let sealed = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
+        progress?("pushing \(path)")
+        checkpoint("segment-publish-start")
+        // A plain PUT: the name is this device's alone and no head names it yet, so a
+        // crash mid-upload leaves nothing anyone reads, and the next push rewrites it.
+        do {
+            try backend.putData(path, sealed)
+        } catch let error as RemoteError where error.kind == .tooLarge {
+            throw PackUploader.TooLarge(size: Int64(sealed.count), error: error)
+        }
+        checkpoint("segment-published")
+        return Digest.hex(sealed)
     }
 
     /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or

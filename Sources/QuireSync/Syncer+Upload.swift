@@ -58,11 +58,7 @@ extension Syncer {
     /// The repository id and size of each local blob; the id comes from the SHA-256 the
     /// store named the blob by, so nothing is read but the files' sizes.
     private func remoteIDs(of blobs: [String]) throws -> [(local: String, remote: String, size: Int64)] {
-        try blobs.map { blob in
-            let path = store.blobs.path(for: blob)
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-            return (blob, try repository.packedID(ofLocal: blob), size)
-        }
+        try blobs.map { blob in (blob, try repository.packedID(ofLocal: blob), store.blobs.size(of: blob) ?? 0) }
     }
 
     /// Once per store and repository: the repository moves to the pack format and this
@@ -106,7 +102,10 @@ extension Syncer {
         var complete: [String] = []
         func finish(_ piece: PackPlan.Piece) throws {
             guard extents[piece.local]?.count == piece.parts, let parts = extents[piece.local] else { return }
-            let location = BlobLocation(extents: (0..<piece.parts).compactMap { parts[$0] })
+            // Uploaded anew where a location was known (its pack collected meanwhile): the
+            // next generation, so devices that knew the old one take this one.
+            let generation = try store.remoteBlobGeneration(piece.local).map { $0 + 1 } ?? 0
+            let location = BlobLocation(extents: (0..<piece.parts).compactMap { parts[$0] }, generation: generation)
             try store.setRemoteBlobs([(piece.local, piece.remote, location.text)], confirmed: false)
             map[piece.local] = RemoteBlob(id: piece.remote, location: location)
             report.blobsUploaded += 1
@@ -137,7 +136,7 @@ extension Syncer {
 
     /// The connections uploads go over: the worker connections when there are some (each
     /// then used by one upload thread), else this sync's own.
-    private func uploadConnections() -> [Backend] {
+    func uploadConnections() -> [Backend] {
         workerBackends.count >= 2 ? Array(workerBackends.prefix(4)) : [backend]
     }
 }

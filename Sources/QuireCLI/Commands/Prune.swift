@@ -16,10 +16,12 @@ struct PruneCommand: Command {
         needs. Attachments nothing needs any more (those of deleted entries and attachments, and
         uploads whose sync never finished) are marked, and deleted by a later prune once a
         day has passed (QUIRE_GC_GRACE_SECONDS changes the wait), they are still unneeded and
-        every device has synced past the deletion. This machine's copies go at once.
+        every device has synced past the deletion. This machine's copies go at once. A pack
+        that is mostly garbage is repacked first: the attachments still needed move to a new
+        pack (read from this machine, encrypted anew) and the old pack is collected the same way.
         """
     static let options: [OptionSpec] = [
-        .flag("json", "{\"snapshot\", \"segments_deleted\", \"snapshots_deleted\", \"blobs_deleted\",\n\"blobs_marked\", \"local_files_removed\"}"),
+        .flag("json", "{\"snapshot\", \"segments_deleted\", \"snapshots_deleted\", \"blobs_deleted\",\n\"blobs_marked\", \"local_files_removed\", \"packs_repacked\"}"),
         .passphraseFile,
     ]
 
@@ -33,10 +35,12 @@ struct PruneCommand: Command {
             var json = JSONOutput()
             json.object([("snapshot", .string(report.snapshot)), ("segments_deleted", .int(report.segmentsDeleted)),
                          ("snapshots_deleted", .int(report.snapshotsDeleted)), ("blobs_deleted", .int(report.blobsDeleted)),
-                         ("blobs_marked", .int(report.blobsMarked)), ("local_files_removed", .int(report.localFilesRemoved))])
+                         ("blobs_marked", .int(report.blobsMarked)), ("local_files_removed", .int(report.localFilesRemoved)),
+                         ("packs_repacked", .int(report.packsRepacked))])
             context.print(json.text)
         } else if context.stderrIsTerminal {
             var line = "Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted"
+            if report.packsRepacked > 0 { line += "; \(report.packsRepacked) packs mostly garbage repacked" }
             if report.blobsDeleted > 0 { line += "; \(report.blobsDeleted) unneeded attachments collected" }
             if report.blobsMarked > 0 { line += "; \(report.blobsMarked) more wait until every device has synced and a day has passed" }
             context.printError(line + ".")

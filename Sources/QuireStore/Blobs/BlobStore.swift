@@ -20,6 +20,12 @@ public struct BlobStore: Sendable {
         FileManager.default.fileExists(atPath: path(for: id))
     }
 
+    /// The size of blob `id`'s file, nil when it is not here.
+    public func size(of id: String) -> Int64? {
+        var info = stat()
+        return stat(path(for: id), &info) == 0 ? Int64(info.st_size) : nil
+    }
+
     /// A blob id is 64 lower-case hex characters; anything else is refused before it
     /// can become a path.
     public static func isValidID(_ id: String) -> Bool {

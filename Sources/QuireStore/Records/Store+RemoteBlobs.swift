@@ -31,8 +31,16 @@ extension Store {
     }
 
     /// Records where blobs live on the server, as segments or snapshots name them, or as an
-    /// upload left them (`confirmed` false until a published segment names them). A known
-    /// location is replaced only by another one, never by none.
+    /// upload or a repack left them (`confirmed` false until a published segment names them).
+    ///
+    /// A location is a register that converges: of two, the one with the higher generation
+    /// (`"g"` in its JSON; 0 when absent) is kept, and between equal generations the greater
+    /// text. Every device that has heard of the same locations keeps the same one, in
+    /// whatever order it heard of them, which `prune` relies on: it collects a pack only when
+    /// its own store's locations no longer name it and every device has merged as far as it
+    /// had. A writer that moves an attachment (an upload after its pack was collected, a
+    /// repack) gives the new location the next generation, so a stale one never wins.
+    /// A known location is never replaced by none.
     public func setRemoteBlobs(_ items: [(local: String, remote: String, location: String?)], confirmed: Bool) throws {
         guard !items.isEmpty else { return }
         try database.transaction {
@@ -40,10 +48,23 @@ extension Store {
                 try database.cached("""
                     INSERT INTO remote_blobs (blob_id, remote_id, confirmed, location) VALUES (?, ?, ?, ?)
                     ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id,
-                        confirmed = max(confirmed, excluded.confirmed), location = coalesce(excluded.location, location)
+                        confirmed = max(confirmed, excluded.confirmed),
+                        location = CASE
+                            WHEN excluded.location IS NULL THEN location
+                            WHEN location IS NULL THEN excluded.location
+                            WHEN (coalesce(json_extract(excluded.location, '$.g'), 0), excluded.location)
+                                 > (coalesce(json_extract(location, '$.g'), 0), location) THEN excluded.location
+                            ELSE location END
                     """).run([.text(item.local), .text(item.remote), SQLValue(confirmed), SQLValue(item.location)])
             }
         }
+    }
+
+    /// The generation of the location recorded for `blobID` (see `setRemoteBlobs`), nil when
+    /// none is.
+    public func remoteBlobGeneration(_ blobID: String) throws -> Int? {
+        try database.cached("SELECT coalesce(json_extract(location, '$.g'), 0) FROM remote_blobs WHERE blob_id = ? AND location IS NOT NULL")
+            .first([.text(blobID)]) { Int($0.int(0)) }
     }
 
     /// The parts of `blobID` cut at `partSize` that an earlier push uploaded.

@@ -12,16 +12,27 @@ public struct BlobLocation: Equatable, Sendable {
     }
 
     public var extents: [Extent]
+    /// How many times the attachment moved: 0 where it was first uploaded, one more each time
+    /// a device uploads it anew (its pack was collected) or a prune repacks it. Devices keep
+    /// the location with the higher generation, the greater text between equals (see
+    /// `Store.setRemoteBlobs`), so every device ends up with the same one whatever order it
+    /// hears of them in, and a stale location never replaces a newer one.
+    public var generation: Int = 0
 
     /// The most parts one attachment may have: 2 GiB in parts of 64 KiB, the smallest a
     /// server limit can make them, is 32,768.
     static let maxParts = 1 << 20
 
-    init(extents: [Extent]) { self.extents = extents }
+    init(extents: [Extent], generation: Int = 0) {
+        self.extents = extents
+        self.generation = generation
+    }
 
-    /// `[[pack, offset, length], ...]`.
+    /// `[[pack, offset, length], ...]`, or `{"g": generation, "e": [...]}` once it moved
+    /// (readers before generations refuse that form rather than misread it).
     var json: JSONValue {
-        .array(extents.map { .array([.string($0.pack), .number(Double($0.offset)), .number(Double($0.length))]) })
+        let list = JSONValue.array(extents.map { .array([.string($0.pack), .number(Double($0.offset)), .number(Double($0.length))]) })
+        return generation == 0 ? list : .object(["g": .number(Double(generation)), "e": list])
     }
 
     var text: String { JSONWriter.value(json) }
@@ -29,7 +40,13 @@ public struct BlobLocation: Equatable, Sendable {
     /// Parses a location from another device; nil for anything malformed (a pack path that is
     /// not one, a negative or fractional number, no extent or too many).
     init?(json: JSONValue) {
-        guard let items = json.array, !items.isEmpty, items.count <= Self.maxParts else { return nil }
+        var list = json, generation = 0
+        if let o = json.object {
+            guard o.count == 2, let g = o["g"]?.integer, g > 0, g < 1 << 30, let e = o["e"] else { return nil }
+            (list, generation) = (e, g)
+        }
+        self.generation = generation
+        guard let items = list.array, !items.isEmpty, items.count <= Self.maxParts else { return nil }
         var extents: [Extent] = []
         extents.reserveCapacity(items.count)
         for item in items {

@@ -187,6 +187,37 @@ import Testing
         #expect(try QuireBinary.run(["verify", "--read-data"], store: dir.path + "/r", environment: Self.env).status == 0)
     }
 
+    /// `prune` SIGKILLed while repacking a pack mostly garbage (after the new pack is up,
+    /// after the move is announced): the next prune finishes, and nothing is lost.
+    @Test(arguments: ["repack-uploaded:1", "segment-published:1", "repack-announced:1"])
+    func aPruneKilledWhileRepackingConverges(point: String) throws {
+        let dir = TempDir()
+        let (a, b, repo) = try setUp(dir)
+        var ids: [String] = []
+        for i in 0..<10 {
+            let id = try QuireBinary.run(["add", "--title", "снимок \(i)"], store: a, stdin: "").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            _ = dir.file("p\(i).jpg", bytes: pseudoRandomBytes(5000, seed: UInt64(i)))
+            #expect(try QuireBinary.run(["attach", id, dir.path + "/p\(i).jpg"], store: a).status == 0)
+            ids.append(id)
+        }
+        #expect(try sync(a).status == 0)
+        for id in ids.prefix(8) { #expect(try QuireBinary.run(["rm", id], store: a).status == 0) }
+        #expect(try sync(a).status == 0 && sync(b).status == 0)
+        #expect(try QuireBinary.run(["add", "--title", "b's head"], store: b, stdin: "").status == 0)
+        #expect(try sync(b).status == 0 && sync(a).status == 0)
+        let killed = try QuireBinary.run(["prune"], store: a, environment: Self.env.merging(["QUIRE_CRASH_AT": point]) { $1 })
+        #expect(killed.signal == SIGKILL, "\(point) was never reached: \(killed.status) \(killed.stderr)")
+        #expect(try Store(folder: a).integrityCheck() == "ok")
+        let again = try QuireBinary.run(["prune", "--json"], store: a, environment: Self.env)
+        #expect(again.status == 0, "\(point): \(again.stderr)")
+        #expect(try sync(b).status == 0 && sync(a).status == 0)
+        #expect(try dump(a, dir) == dump(b, dir), "\(point)")
+        #expect(try QuireBinary.run(["verify", "--read-data"], store: b, environment: Self.env).status == 0, "\(point)")
+        let restored = try QuireBinary.run(["restore", repo], store: dir.path + "/r", environment: Self.env)
+        #expect(restored.status == 0, "\(point): \(restored.stderr)")
+        #expect(try dump(dir.path + "/r", dir) == dump(a, dir), "\(point)")
+    }
+
     @Test(arguments: ["blob-downloaded:1", "blob-downloaded:2", "merge-before-commit:1", "merge-before-commit:3",
                       "pull-after-merge:1", "pull-before-merge:2"])
     func aPullKilledAnywhereConvergesOnTheNextSync(point: String) throws {

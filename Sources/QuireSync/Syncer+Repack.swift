@@ -1,0 +1,126 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+extension Syncer {
+    /// A pack is repacked when less than this share of its bytes is still needed.
+    static let repackBelowLiveShare = 0.5
+
+    /// Moves the attachments still needed out of packs that are mostly garbage (as `restic
+    /// prune` repacks), so the space of the deleted ones can be given back. The live
+    /// attachments are read from this store's `blobs/` (a pack with one this store lacks is
+    /// left alone), encrypted anew into new packs of this device (so the server cannot match
+    /// old bytes to new and learn where one attachment ends), and their new locations, a
+    /// generation higher, are announced in a segment of this device's log with no field
+    /// changes. Only after that does this store take them. The old pack is then garbage for
+    /// `collectBlobs`, which collects it in its two phases: once every device has merged the
+    /// announcement, none still points at it (locations converge: `Store.setRemoteBlobs`).
+    ///
+    /// Interrupted after uploading, the new packs are unnamed garbage and nothing moved;
+    /// after the announcement's head, the next pull takes the locations from this device's
+    /// own log. Two devices repacking the same pack keep the same copy in the end.
+    /// - Returns: how many packs were emptied of live attachments.
+    func repack(progress: ((String) -> Void)?) throws -> Int {
+        let live = try liveLocations()
+        var members: [String: [(local: String, remote: String, location: BlobLocation)]] = [:]
+        var liveBytes: [String: Int64] = [:]
+        for (local, blob) in live {
+            for extent in blob.location.extents {
+                members[extent.pack, default: []].append((local, blob.id, blob.location))
+                liveBytes[extent.pack, default: 0] += extent.length
+            }
+        }
+        let limit = try store.remoteSettings()?.maxObjectSize
+        // The announcement is one segment: under a body limit it stays well inside it.
+        let budget = limit.map { max(16, Int($0 * 3 / 4) / 400) } ?? 4000
+        var chosen: [String] = [], moving: [String: (remote: String, location: BlobLocation)] = [:]
+        for (pack, size) in try packSizes() where (liveBytes[pack] ?? 0) > 0 {
+            guard Double(liveBytes[pack] ?? 0) < Double(size) * Self.repackBelowLiveShare,
+                  let blobs = members[pack], blobs.allSatisfy({ store.hasBlob($0.local) }),
+                  moving.count + blobs.count <= budget else { continue }
+            chosen.append(pack)
+            for blob in blobs { moving[blob.local] = (blob.remote, blob.location) }
+        }
+        guard !moving.isEmpty else { return 0 }
+        let moved = try uploadMoved(moving, progress: progress)
+        checkpoint("repack-uploaded")
+        try announce(moved, progress: progress)
+        return chosen.count
+    }
+
+    /// Where each attachment this store needs is packed (those in packs only).
+    private func liveLocations() throws -> [String: (id: String, location: BlobLocation)] {
+        var live: [String: (id: String, location: BlobLocation)] = [:]
+        for (local, remote) in try store.remoteBlobMap(confirmedOnly: true, neededOnly: true) {
+            guard let location = BlobLocation(text: try store.remoteBlobRecord(local)?.location) else { continue }
+            live[local] = (remote, location)
+        }
+        return live
+    }
+
+    /// Every pack on the server with the size the listing gives (packs without one are left).
+    private func packSizes() throws -> [(String, Int64)] {
+        var sizes: [(String, Int64)] = []
+        for folder in (try? backend.list(Pack.folder)) ?? [] where folder.isFolder {
+            for entry in try backend.list(Pack.folder + "/" + folder.name) where !entry.isFolder {
+                let path = Pack.folder + "/" + folder.name + "/" + entry.name
+                if Pack.isValidPath(path), let size = entry.size, size > 0 { sizes.append((path, size)) }
+            }
+        }
+        return sizes.sorted { $0.0 < $1.0 }
+    }
+
+    /// Uploads `moving` into new packs; returns each attachment's new location (a generation
+    /// above the old one), recording nothing.
+    private func uploadMoved(_ moving: [String: (remote: String, location: BlobLocation)],
+                             progress: ((String) -> Void)?) throws -> [String: RemoteBlob] {
+        let blobs = moving.keys.sorted().map { local in
+            (local: local, remote: moving[local]?.remote ?? "", size: store.blobs.size(of: local) ?? 0)
+        }
+        var limit = try store.remoteSettings()?.maxObjectSize ?? .max
+        while true {
+            guard let plan = PackPlan(blobs, limit: limit) else {
+                throw SyncError(.tooLarge, detail: "the server's body limit (\(ByteCount.text(limit))) is too small for Quire")
+            }
+            let transfer = progress.map { TransferProgress("repacking", report: $0) }
+            transfer?.expect(objects: plan.packs.count, bytes: plan.packs.reduce(0) { $0 + $1.padded })
+            let uploader = PackUploader(backends: uploadConnections(), keys: repository.keys, device: store.deviceID,
+                                        blobPath: { [blobs = store.blobs] in blobs.path(for: $0) })
+            uploader.isCancelled = isCancelled
+            var extents: [String: [Int: BlobLocation.Extent]] = [:]
+            var moved: [String: RemoteBlob] = [:]
+            do {
+                try uploader.run(plan.packs, progress: { transfer?.advance(bytes: $0) }) { index, path in
+                    var offset: Int64 = 0
+                    for piece in plan.packs[index].pieces {
+                        extents[piece.local, default: [:]][piece.part] = BlobLocation.Extent(pack: path, offset: offset, length: piece.sealed)
+                        offset += piece.sealed
+                        guard let parts = extents[piece.local], parts.count == piece.parts else { continue }
+                        let generation = (moving[piece.local]?.location.generation ?? 0) + 1
+                        moved[piece.local] = RemoteBlob(id: piece.remote, location: BlobLocation(
+                            extents: (0..<piece.parts).compactMap { parts[$0] }, generation: generation))
+                    }
+                    transfer?.advance(objects: 1)
+                }
+                return moved
+            } catch let refused as PackUploader.TooLarge {
+                limit = try learnLimit(from: refused)
+            }
+        }
+    }
+
+    /// Publishes the new locations as the next segment of this device's log, with its head,
+    /// and only then records them here.
+    private func announce(_ moved: [String: RemoteBlob], progress: ((String) -> Void)?) throws {
+        let me = store.deviceID
+        let (seq, hash) = try store.syncLog(me) ?? (0, "")
+        var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: [], blobs: moved.mapValues(\.id))
+        segment.packed = Dictionary(moved.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let published = try publish(segment, progress: progress)
+        try publishHead(seq: segment.seq, hash: published, previous: try readHeads()[me] ?? [], merged: try store.syncLogs())
+        checkpoint("repack-announced")
+        try store.setRemoteBlobs(moved.map { ($0.key, $0.value.id, $0.value.location?.text) }, confirmed: true)
+        try store.setSyncLog(me, seq: segment.seq, hash: published)
+    }
+}
