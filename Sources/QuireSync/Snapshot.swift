@@ -65,7 +65,8 @@ extension Syncer {
             if buffer.count > 1 << 20 { try out.write(contentsOf: buffer); buffer.removeAll(keepingCapacity: true) }
         }
         let positions = logs.mapValues { JSONValue.array([.number(Double($0.seq)), .string($0.hash)]) }
-        try line(.object(["format": .number(1), "device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
+        buffer.append(WireFormat.snapshot.encode(["device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
+        buffer.append(0x0A)
         // Each attachment's ids; a small one's bytes ride along ("d"), so a restore from the
         // snapshot needs no request per small attachment (readers that predate "d" ignore it).
         // A packed one's location rides along too ("p").
@@ -134,6 +135,7 @@ extension Syncer {
                 blobs.append(RemoteBlob(id: remote, location: o["p"].flatMap(BlobLocation.init(json:))))
             }
             guard o["device"]?.string == device, let p = o["positions"]?.object else { return }
+            try WireFormat.snapshot.check(o, path: path)
             for (d, v) in p {
                 if let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string { positions[d] = (s, h) }
             }
@@ -192,6 +194,7 @@ extension Syncer {
             guard let value = try? JSONValue.parse(bytes), let o = value.object else { failure = bad("a line is not JSON"); return }
             if header {
                 header = false
+                do { try WireFormat.snapshot.check(o, path: path) } catch { failure = error as? SyncError; return }
                 guard o["device"]?.string == device, o["seq"]?.number == Double(seq), let p = o["positions"]?.object else {
                     failure = bad("it is not the snapshot its name says"); return
                 }

@@ -48,12 +48,11 @@ extension Syncer {
             let path = Self.headsFolder + "/" + Head(device: device, seq: newest).name
             let merged: [String: JSONValue]
             do {
-                let plain = try repository.box.open(try backend.getData(path), path: path)
-                guard let text = String(data: plain, encoding: .utf8), let o = try JSONValue.parse(text).object,
-                      let m = o["merged"]?.object else { return report }  // an older head: prune nothing
+                let o = try WireFormat.head.decode(try repository.box.open(try backend.getData(path), path: path), path: path)
+                guard let m = o["merged"]?.object else { return report }  // an older head: prune nothing
                 merged = m
             } catch {
-                return report  // an unreadable head: be safe, prune nothing
+                return report  // an unreadable head (or a newer Quire's): be safe, prune nothing
             }
             for log in Set(limit.keys) {
                 guard merged[log].map({ ($0.integer ?? -1) >= 0 }) ?? true else {

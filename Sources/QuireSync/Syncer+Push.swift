@@ -115,8 +115,8 @@ extension Syncer {
         let head = Head(device: store.deviceID, seq: seq)
         let path = Self.headsFolder + "/" + head.name
         let positions = merged.mapValues { JSONValue.number(Double($0.seq)) }
-        let body = Data(JSONWriter.value(.object(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash),
-                                                  "merged": .object(positions)])).utf8)
+        let body = WireFormat.head.encode(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash),
+                                           "merged": .object(positions)])
         // Heads are read by name; the content only helps `prune`, which ignores a head it
         // cannot open. So a plain PUT will do.
         try backend.putData(path, try repository.box.seal(Padding.padJSON(body, overhead: RecordBox.overhead), path: path))

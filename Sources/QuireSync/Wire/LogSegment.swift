@@ -27,10 +27,6 @@ struct LogSegment {
     /// …up to this many bytes per segment (a segment is held in memory whole).
     static let inlineBudget: Int64 = 1 << 20
 
-    /// Format 2 segments carry locations with generations (a moved attachment); a segment
-    /// without one is written as format 1, which every Quire reads.
-    static let format = 2
-
     static func path(device: String, seq: Int) -> String {
         "log/\(device)/" + String(format: "%012d", seq)
     }
@@ -42,21 +38,20 @@ struct LogSegment {
                     .string(c.device), .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])
         }
         var members: [String: JSONValue] = [
-            "format": .number(packed.values.contains { $0.generation > 0 } ? 2 : 1), "device": .string(device), "seq": .number(Double(seq)),
+            "device": .string(device), "seq": .number(Double(seq)),
             "previous": .string(previous), "changes": .array(rows), "blobs": .object(blobs.mapValues { .string($0) }),
         ]
         if !inline.isEmpty { members["blobs_inline"] = .object(inline.mapValues { .string($0.base64EncodedString()) }) }
         if !packed.isEmpty { members["blobs_packed"] = .object(packed.mapValues(\.json)) }
-        let object: JSONValue = .object(members)
-        return Data(JSONWriter.value(object).utf8)
+        // Format 2 carries locations with generations (a moved attachment); a segment without
+        // one is written as format 1, which every Quire reads.
+        return WireFormat.segment.encode(members, format: packed.values.contains { $0.generation > 0 } ? 2 : 1)
     }
 
     /// - Throws: `SyncError` naming `path` when the content is not a segment.
     static func decode(_ data: Data, path: String) throws -> LogSegment {
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
-        let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
-        guard let o = parsed?.object else { throw bad("not JSON") }
-        guard let format = o["format"]?.integer, format <= Self.format else { throw bad("unknown format") }
+        let o = try WireFormat.segment.decode(data, path: path)
         guard let device = o["device"]?.string, let seq = o["seq"]?.integer, seq > 0, let previous = o["previous"]?.string,
               let rows = o["changes"]?.array, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
         var changes: [SyncChange] = []

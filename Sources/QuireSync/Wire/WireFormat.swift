@@ -1,0 +1,52 @@
+import Foundation
+import QuireStore
+
+/// The versioned JSON objects of the repository (segments, snapshot headers, heads): each
+/// carries a format number, written and checked here and nowhere else. A reader meets an
+/// object of a format it does not know as one clear error ("written by a newer Quire"),
+/// never as a misread; an object from before format numbers reads as `unnumbered`.
+struct WireFormat: Sendable {
+    /// What a person calls it, for errors.
+    let name: String
+    /// The newest format this Quire reads (and the one it writes unless told otherwise).
+    let newest: Int
+    /// The format an object without a number has (nil: the number is required).
+    let unnumbered: Int?
+
+    static let segment = WireFormat(name: "change-log segment", newest: 2, unnumbered: nil)
+    static let snapshot = WireFormat(name: "snapshot", newest: 1, unnumbered: nil)
+    static let head = WireFormat(name: "head", newest: 1, unnumbered: 1)
+
+    /// `members` with the format number, as compact JSON.
+    func encode(_ members: [String: JSONValue], format: Int? = nil) -> Data {
+        var members = members
+        members["format"] = .number(Double(format ?? newest))
+        return Data(JSONWriter.value(.object(members)).utf8)
+    }
+
+    /// The object in `data`, its format checked.
+    /// - Throws: `SyncError.damaged` naming `path`: not a JSON object, no or a bad format
+    ///   number, or a format newer than this Quire reads.
+    func decode(_ data: Data, path: String) throws -> [String: JSONValue] {
+        let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+        guard let object = parsed?.object else { throw damaged(path, "not JSON") }
+        try check(object, path: path)
+        return object
+    }
+
+    /// Checks the format number of an already parsed object.
+    func check(_ object: [String: JSONValue], path: String) throws {
+        guard let raw = object["format"] else {
+            guard unnumbered != nil else { throw damaged(path, "no format number") }
+            return
+        }
+        guard let format = raw.integer, format >= 1 else { throw damaged(path, "a bad format number") }
+        guard format <= newest else {
+            throw SyncError(.damaged, object: path, detail: "a \(name) of format \(format), written by a newer Quire: upgrade Quire")
+        }
+    }
+
+    private func damaged(_ path: String, _ why: String) -> SyncError {
+        SyncError(.damaged, object: path, detail: "not a valid \(name) (\(why))")
+    }
+}
