@@ -11,44 +11,20 @@ extension Syncer {
     func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil, usedSnapshot: Bool = false) throws -> [String: [Int]] {
         let heads = try readHeads()
         var logs = try store.syncLogs()
-        if heads.isEmpty && !logs.isEmpty {
-            throw SyncError(.emptied, object: Self.headsFolder,
-                            detail: "the repository at \(backend.location) shows no change logs, but this journal synced with it before")
-        }
-        for (device, seen) in logs.sorted(by: { $0.key < $1.key }) where seen.seq > 0 {
-            guard let newest = heads[device]?.max() else {
-                throw SyncError(.missing, object: "heads/\(device).\(seen.seq)", detail: "a device's change log vanished from the server")
-            }
-            if newest < seen.seq {
-                throw SyncError(.rolledBack, object: "heads/\(device).\(newest)",
-                                detail: "the server shows segment \(newest) of a device whose segment \(seen.seq) this journal already has")
-            }
-        }
+        var plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: !usedSnapshot, location: backend.location)
         // A new device starts from the newest snapshot instead of replaying every segment.
-        if logs.isEmpty && !usedSnapshot, let snapshot = try newestSnapshot() {
+        if plan.startsFromSnapshot, let snapshot = try newestSnapshot() {
             try adoptSnapshot(snapshot, into: &report, progress: progress)
             logs = try store.syncLogs()
+            plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: false, location: backend.location, afterSnapshot: true)
         }
-        var plan: [(device: String, seqs: ClosedRange<Int>)] = []
-        for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
-            // A snapshot may put a log ahead of a head the server shows: nothing to plan then.
-            let (first, newest) = ((logs[device]?.seq ?? 0) + 1, seqs.max() ?? 0)
-            guard first <= newest else { continue }
-            // A head name is the server's word, unauthenticated until its segments are read:
-            // `heads/<device>.9223372036854775807` must cost an error, not a walk to Int.max.
-            guard newest - first < Self.maxNewSegments else {
-                throw SyncError(.damaged, object: "\(Self.headsFolder)/\(device).\(newest)",
-                                detail: "a head claims \(newest - first + 1) new segments, more than a device writes (at most \(Self.maxNewSegments))")
-            }
-            plan.append((device, first...newest))
-        }
-        let downloads = startDownloads(ahead: plan)
+        let downloads = startDownloads(ahead: plan.ranges)
         defer { downloads?.stop() }
-        let pulling = PullProgress(segments: plan.reduce(0) { $0 + $1.seqs.count }, report: progress)
-        for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
-            guard let newest = seqs.max() else { continue }
+        let pulling = PullProgress(segments: plan.segmentCount, report: progress)
+        for range in plan.ranges {
+            let device = range.device
             var (seq, hash) = logs[device] ?? (0, "")
-            while seq < newest {
+            while seq < range.seqs.upperBound {
                 try stopIfCancelled()
                 let path = LogSegment.path(device: device, seq: seq + 1)
                 pulling.show(report)
@@ -152,7 +128,7 @@ extension Syncer {
     }
 
     /// Starts background downloads over the worker connections, or nil without them.
-    func startDownloads(ahead plan: [(device: String, seqs: ClosedRange<Int>)]) -> Downloads? {
+    func startDownloads(ahead plan: [PullPlan.Range]) -> Downloads? {
         guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
         var repositories = workerRepositories()
         let scoutRepository = plan.count > 1 || plan[0].seqs.count > 1 ? repositories.removeFirst() : nil

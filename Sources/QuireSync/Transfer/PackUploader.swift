@@ -59,7 +59,7 @@ final class PackUploader: @unchecked Sendable {
         for backend in backends.prefix(packs.count) {
             group.enter()
             shared.running += 1
-            let owned = UploadConnection(backend)
+            let owned = Owned(backend)
             let thread = Thread { [self] in
                 defer { group.leave() }
                 while true {
@@ -83,7 +83,7 @@ final class PackUploader: @unchecked Sendable {
                     source.onBytes = { n in condition.withLock { shared.sent += Int64(n) } }
                     source.chunkSealed = chunkSealed
                     do {
-                        try owned.backend.put(path, from: source)
+                        try owned.value.put(path, from: source)
                         condition.withLock { shared.done.append((index, path)) }
                     } catch let error as RemoteError where error.kind == .tooLarge {
                         condition.withLock { if shared.failure == nil { shared.failure = TooLarge(size: pack.padded, error: error) } }
@@ -120,10 +120,4 @@ final class PackUploader: @unchecked Sendable {
         group.wait()
         if let failure = condition.withLock({ shared.failure }) { throw failure }
     }
-}
-
-/// Hands a connection to the one thread that uses it.
-private final class UploadConnection: @unchecked Sendable {
-    let backend: Backend
-    init(_ backend: Backend) { self.backend = backend }
 }
