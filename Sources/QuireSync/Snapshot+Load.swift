@@ -1,0 +1,156 @@
+import Foundation
+import QuireCrypto
+import QuireRemote
+import QuireStore
+
+/// Reading snapshots: the newest, its positions (for verify), and merging one in.
+extension Syncer {
+    /// The newest snapshot (the one that has merged the most), or nil.
+    func newestSnapshot() throws -> (device: String, seq: Int)? {
+        // Any snapshot is a valid starting point; the one written latest covers the most.
+        try Snapshot.list(backend).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
+    }
+
+    /// Downloads a snapshot, authenticating every chunk, into a private temporary file in the
+    /// store (deleted by the caller); constant memory.
+    private func decryptSnapshot(_ path: String) throws -> String {
+        let temp = try store.blobs.temporaryPath()
+        do {
+            let file = try FileSink(path: temp)
+            let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
+            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
+            try decryptor.finish()
+            return temp
+        } catch let error as CryptoError {
+            unlink(temp)
+            throw SyncError(.damaged, object: path, detail: error.detail)
+        } catch {
+            unlink(temp)
+            throw error
+        }
+    }
+
+    /// Downloads and authenticates a snapshot in full and returns only its log positions
+    /// (for `verify`, which changes nothing locally).
+    func snapshotPositions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [RemoteBlob]) {
+        let path = Snapshot.path(device: device, seq: seq)
+        let temp = try decryptSnapshot(path)
+        defer { unlink(temp) }
+        var positions: [String: (seq: Int, hash: String)] = [:]
+        var blobs: [RemoteBlob] = []
+        let reader = try LineReader(path: temp)
+        while try reader.next({ bytes in
+            guard let o = (try? JSONValue.parse(bytes))?.object else { return }
+            if let b = o["b"]?.array, b.count == 2, let remote = b[1].string {
+                blobs.append(RemoteBlob(id: remote, location: o["p"].flatMap(BlobLocation.init(json:))))
+            }
+            guard o["device"]?.string == device, let p = o["positions"]?.object else { return }
+            try WireFormat.snapshot.check(o, path: path)
+            for (d, v) in p {
+                if let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string { positions[d] = (s, h) }
+            }
+        }) {}
+        return (positions, blobs)
+    }
+
+    /// Downloads, authenticates and merges a snapshot; returns its log positions.
+    /// Streams: decrypted into a private file, then read line by line, merged in batches.
+    /// With `downloads`, every attachment is asked for as soon as the map names it.
+    func loadSnapshot(device: String, seq: Int, downloads: BlobPrefetcher? = nil, into report: inout SyncReport,
+                      progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
+        let path = Snapshot.path(device: device, seq: seq)
+        progress?("reading \(path)")
+        let temp = try decryptSnapshot(path)
+        defer { unlink(temp) }
+        func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid snapshot (\(why))") }
+        let reader = try LineReader(path: temp)
+        var positions: [String: (seq: Int, hash: String)] = [:]
+        var header = true
+        var batch: [SyncChange] = []
+        var map: [String: RemoteBlob] = [:]
+        // Where each named blob lives, recorded with the next batch (one commit, not one each).
+        var known: [(local: String, remote: String, location: String?)] = []
+        // Small attachments the snapshot holds, each written to a temporary file as it is read
+        // (memory stays constant), taken in with the batch that names it.
+        var carried: [String: String] = [:]
+        defer { for temp in carried.values { unlink(temp) } }
+        var failure: SyncError?
+        // Attachments first, then the state, in batches: constant memory, and a record never
+        // points at a blob we lack (the blob map comes before the changes in the file).
+        func flush() throws {
+            try store.setRemoteBlobs(known, confirmed: true)
+            known.removeAll()
+            var needed: [(local: String, remote: RemoteBlob)] = []
+            var written: [DownloadedBlob] = []
+            defer { for blob in written { unlink(blob.path) } }  // gone once adopted
+            var seen = Set<String>()
+            for change in batch {
+                guard let local = change.namedBlob, !store.hasBlob(local), let remote = map[local], seen.insert(local).inserted else { continue }
+                if let temp = carried.removeValue(forKey: local) {
+                    written.append(DownloadedBlob(path: temp, id: local, remoteID: remote.id))
+                } else {
+                    needed.append((local, remote))
+                }
+            }
+            try takeInWritten(written, into: &report)
+            try takeIn(needed, using: downloads, into: &report)
+            let merged = try naming(path) { try store.merge(batch) { try checkAttachments(after: batch) { map[$0] } } }
+            report.fieldsMerged += merged.applied
+            report.conflicts += merged.conflicts
+            batch.removeAll(keepingCapacity: true)
+        }
+        while try reader.next({ bytes in
+            guard failure == nil, !bytes.isEmpty else { return }
+            guard let value = try? JSONValue.parse(bytes), let o = value.object else { failure = bad("a line is not JSON"); return }
+            if header {
+                header = false
+                do { try WireFormat.snapshot.check(o, path: path) } catch { failure = error as? SyncError; return }
+                guard o["device"]?.string == device, o["seq"]?.number == Double(seq), let p = o["positions"]?.object else {
+                    failure = bad("it is not the snapshot its name says"); return
+                }
+                for (d, v) in p {
+                    guard let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string else {
+                        failure = bad("bad positions"); return
+                    }
+                    positions[d] = (s, h)
+                }
+            } else if let c = o["c"]?.array {
+                guard c.count == 8, let kind = c[0].string.flatMap(RecordKind.init(rawValue:)), let id = c[1].string,
+                      let field = c[2].string, let hlc = c[4].string.flatMap({ Int64($0) }), let writer = c[5].string,
+                      let prev = c[6].string.flatMap({ Int64($0) }), let prevDevice = c[7].string else { failure = bad("a malformed change"); return }
+                batch.append(SyncChange(record: kind, recordID: id, field: field, value: c[3], hlc: HLC(rawValue: hlc), device: writer,
+                                        previousHLC: HLC(rawValue: prev), previousDevice: prevDevice))
+                if batch.count >= 20_000 { try flush() }
+            } else if let b = o["b"]?.array, b.count == 2, let local = b[0].string, let id = b[1].string {
+                var location: BlobLocation?
+                if let p = o["p"] {
+                    guard let parsed = BlobLocation(json: p) else { failure = bad("a malformed attachment location"); return }
+                    location = parsed
+                }
+                let remote = RemoteBlob(id: id, location: location)
+                map[local] = remote
+                known.append((local, id, location?.text))
+                if store.hasBlob(local) {
+                } else if let text = o["d"]?.string {
+                    guard let bytes = Data(base64Encoded: text) else { failure = bad("a malformed inline attachment"); return }
+                    let temp = try store.blobs.temporaryPath()
+                    carried[local] = temp
+                    try FileIO.writeNewFile(temp, bytes)
+                } else {
+                    downloads?.request(local: local, remote: remote)
+                }
+            }
+        }) {}
+        if let failure { throw failure }
+        guard !header else { throw bad("it is empty") }
+        try flush()
+        return positions
+    }
+}
+
+private final class SnapshotSink: ByteSink {
+    let decryptor: BlobCipher.Decryptor
+    init(_ decryptor: BlobCipher.Decryptor) { self.decryptor = decryptor }
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try decryptor.feed(bytes) }
+    func reset() throws { throw RemoteError(.protocolError, detail: "a snapshot download restarts from the beginning") }
+}
