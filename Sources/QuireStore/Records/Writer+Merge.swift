@@ -14,6 +14,15 @@ extension Writer {
         // is almost all such records): one query per record instead of one per field.
         let anyClock = try database.cached("SELECT 1 FROM field_clocks WHERE record = ? AND record_id = ? LIMIT 1")
         var run: (record: RecordKind, id: String, isNew: Bool, fields: Set<String>)?
+        // The fields of a record new here, written together when its run ends: one UPDATE and
+        // one clock INSERT per record instead of one of each per field.
+        var fresh: [SyncChange] = []
+        func writeFresh() throws {
+            guard !fresh.isEmpty else { return }
+            try applyNew(fresh)
+            result.applied += fresh.count
+            fresh.removeAll(keepingCapacity: true)
+        }
         for change in changes {
             receivedClock = max(receivedClock ?? .zero, change.hlc)
             if change.record == .revision {
@@ -27,13 +36,19 @@ extension Writer {
                 continue
             }
             if run?.record != change.record || run?.id != change.recordID {
+                try writeFresh()
                 let isNew = try anyClock.first([.text(change.record.rawValue), .text(change.recordID)]) { _ in true } == nil
                 run = (change.record, change.recordID, isNew, [])
             }
             // A field met twice in one run (never in a well-formed log) is looked up like any other.
             let unseen = run?.fields.insert(change.field).inserted ?? false
+            if run?.isNew == true && unseen {
+                fresh.append(change)
+                continue
+            }
+            try writeFresh()  // a field met again is compared with what was written
             let key: [SQLValue] = [.text(change.record.rawValue), .text(change.recordID), .text(change.field)]
-            let local = run?.isNew == true && unseen ? nil : try readClock.first(key) {
+            let local = try readClock.first(key) {
                 (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3))
             }
             guard let local else {
@@ -60,6 +75,7 @@ extension Writer {
                 }
             }
         }
+        try writeFresh()
         return result
     }
 
@@ -81,109 +97,6 @@ extension Writer {
         let number = try database.cached("SELECT num FROM devices WHERE id = ?").first([.text(uuid)]) { $0.int(0) } ?? 0
         deviceNumbers[uuid] = number
         return number
-    }
-
-    /// Writes the change's value and clock.
-    private func apply(_ change: SyncChange) throws {
-        try writeValue(change)
-        try database.cached("""
-            INSERT INTO field_clocks (record, record_id, field, hlc, device, prev_hlc, prev_device) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device,
-                prev_hlc = excluded.prev_hlc, prev_device = excluded.prev_device
-            """).run([.text(change.record.rawValue), .text(change.recordID), .text(change.field), .integer(change.hlc.rawValue),
-                      .integer(try deviceNumber(change.device)), .integer(change.previousHLC.rawValue),
-                      .integer(try deviceNumber(change.previousDevice))])
-    }
-
-    private func bad(_ change: SyncChange) -> StoreError {
-        StoreError(.malformed, detail: "change log has an unusable value for \(change.record.rawValue).\(change.field)")
-    }
-
-    /// Writes one field as the schema declares it, with what the write means beyond its
-    /// columns: placeholder rows for records it names, blobs it may free, search rows to refresh.
-    private func writeValue(_ change: SyncChange) throws {
-        guard let schema = RecordSchema.of(change.record) else { return }  // revisions: merged above
-        try ensureRow(change.record, change.recordID)
-        // A field from a newer Quire: its clock is kept, the value ignored.
-        guard let spec = schema.field(change.field) else { return }
-        guard let values = spec.type.sqlValues(change.value, columns: spec.columns.count) else { throw bad(change) }
-        let id = SQLValue.text(change.recordID), isMedia = change.record == .media
-        // What the value being replaced held: an attachment moved or re-pointed may free its blob.
-        if isMedia, spec.type == .reference(.entry) || spec.type == .blob {
-            if spec.type == .reference(.entry), let old = try entryOf(media: change.recordID), !old.isEmpty { searchDirty.insert(old) }
-            mayFree(try blobOf(media: change.recordID))
-        }
-        // What the new value names must exist.
-        switch (spec.type, change.value.string) {
-        case (.reference(.journal), let journal?):
-            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(journal)])
-        case (.reference(.entry), let entry?):
-            try ensureEntry(entry)
-        case (.blob, let blob?):
-            try ensureBlobRow(blob)
-        default:
-            break
-        }
-        if spec.type == .tag {
-            let tag = String(change.field.dropFirst(RecordSchema.tagPrefix.count))
-            try database.cached(change.value == .bool(true) ? "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)"
-                                                          : "DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?").run([id, .text(tag)])
-        } else {
-            try database.cached(spec.updateSQL).run(values + [id])
-        }
-        if spec.changesSearch || spec.type == .reference(.entry) {
-            if change.record == .entry { searchDirty.insert(change.recordID) }
-            if isMedia, let entry = try entryOf(media: change.recordID) { searchDirty.insert(entry) }
-        }
-        if spec.type == .tombstone && change.value == .bool(true) {
-            if change.record == .entry { try mayFreeBlobs(ofEntry: change.recordID) }
-            if isMedia { mayFree(try blobOf(media: change.recordID)) }
-        }
-    }
-
-    private func entryOf(media id: String) throws -> String? {
-        try database.cached("SELECT entry_id FROM media WHERE id = ?").first([.text(id)]) { $0.text(0) }
-    }
-
-    /// The row a change writes into. A record can be heard of before what it belongs to
-    /// (another device's log, merged later, brings that): an attachment waits on a hidden
-    /// anchor entry and blob meanwhile.
-    private func ensureRow(_ kind: RecordKind, _ id: String) throws {
-        switch kind {
-        case .journal:
-            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(id)])
-        case .entry:
-            try ensureEntry(id)
-        case .media:
-            guard ensuredRows.insert("m:" + id).inserted else { return }
-            try ensureAnchors()
-            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
-                .run([.text(id), .text(Self.anchorEntry), .text(Self.anchorBlob)])
-        case .revision:
-            break
-        }
-    }
-
-    static let anchorEntry = "00000000-0000-0000-0000-000000000000"
-    static let anchorBlob = String(repeating: "0", count: 64)
-
-    /// The hidden (deleted) entry and empty blob that media wait on for their real ones.
-    private func ensureAnchors() throws {
-        guard ensuredRows.insert("anchors").inserted else { return }
-        try ensureEntry(Self.anchorEntry)
-        try database.cached("UPDATE entries SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(Self.anchorEntry)])
-        try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(Self.anchorBlob)])
-    }
-
-    /// A row for an entry first seen through a change; its fields arrive with it (or, when
-    /// it was referenced by a change of another record, with another device's log).
-    private func ensureEntry(_ id: String) throws {
-        guard ensuredRows.insert("e:" + id).inserted else { return }
-        let journal = RecordSchema.journalID(named: Store.defaultJournal)
-        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
-        try database.cached("""
-            INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
-            """).run([.text(id), .text(journal)])
     }
 }
 

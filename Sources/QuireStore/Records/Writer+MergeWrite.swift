@@ -1,0 +1,146 @@
+import Foundation
+
+/// How merged changes are written: the values as the record schema declares them, their
+/// clocks, and what a write means beyond its columns.
+extension Writer {
+    /// Writes the change's value and clock.
+    func apply(_ change: SyncChange) throws {
+        try applyNew([change])
+    }
+
+    /// Writes the changes of one record (each field once) and their clocks: every column in
+    /// one UPDATE, every clock in one INSERT, each field's meaning beyond its columns (rows
+    /// it names, blobs it may free, search rows to refresh) around them.
+    func applyNew(_ changes: [SyncChange]) throws {
+        guard let first = changes.first else { return }
+        if let schema = RecordSchema.of(first.record) {
+            try ensureRow(first.record, first.recordID)
+            var columns: [String] = [], values: [SQLValue] = []
+            var written: [(SyncChange, FieldSpec)] = []
+            for change in changes {
+                // A field from a newer Quire: its clock is kept, the value ignored.
+                guard let spec = schema.field(change.field) else { continue }
+                guard let sql = spec.type.sqlValues(change.value, columns: spec.columns.count) else { throw bad(change) }
+                try prepare(change, spec)
+                if spec.type == .tag { try writeTag(change) } else { columns += spec.columns; values += sql }
+                written.append((change, spec))
+            }
+            if !columns.isEmpty {
+                let sql = "UPDATE \(schema.table) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE id = ?"
+                try database.cached(sql).run(values + [.text(first.recordID)])
+            }
+            for (change, spec) in written { try follow(change, spec) }
+        }
+        try writeClocks(changes)
+    }
+
+    /// The clocks of `changes` (at most a few hundred rows per statement).
+    private func writeClocks(_ changes: [SyncChange]) throws {
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            let batch = changes[start..<min(changes.endIndex, start + 500)]
+            start = batch.endIndex
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
+            var values: [SQLValue] = []
+            values.reserveCapacity(batch.count * 7)
+            for c in batch {
+                values += [.text(c.record.rawValue), .text(c.recordID), .text(c.field), .integer(c.hlc.rawValue),
+                           .integer(try deviceNumber(c.device)), .integer(c.previousHLC.rawValue), .integer(try deviceNumber(c.previousDevice))]
+            }
+            try database.cached("""
+                INSERT INTO field_clocks (record, record_id, field, hlc, device, prev_hlc, prev_device) VALUES \(rows)
+                ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device,
+                    prev_hlc = excluded.prev_hlc, prev_device = excluded.prev_device
+                """).run(values)
+        }
+    }
+
+    func bad(_ change: SyncChange) -> StoreError {
+        StoreError(.malformed, detail: "change log has an unusable value for \(change.record.rawValue).\(change.field)")
+    }
+
+    /// Before a field is written: what the value being replaced held (an attachment moved
+    /// or re-pointed may free its blob), and the rows the new value names must exist.
+    private func prepare(_ change: SyncChange, _ spec: FieldSpec) throws {
+        if change.record == .media, spec.type == .reference(.entry) || spec.type == .blob {
+            if spec.type == .reference(.entry), let old = try entryOf(media: change.recordID), !old.isEmpty { searchDirty.insert(old) }
+            mayFree(try blobOf(media: change.recordID))
+        }
+        switch (spec.type, change.value.string) {
+        case (.reference(.journal), let journal?):
+            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(journal)])
+        case (.reference(.entry), let entry?):
+            try ensureEntry(entry)
+        case (.blob, let blob?):
+            try ensureBlobRow(blob)
+        default:
+            break
+        }
+    }
+
+    /// A tag's register: present or absent.
+    private func writeTag(_ change: SyncChange) throws {
+        let tag = String(change.field.dropFirst(RecordSchema.tagPrefix.count))
+        try database.cached(change.value == .bool(true) ? "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)"
+                                                      : "DELETE FROM entry_tags WHERE entry_id = ? AND tag = ?")
+            .run([.text(change.recordID), .text(tag)])
+    }
+
+    /// After a field is written: search rows to refresh, blobs a deletion frees.
+    private func follow(_ change: SyncChange, _ spec: FieldSpec) throws {
+        let isMedia = change.record == .media
+        if spec.changesSearch || spec.type == .reference(.entry) {
+            if change.record == .entry { searchDirty.insert(change.recordID) }
+            if isMedia, let entry = try entryOf(media: change.recordID) { searchDirty.insert(entry) }
+        }
+        if spec.type == .tombstone && change.value == .bool(true) {
+            if change.record == .entry { try mayFreeBlobs(ofEntry: change.recordID) }
+            if isMedia { mayFree(try blobOf(media: change.recordID)) }
+        }
+    }
+
+    private func entryOf(media id: String) throws -> String? {
+        try database.cached("SELECT entry_id FROM media WHERE id = ?").first([.text(id)]) { $0.text(0) }
+    }
+
+    /// The row a change writes into. A record can be heard of before what it belongs to
+    /// (another device's log, merged later, brings that): an attachment waits on a hidden
+    /// anchor entry and blob meanwhile.
+    private func ensureRow(_ kind: RecordKind, _ id: String) throws {
+        switch kind {
+        case .journal:
+            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(id)])
+        case .entry:
+            try ensureEntry(id)
+        case .media:
+            guard ensuredRows.insert("m:" + id).inserted else { return }
+            try ensureAnchors()
+            try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
+                .run([.text(id), .text(Self.anchorEntry), .text(Self.anchorBlob)])
+        case .revision:
+            break
+        }
+    }
+
+    static let anchorEntry = "00000000-0000-0000-0000-000000000000"
+    static let anchorBlob = String(repeating: "0", count: 64)
+
+    /// The hidden (deleted) entry and empty blob that media wait on for their real ones.
+    private func ensureAnchors() throws {
+        guard ensuredRows.insert("anchors").inserted else { return }
+        try ensureEntry(Self.anchorEntry)
+        try database.cached("UPDATE entries SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(Self.anchorEntry)])
+        try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(Self.anchorBlob)])
+    }
+
+    /// A row for an entry first seen through a change; its fields arrive with it (or, when
+    /// it was referenced by a change of another record, with another device's log).
+    private func ensureEntry(_ id: String) throws {
+        guard ensuredRows.insert("e:" + id).inserted else { return }
+        let journal = RecordSchema.journalID(named: Store.defaultJournal)
+        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
+        try database.cached("""
+            INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
+            """).run([.text(id), .text(journal)])
+    }
+}
