@@ -103,10 +103,8 @@ extension Syncer {
     /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
     /// when it cannot be read: the blob object is there either way).
     func smallBlob(_ blob: String, limit: Int64 = LogSegment.inlineLimit) -> Data? {
-        let path = store.blobs.path(for: blob)
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64,
-              size <= limit else { return nil }
-        return FileManager.default.contents(atPath: path)
+        guard let size = store.blobs.size(of: blob), size <= limit else { return nil }
+        return FileManager.default.contents(atPath: store.blobs.path(for: blob))
     }
 
     /// The head names this device's newest segment; inside (sealed) it also says how far this
