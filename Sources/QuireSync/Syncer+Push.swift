@@ -35,6 +35,10 @@ extension Syncer {
         var next = 0
         var carried = Set<String>()  // blobs considered for carrying inline in this push
         let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
+        // Segments go up a few at a time, in parallel: their hashes chain locally, and none is
+        // part of the log before the head names it, so the order they arrive in is free.
+        let width = uploadConnections().count
+        var sealed: [SealedSegment] = []
         while next < pending.records.count {
             try stopIfCancelled()
             var chunk: [SyncChange] = []
@@ -68,11 +72,17 @@ extension Syncer {
             var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
             segment.inline = inline
             segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
-            hash = try publish(segment, progress: progress)
-            seq = segment.seq
+            let ready = try seal(segment)
+            sealed.append(ready)
+            if sealed.count >= width {
+                try put(sealed, progress: progress)
+                sealed.removeAll()
+            }
+            (seq, hash) = (segment.seq, ready.hash)
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
         }
+        try put(sealed, progress: progress)
         // 3. The head, then the old heads go. Only a published head makes segments part of the
         //    log (a crash before it leaves segments the next push finds and adopts).
         try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
@@ -83,21 +93,44 @@ extension Syncer {
         try store.markPushed(upTo: pending.watermark)
     }
 
+    /// A segment sealed for its path, with the hash the next segment chains to.
+    struct SealedSegment {
+        var path: String
+        var data: Data
+        var hash: String
+    }
+
+    func seal(_ segment: LogSegment) throws -> SealedSegment {
+        let path = LogSegment.path(device: segment.device, seq: segment.seq)
+        let data = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
+        return SealedSegment(path: path, data: data, hash: Digest.hex(data))
+    }
+
     /// Seals and uploads `segment`; returns the hash the next segment chains to.
     func publish(_ segment: LogSegment, progress: ((String) -> Void)?) throws -> String {
-        let path = LogSegment.path(device: segment.device, seq: segment.seq)
-        let sealed = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
-        progress?("pushing \(path)")
-        checkpoint("segment-publish-start")
-        // A plain PUT: the name is this device's alone and no head names it yet, so a
-        // crash mid-upload leaves nothing anyone reads, and the next push rewrites it.
-        do {
-            try backend.putData(path, sealed)
-        } catch let error as RemoteError where error.kind == .tooLarge {
-            throw PackUploader.TooLarge(size: Int64(sealed.count), error: error)
+        let ready = try seal(segment)
+        try put([ready], progress: progress)
+        return ready.hash
+    }
+
+    /// Uploads sealed segments, each over its own upload connection when there are several.
+    /// A plain PUT: the names are this device's alone and no head names them yet, so a crash
+    /// mid-upload leaves nothing anyone reads, and the next push rewrites them.
+    func put(_ segments: [SealedSegment], progress: ((String) -> Void)?) throws {
+        guard !segments.isEmpty else { return }
+        for segment in segments {
+            progress?("pushing \(segment.path)")
+            checkpoint("segment-publish-start")
         }
-        checkpoint("segment-published")
-        return Digest.hex(sealed)
+        try inParallel(segments.count) { backend, index in
+            let segment = segments[index]
+            do {
+                try backend.putData(segment.path, segment.data)
+            } catch let error as RemoteError where error.kind == .tooLarge {
+                throw PackUploader.TooLarge(size: Int64(segment.data.count), error: error)
+            }
+        }
+        for _ in segments { checkpoint("segment-published") }
     }
 
     /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
