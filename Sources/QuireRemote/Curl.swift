@@ -132,6 +132,9 @@ final class Curl {
         }
         if let error = transfer.error { throw error }
         guard code == CURLE_OK else { throw Self.transportError(code) }
+        guard transfer.headersEnded else {
+            throw RemoteError(.transient, detail: "the connection closed in the middle of the server's answer")
+        }
         var status = 0
         quire_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var offered = 0
@@ -168,6 +171,9 @@ private final class Transfer {
     var error: Error?
     /// Bytes of the current response body seen so far.
     var bodyOffset: Int64 = 0
+    /// The current response's header block ended (its blank line came): a connection cut
+    /// inside the headers can otherwise pass for a whole answer without a body.
+    var headersEnded = false
 
     init(request: HTTPRequest) { self.request = request }
 
@@ -213,6 +219,9 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
         t.headers = [:]  // a new response (after 100 Continue or an auth round trip)
         t.errorBody = Data()
         t.bodyOffset = 0
+        t.headersEnded = false
+    } else if line == "\r\n" || line == "\n" {
+        t.headersEnded = true
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].lowercased()
         t.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)

@@ -67,6 +67,24 @@ import Testing
         } throws: { ($0 as? RemoteError)?.kind == .transient }
     }
 
+    /// A connection cut inside the headers of a 200 (before any length was said) must not
+    /// pass for a whole answer with an empty body: it is retried like any cut.
+    @Test func anAnswerCutInsideItsHeadersIsRetriedNotTakenAsEmpty() throws {
+        let calls = Calls()
+        let server = try StubServer { _ in
+            if calls.next() % 2 == 1 { return .init(status: 200, raw: Data("HTTP/1.1 200 OK\r\nContent-Ty".utf8)) }
+            return .init(status: 200, body: Data(#"{"format": 2}"#.utf8))
+        }
+        var settings = HTTPSettings()
+        settings.attempts = 2
+        let backend = try WebDAVBackend(url: server.url, settings: settings)
+        #expect(try backend.getData("quire-repo.json") == Data(#"{"format": 2}"#.utf8))
+        #expect(server.requests.count == 2)
+        settings.attempts = 1
+        let once = try WebDAVBackend(url: server.url, settings: settings)
+        #expect { _ = try once.getData("quire-repo.json") } throws: { ($0 as? RemoteError)?.kind == .transient }
+    }
+
     @Test func theCachedKeyIsWrittenThroughNoPlantedLink() throws {
         let dir = TempDir()
         let store = dir.path + "/s"
@@ -129,4 +147,11 @@ import Testing
             try WebDAVBackend(url: server.url, settings: settings).makeFolder("log")
         } throws: { ($0 as? RemoteError)?.kind == .forbidden }
     }
+}
+
+/// Counts a stub server's answers (its handler runs on the server's thread).
+private final class Calls: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func next() -> Int { lock.withLock { count += 1; return count } }
 }

@@ -13,6 +13,8 @@ final class StubServer: @unchecked Sendable {
         var status: Int
         var headers: [String: String] = [:]
         var body: Data = Data()
+        /// Sent as it is instead of a well-formed answer (a connection cut anywhere).
+        var raw: Data?
     }
 
     let port: UInt16
@@ -81,7 +83,7 @@ final class StubServer: @unchecked Sendable {
         var text = "HTTP/1.1 \(response.status) Stub\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
         for (k, v) in response.headers { text += "\(k): \(v)\r\n" }
         text += "\r\n"
-        let out = Data(text.utf8) + response.body
+        let out = response.raw ?? Data(text.utf8) + response.body
         out.withUnsafeBytes { p in
             var offset = 0
             while offset < p.count {
