@@ -44,16 +44,13 @@ extension Syncer {
             var chunk: [SyncChange] = []
             var referenced: [String: RemoteBlob] = [:]
             var inline: [String: Data] = [:]
-            var inlineBytes: Int64 = 0, changeBytes: Int64 = 0
-            // A segment ends at its change limit, when its inline budget could not take one
-            // more small attachment, or (under a server body limit) when it is big enough.
-            while next < pending.records.count && chunk.count < changesPerSegment
-                    && inlineBytes + budget.inlineLimit <= budget.inline && changeBytes < budget.changes {
+            var fill = SegmentFill(budget: budget, maxChanges: changesPerSegment)
+            while next < pending.records.count && fill.hasRoom {
                 let record = pending.records[next]
                 let changes = try store.changes(of: record)
                 chunk += changes
                 next += 1
-                if budget.isLimited { changeBytes += changes.reduce(0) { $0 + SegmentBudget.estimate($1) } }
+                fill.add(changes)
                 // The segment names the blob of every live attachment it carries, so a device
                 // that lacks it (or let it go while the record was deleted) fetches it.
                 guard record.kind == .media, !changes.isEmpty, let blob = try store.neededBlob(ofMedia: record.id) else { continue }
@@ -65,7 +62,7 @@ extension Syncer {
                 if carried.insert(blob).inserted, try store.remoteBlobRecord(blob)?.confirmed != true,
                    let bytes = smallBlob(blob, limit: budget.inlineLimit) {
                     inline[blob] = bytes
-                    inlineBytes += Int64(bytes.count)
+                    fill.carry(bytes.count)
                 }
             }
             guard !chunk.isEmpty else { continue }

@@ -132,31 +132,3 @@ struct Head {
         self.seq = seq
     }
 }
-
-/// How much one segment may hold. Without a known server body limit: `changesPerSegment`
-/// changes and 1 MiB of inline attachments. Under a limit, the segment's encoded size stays
-/// near three quarters of it (padding adds at most 12 %): half for changes, and inline
-/// attachments in a third (base64 makes them a third larger).
-struct SegmentBudget {
-    let isLimited: Bool
-    let inline: Int64
-    let inlineLimit: Int64
-    let changes: Int64
-
-    init(limit: Int64?) {
-        guard let limit else {
-            (isLimited, inline, inlineLimit, changes) = (false, LogSegment.inlineBudget, LogSegment.inlineLimit, .max)
-            return
-        }
-        let room = limit * 3 / 4
-        isLimited = true
-        inline = min(LogSegment.inlineBudget, room / 3)
-        inlineLimit = min(LogSegment.inlineLimit, inline)
-        changes = room / 2
-    }
-
-    /// About what a change takes in a segment: its value's JSON and its ids and clocks.
-    static func estimate(_ change: SyncChange) -> Int64 {
-        Int64(JSONWriter.value(change.value).utf8.count + change.recordID.utf8.count + change.field.utf8.count + 160)
-    }
-}
