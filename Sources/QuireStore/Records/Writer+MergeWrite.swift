@@ -68,7 +68,7 @@ extension Writer {
         }
         switch (spec.type, change.value.string) {
         case (.reference(.journal), let journal?):
-            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(journal)])
+            try ensureJournal(journal)
         case (.reference(.entry), let entry?):
             try ensureEntry(entry)
         case (.blob, let blob?):
@@ -109,7 +109,7 @@ extension Writer {
     private func ensureRow(_ kind: RecordKind, _ id: String) throws {
         switch kind {
         case .journal:
-            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(id)])
+            try ensureJournal(id)
         case .entry:
             try ensureEntry(id)
         case .media:
@@ -133,12 +133,20 @@ extension Writer {
         try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(Self.anchorBlob)])
     }
 
+    /// A row for a journal first seen through a change (its name arrives with its own record).
+    private func ensureJournal(_ id: String) throws {
+        guard ensuredRows.insert("j:" + id).inserted else { return }
+        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(id)])
+    }
+
     /// A row for an entry first seen through a change; its fields arrive with it (or, when
     /// it was referenced by a change of another record, with another device's log).
     private func ensureEntry(_ id: String) throws {
         guard ensuredRows.insert("e:" + id).inserted else { return }
         let journal = RecordSchema.journalID(named: Store.defaultJournal)
-        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
+        if ensuredRows.insert("j:" + journal).inserted {
+            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
+        }
         try database.cached("""
             INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
             """).run([.text(id), .text(journal)])

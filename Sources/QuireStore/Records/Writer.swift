@@ -19,7 +19,7 @@ final class Writer {
     private var touches = 0
     /// Device UUID → number, for this transaction's merges.
     var deviceNumbers: [String: Int64] = [:]
-    /// Rows a merge in this transaction made sure exist ("e:<id>", "m:<id>", "anchors"): rows
+    /// Rows a merge in this transaction made sure exist ("j:<id>", "e:<id>", "m:<id>", "anchors"): rows
     /// are never removed, so each needs its INSERT OR IGNORE once, not once per field.
     var ensuredRows: Set<String> = []
     /// Journals known to exist in this transaction, by name.
