@@ -71,7 +71,9 @@ extension Syncer {
             segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
             let ready = try seal(segment)
             sealed.append(ready)
-            if sealed.count >= width {
+            // A device's first segment goes alone: its PUT makes the log's folder, which the
+            // others would each find missing at once.
+            if sealed.count >= width || segment.seq == 1 {
                 try put(sealed, progress: progress)
                 sealed.removeAll()
             }
