@@ -3,6 +3,20 @@ import QuireKit
 
 /// Option handling shared by several commands.
 enum Options {
+    /// The remote `url` with `--user`, `--password-file` (made absolute) and `--insecure-http`.
+    /// - Throws: a usage error saying what is wrong with the URL.
+    static func remoteAddress(_ url: String, _ arguments: Arguments) throws -> RemoteAddress {
+        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: passwordFile,
+                                    insecureHTTP: arguments.flag("insecure-http"))
+        do {
+            try Remotes.validate(url, insecureHTTP: address.insecureHTTP)
+        } catch let error as RemoteError {
+            throw CLIError.usage(error.detail)
+        }
+        return address
+    }
+
     static func date(_ arguments: Arguments, _ name: String, endOfDay: Bool = false) throws -> Timestamp? {
         guard let text = arguments.value(name) else { return nil }
         guard let date = Timestamp.parseLenient(text, endOfDay: endOfDay) else {

@@ -80,14 +80,7 @@ struct RemoteCommand: Command {
             }
             return size
         }
-        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: passwordFile,
-                                    insecureHTTP: arguments.flag("insecure-http"))
-        do {
-            try Remotes.validate(url, insecureHTTP: address.insecureHTTP)
-        } catch let error as RemoteError {
-            throw CLIError.usage(error.detail)
-        }
+        let address = try Options.remoteAddress(url, arguments)
         let store = try context.openStore(create: true)
         try Journal(store: store).setRemote(address, maxObjectSize: limit)
     }

@@ -19,14 +19,7 @@ struct RestoreCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let url = try arguments.positionals("URL")[0]
-        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: passwordFile,
-                                    insecureHTTP: arguments.flag("insecure-http"))
-        do {
-            try Remotes.validate(url, insecureHTTP: address.insecureHTTP)
-        } catch let error as RemoteError {
-            throw CLIError.usage(error.detail)
-        }
+        let address = try Options.remoteAddress(url, arguments)
         let store = try context.openStore(create: true, cacheMebibytes: 4)
         let (journal, unlock, traffic) = SyncSession.journal(store, arguments, context: context)
         let report = try journal.restore(from: address, unlock, progress: SyncSession.progress(context))
