@@ -20,13 +20,11 @@ struct FieldSpec: Sendable {
     var searchable = false
     /// Its key in an interchange line (nil: not a key of its own there).
     var interchangeKey: String?
-    /// `UPDATE <table> SET <columns> = ? WHERE id = ?`
-    let updateSQL: String
 
     /// A change to it changes what search finds: its text, or whether the record is there.
     var changesSearch: Bool { searchable || type == .tombstone }
 
-    init(_ name: String, _ columns: [String], _ type: FieldType, table: String, merge: MergeRule = .lastWriterWins,
+    init(_ name: String, _ columns: [String], _ type: FieldType, merge: MergeRule = .lastWriterWins,
          searchable: Bool = false, interchange: String? = nil) {
         self.name = name
         self.columns = columns
@@ -34,7 +32,6 @@ struct FieldSpec: Sendable {
         self.merge = merge
         self.searchable = searchable
         self.interchangeKey = interchange
-        updateSQL = "UPDATE \(table) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE id = ?"
     }
 }
 
@@ -58,7 +55,7 @@ struct RecordSchema: Sendable {
     private init(_ kind: RecordKind, table: String, _ fields: [(String, [String], FieldType, MergeRule, Bool, String?)]) {
         self.kind = kind
         self.table = table
-        let specs = fields.map { FieldSpec($0.0, $0.1, $0.2, table: table, merge: $0.3, searchable: $0.4, interchange: $0.5) }
+        let specs = fields.map { FieldSpec($0.0, $0.1, $0.2, merge: $0.3, searchable: $0.4, interchange: $0.5) }
         self.fields = specs
         byName = Dictionary(uniqueKeysWithValues: specs.filter { $0.type != .tag }.map { ($0.name, $0) })
         tagField = specs.first { $0.type == .tag }
