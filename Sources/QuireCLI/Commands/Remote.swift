@@ -89,9 +89,8 @@ struct RemoteCommand: Command {
         _ = try arguments.positionals("init")
         let store = try context.openStore()
         let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
-        guard try store.remoteSettings()?.repositoryID == nil else {
-            throw JournalError.alreadySyncs(repository: try store.remoteSettings()?.repositoryID ?? "")
-        }
+        // Before the passphrase is asked for (Journal.createRepository checks again).
+        if let existing = try store.remoteSettings()?.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
         let repository = try journal.createRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
         if context.stderrIsTerminal {
