@@ -21,7 +21,7 @@ extension Syncer {
     /// first next time) and caches the key (`KeyCache`), so later opens need no passphrase.
     /// - Throws: `RepositoryError` (wrong repository, wrong passphrase, `.locked` without a
     ///   cached key under `.cachedKeyOnly`), `RemoteError`.
-    public static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = 5) throws -> Syncer {
+    public static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = 8) throws -> Syncer {
         let remote = try store.remoteSettings()
         let backend = try connect()
         let repository: Repository

@@ -137,7 +137,7 @@ extension Syncer {
     /// The connections uploads go over: the worker connections when there are some (each
     /// then used by one upload thread), else this sync's own.
     func uploadConnections() -> [Backend] {
-        workerBackends.count >= 2 ? Array(workerBackends.prefix(4)) : [backend]
+        workerBackends.count >= 2 ? Array(workerBackends.prefix(8)) : [backend]
     }
 
     /// Runs `job(connection, index)` for every index below `count`, spread over the upload
