@@ -146,7 +146,8 @@ extension Syncer {
     func inParallel(_ count: Int, _ job: @escaping (Backend, Int) throws -> Void) throws {
         let connections = uploadConnections()
         guard connections.count > 1 && count > 1 else {
-            for index in 0..<count { try job(connections[0], index) }
+            // One at a time over this sync's own connection, already past any auth challenge.
+            for index in 0..<count { try job(backend, index) }
             return
         }
         let failure = FirstFailure()

@@ -58,6 +58,10 @@ import Testing
         #expect(s["pending"]?.number == 0 && s["entries"]?.number == 5 && s["remote"]?.string == repo)
         #expect(try QuireBinary.run(["edit", String(try #require(try Store(folder: b).entries().first?.id).prefix(8)), "--title", "new"], store: b).status == 0)
         #expect(try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: b).stdout).object?["pending"]?.number == 1)
+        // One edited entry goes up in at most four requests: heads, segment, head, old head.
+        let edited = try sync(b)
+        let editRequests = try JSONValue.parse(edited.stdout).object?["requests"]?.number ?? 99
+        #expect(edited.status == 0 && editRequests <= 4, "\(edited.stdout)")
 
         // Prune through the command line; a restore afterwards still brings everything back.
         let pruned = try QuireBinary.run(["prune", "--json"], store: a, environment: Self.env)
