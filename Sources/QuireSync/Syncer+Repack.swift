@@ -51,12 +51,9 @@ extension Syncer {
 
     /// Where each attachment this store needs is packed (those in packs only).
     private func liveLocations() throws -> [String: (id: String, location: BlobLocation)] {
-        var live: [String: (id: String, location: BlobLocation)] = [:]
-        for (local, remote) in try store.remoteBlobMap(confirmedOnly: true, neededOnly: true) {
-            guard let location = BlobLocation(text: try store.remoteBlobRecord(local)?.location) else { continue }
-            live[local] = (remote, location)
+        try store.neededBlobLocations(confirmedOnly: true).compactMapValues { blob in
+            BlobLocation(text: blob.location).map { (blob.remote, $0) }
         }
-        return live
     }
 
     /// Every pack on the server with the size the listing gives (packs without one are left).

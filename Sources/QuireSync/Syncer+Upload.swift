@@ -178,9 +178,7 @@ extension Syncer {
 extension Store {
     /// Every pack holding part of an attachment this journal needs.
     func neededPacks() throws -> [String] {
-        try remoteBlobMap(neededOnly: true).keys.flatMap { local in
-            BlobLocation(text: try remoteBlobRecord(local)?.location)?.extents.map(\.pack) ?? []
-        }
+        try neededBlobLocations().values.flatMap { BlobLocation(text: $0.location)?.extents.map(\.pack) ?? [] }
     }
 }
 

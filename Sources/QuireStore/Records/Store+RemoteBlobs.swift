@@ -60,6 +60,19 @@ extension Store {
         }
     }
 
+    /// Where each packed blob the journal needs lives on the server: local id → repository id
+    /// and location (JSON text), in one query; with `confirmedOnly`, only those a published
+    /// segment or snapshot names.
+    public func neededBlobLocations(confirmedOnly: Bool = false) throws -> [String: (remote: String, location: String)] {
+        var found: [String: (remote: String, location: String)] = [:]
+        try database.prepare("""
+            SELECT r.blob_id, r.remote_id, r.location FROM remote_blobs r
+            WHERE r.location IS NOT NULL\(confirmedOnly ? " AND r.confirmed = 1" : "")
+              AND EXISTS (SELECT 1 FROM \(Self.liveMedia) AND m.blob_id = r.blob_id)
+            """).forEach { found[$0.text(0)] = ($0.text(1), $0.text(2)) }
+        return found
+    }
+
     /// The generation of the location recorded for `blobID` (see `setRemoteBlobs`), nil when
     /// none is.
     public func remoteBlobGeneration(_ blobID: String) throws -> Int? {
