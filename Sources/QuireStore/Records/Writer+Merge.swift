@@ -19,7 +19,7 @@ extension Writer {
         var fresh: [SyncChange] = []
         func writeFresh() throws {
             guard !fresh.isEmpty else { return }
-            try applyNew(fresh)
+            try apply(fresh)
             result.applied += fresh.count
             fresh.removeAll(keepingCapacity: true)
         }
@@ -52,7 +52,7 @@ extension Writer {
                 (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3))
             }
             guard let local else {
-                try apply(change)
+                try apply([change])
                 result.applied += 1
                 continue
             }
@@ -64,7 +64,7 @@ extension Writer {
                     try keepRevision(change, value: text, hlc: local.hlc, device: local.device)
                     result.conflicts += 1
                 }
-                try apply(change)
+                try apply([change])
                 result.applied += 1
             } else {
                 let sequential = local.prevHLC == change.hlc && local.prevDevice == change.device

@@ -3,15 +3,10 @@ import Foundation
 /// How merged changes are written: the values as the record schema declares them, their
 /// clocks, and what a write means beyond its columns.
 extension Writer {
-    /// Writes the change's value and clock.
-    func apply(_ change: SyncChange) throws {
-        try applyNew([change])
-    }
-
     /// Writes the changes of one record (each field once) and their clocks: every column in
     /// one UPDATE, every clock in one INSERT, each field's meaning beyond its columns (rows
     /// it names, blobs it may free, search rows to refresh) around them.
-    func applyNew(_ changes: [SyncChange]) throws {
+    func apply(_ changes: [SyncChange]) throws {
         guard let first = changes.first else { return }
         if let schema = RecordSchema.of(first.record) {
             try ensureRow(first.record, first.recordID)
