@@ -31,7 +31,7 @@ public struct Connection {
     /// Wraps each backend (to count traffic, say).
     public var wrap: (Backend) -> Backend = { $0 }
     /// Connections besides the main one, to read ahead and download while merging.
-    public var workers = 8
+    public var workers = Syncer.defaultWorkers
 
     public init() {}
 

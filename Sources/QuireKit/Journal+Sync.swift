@@ -22,11 +22,11 @@ extension Journal {
     ///   finishes the job.
     @discardableResult
     public func sync(_ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> SyncReport {
-        let lock = try SyncLock(storeFolder: store.folder)
-        defer { withExtendedLifetime(lock) {} }
-        let report = try syncer(unlock).sync(progress: progress)
-        try store.recordSync(at: Timestamp.now())
-        return report
+        try whileSyncing {
+            let report = try syncer(unlock).sync(progress: progress)
+            try store.recordSync(at: Timestamp.now())
+            return report
+        }
     }
 
     /// Restores the journal at `address` into this store, which must be empty: every entry,
@@ -38,13 +38,13 @@ extension Journal {
     @discardableResult
     public func restore(from address: RemoteAddress, _ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> SyncReport {
         try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
-        let lock = try SyncLock(storeFolder: store.folder)
-        defer { withExtendedLifetime(lock) {} }
-        if try store.restoringFrom() == nil {
-            guard try store.entryCount() == 0, try store.remoteSettings() == nil else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
-            try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
+        return try whileSyncing {
+            if try store.restoringFrom() == nil {
+                guard try store.entryCount() == 0, try store.remoteSettings() == nil else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
+                try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
+            }
+            return try syncer(unlock).restore(progress: progress)
         }
-        return try syncer(unlock).restore(progress: progress)
     }
 
     /// Checks the repository: every object there, readable with the key, hashes matching;
@@ -55,11 +55,11 @@ extension Journal {
 
     /// Syncs, then writes a snapshot and removes what no device needs any more.
     public func prune(_ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> PruneReport {
-        let lock = try SyncLock(storeFolder: store.folder)
-        defer { withExtendedLifetime(lock) {} }
-        let syncer = try syncer(unlock)
-        _ = try syncer.sync(progress: progress)
-        return try syncer.prune(progress: progress)
+        try whileSyncing {
+            let syncer = try syncer(unlock)
+            _ = try syncer.sync(progress: progress)
+            return try syncer.prune(progress: progress)
+        }
     }
 
     /// Keeps the journal in step until `shouldStop` says so: a sync every `interval` seconds
@@ -70,15 +70,23 @@ extension Journal {
     ///   repository) or another process is syncing this store.
     public func watch(_ unlock: Unlock, interval: TimeInterval, progress: ((String) -> Void)? = nil,
                       shouldStop: @escaping @Sendable () -> Bool, round: (SyncWatch.Round, _ next: TimeInterval) -> Void) throws {
+        try whileSyncing {
+            let syncer: Syncer
+            do {
+                syncer = try self.syncer(unlock)
+            } catch {
+                try? store.recordSyncFailure("\(error)", at: Timestamp.now())
+                throw error
+            }
+            SyncWatch(syncer: syncer, interval: interval).run(progress: progress, shouldStop: shouldStop, round: round)
+        }
+    }
+
+    /// Runs `body` holding the store's sync lock.
+    /// - Throws: `SyncError.locked` when another process is syncing this store.
+    private func whileSyncing<T>(_ body: () throws -> T) throws -> T {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
-        let syncer: Syncer
-        do {
-            syncer = try self.syncer(unlock)
-        } catch {
-            try? store.recordSyncFailure("\(error)", at: Timestamp.now())
-            throw error
-        }
-        SyncWatch(syncer: syncer, interval: interval).run(progress: progress, shouldStop: shouldStop, round: round)
+        return try body()
     }
 }

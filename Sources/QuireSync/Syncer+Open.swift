@@ -14,6 +14,10 @@ public enum Unlock {
 }
 
 extension Syncer {
+    /// Connections besides the main one a sync opens by default: uploads go over all of them,
+    /// downloads over all but the one that reads segments ahead.
+    public static let defaultWorkers = 8
+
     /// Opens the repository `store` syncs with, over connections `connect` makes (one for
     /// the work, `workers` more to read segments ahead and download attachments while
     /// merging), unlocked as `unlock` says. A first unlock records the repository's id in the
@@ -21,7 +25,7 @@ extension Syncer {
     /// first next time) and caches the key (`KeyCache`), so later opens need no passphrase.
     /// - Throws: `RepositoryError` (wrong repository, wrong passphrase, `.locked` without a
     ///   cached key under `.cachedKeyOnly`), `RemoteError`.
-    public static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = 8) throws -> Syncer {
+    public static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = Syncer.defaultWorkers) throws -> Syncer {
         let remote = try store.remoteSettings()
         let backend = try connect()
         let repository: Repository
