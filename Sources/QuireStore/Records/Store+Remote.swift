@@ -110,11 +110,18 @@ extension Store {
     /// Set while a restore has not finished; a second `restore` continues it.
     public func restoringFrom() throws -> String? { try meta("restoring") }
 
+    /// Marks the store as restoring `repositoryID`, or (nil) the restore as finished. While
+    /// it restores, merges leave the full-text index alone; finishing builds it whole, in the
+    /// same transaction, so a store is never done restoring with an index that lacks entries.
     public func setRestoring(_ repositoryID: String?) throws {
         try database.transaction {
             if let repositoryID {
                 try setMeta("restoring", repositoryID)
-            } else {
+            } else if try restoringFrom() != nil {
+                try database.execute("""
+                    DELETE FROM search;
+                    INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
+                    """)
                 try database.cached("DELETE FROM meta WHERE key = 'restoring'").run()
             }
         }
