@@ -81,27 +81,32 @@ extension Syncer {
     /// Downloads, authenticates and checks one segment.
     func fetchSegment(path: String, device: String, seq: Int, previous: String,
                       readAhead: Downloads? = nil) throws -> (LogSegment, String) {
-        let sealed: Data
-        do {
-            // What the scout read is authenticated and checked here like anything fetched.
-            sealed = try readAhead?.segment(path) ?? backend.getData(path)
-        } catch let error as RemoteError where error.kind == .notFound {
-            throw SyncError(.missing, object: path, detail: "a change-log segment named by a head is missing")
+        let segment: LogSegment, sealedHash: String
+        if let read = readAhead?.segment(path) {
+            // Authenticated (by the same keys, for the same path) and decoded by the scout.
+            (segment, sealedHash) = (read.segment, read.sealedHash)
+        } else {
+            let sealed: Data
+            do {
+                sealed = try backend.getData(path)
+            } catch let error as RemoteError where error.kind == .notFound {
+                throw SyncError(.missing, object: path, detail: "a change-log segment named by a head is missing")
+            }
+            let plain: Data
+            do {
+                plain = try repository.box.open(sealed, path: path)
+            } catch let error as CryptoError {
+                throw SyncError(.damaged, object: path, detail: error.detail)
+            }
+            (segment, sealedHash) = (try LogSegment.decode(plain, path: path), Digest.hex(sealed))
         }
-        let plain: Data
-        do {
-            plain = try repository.box.open(sealed, path: path)
-        } catch let error as CryptoError {
-            throw SyncError(.damaged, object: path, detail: error.detail)
-        }
-        let segment = try LogSegment.decode(plain, path: path)
         guard segment.device == device, segment.seq == seq else {
             throw SyncError(.damaged, object: path, detail: "the segment is not the one its name says")
         }
         guard segment.previous == previous else {
             throw SyncError(.rolledBack, object: path, detail: "the segment does not follow the previous one this journal has (dropped, swapped or rolled back)")
         }
-        return (segment, Digest.hex(sealed))
+        return (segment, sealedHash)
     }
 
     /// Background downloads for a pull: worker connections fetch attachments while this
@@ -116,8 +121,8 @@ extension Syncer {
             self.scout = scout
         }
 
-        /// A segment the scout already read, if it did.
-        func segment(_ path: String) -> Data? { scout?.take(path) }
+        /// A segment the scout already read and decoded, if it did.
+        func segment(_ path: String) -> SegmentScout.Read? { scout?.take(path) }
 
         func stop() {
             guard !stopped else { return }

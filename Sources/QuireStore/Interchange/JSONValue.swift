@@ -25,42 +25,6 @@ public enum JSONValue: Equatable, Sendable {
         return value
     }
 
-    /// The key and value of the first member of the object `bytes` starts with, parsing
-    /// nothing after it: reads one leading member of a large document cheaply. Nil when the
-    /// document is not an object or the object is empty.
-    static func firstMember(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> (key: String, value: JSONValue)? {
-        try leadingMembers(bytes, count: 1).first
-    }
-
-    /// The first `count` members (fewer when the object has fewer) of the object `bytes`
-    /// starts with, parsing nothing after them, and stopping before the first whose key
-    /// `wanted` refuses (its value is never parsed). Empty when the document is not an object.
-    public static func leadingMembers(_ bytes: UnsafeBufferPointer<UInt8>, count: Int,
-                                      while wanted: (String) -> Bool = { _ in true }) throws(ParseError) -> [(key: String, value: JSONValue)] {
-        var parser = Parser(bytes: bytes)
-        var members: [(key: String, value: JSONValue)] = []
-        parser.skipWhitespace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return [] }
-        parser.index += 1
-        while members.count < count {
-            parser.skipWhitespace()
-            if !members.isEmpty {
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ",") else { break }
-                parser.index += 1
-                parser.skipWhitespace()
-            }
-            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { break }
-            let key = try parser.string()
-            guard wanted(key) else { break }
-            parser.skipWhitespace()
-            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.fail("expected ':' after key \"\(key)\"") }
-            parser.index += 1
-            parser.skipWhitespace()
-            members.append((key, try parser.value(depth: 1)))
-        }
-        return members
-    }
-
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
         let bytes = Array(text.utf8)
         let result = bytes.withUnsafeBufferPointer { buffer in

@@ -91,23 +91,11 @@ struct LogSegment {
         blobs[local].map { RemoteBlob(id: $0, location: packed[$0]) }
     }
 
-    /// Only the attachments of an encoded segment that must be downloaded (local id → the
-    /// repository's blob: those not carried inline), read without decoding its changes:
-    /// `encoded()` writes keys in order, so "blobs", "blobs_inline" and "blobs_packed" lead.
-    /// Nil when they do not (another format), or the data is not a segment.
-    static func blobMap(_ data: Data) -> [String: RemoteBlob]? {
-        let members = data.withUnsafeBytes { raw in
-            (try? JSONValue.leadingMembers(raw.bindMemory(to: UInt8.self), count: 3) { $0.hasPrefix("blobs") }) ?? []
-        }
-        guard let first = members.first, first.key == "blobs", let ids = first.value.object?.compactMapValues(\.string) else { return nil }
-        var skip = Set<String>()
-        var packed: [String: BlobLocation] = [:]
-        for member in members.dropFirst() {
-            if member.key == "blobs_inline" { skip.formUnion(member.value.object?.keys ?? [:].keys) }
-            if member.key == "blobs_packed" { packed = member.value.object?.compactMapValues(BlobLocation.init(json:)) ?? [:] }
-        }
+    /// The attachments to download (local id → the repository's blob): those the segment
+    /// names and does not carry inline.
+    var toDownload: [String: RemoteBlob] {
         var map: [String: RemoteBlob] = [:]
-        for (local, remote) in ids where !skip.contains(local) { map[local] = RemoteBlob(id: remote, location: packed[remote]) }
+        for (local, remote) in blobs where inline[local] == nil { map[local] = RemoteBlob(id: remote, location: packed[remote]) }
         return map
     }
 }

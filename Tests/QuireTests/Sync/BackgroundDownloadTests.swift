@@ -46,6 +46,7 @@ import Testing
         // The segments the scout read ahead are handed over, not fetched again.
         if workers > 2 { #expect(counting.requests < report.segmentsPulled / 2, "\(counting.requests) requests on the merging connection") }
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        #expect(try world.searchRows(fresh) == world.searchRows(world.stores[0]))
         #expect(try fresh.integrityCheck() == "ok")
         let verified = try world.syncer(fresh).verify(readData: true)
         #expect(verified.problems.isEmpty && verified.blobsRead == 40)
@@ -89,6 +90,8 @@ import Testing
         #expect(try fresh.syncLogs()[device]?.seq == missing.seq - 1)
         #expect(!fresh.hasBlob(missing.local))
         #expect(try fresh.integrityCheck() == "ok")
+        // The full-text index is built when the restore finishes, not segment by segment.
+        #expect(try world.searchRows(fresh).isEmpty)
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fresh.blobs.root + "/tmp")) ?? []
         #expect(leftovers.isEmpty, "\(leftovers)")
 
@@ -99,6 +102,9 @@ import Testing
         _ = try restorer(world, fresh).restore()
         #expect(try world.dump(fresh) == world.dump(source))
         #expect(try fresh.restoringFrom() == nil && fresh.lastSync() != nil)
+        #expect(try world.searchRows(fresh) == world.searchRows(source))
+        #expect(try fresh.search("текст").count == source.search("текст").count)
+        #expect(try fresh.search("entry").count == 30)
     }
 
     @Test func aRestoreFromASnapshotDownloadsWhileItMerges() throws {
@@ -174,28 +180,23 @@ import Testing
 }
 
 @Suite struct SegmentMapTests {
-    @Test func theBlobMapIsReadWithoutTheChanges() throws {
+    @Test func theBlobMapRoundTrips() throws {
         let segment = LogSegment(device: "d", seq: 3, previous: "p",
                               changes: [SyncChange(record: .entry, recordID: "e", field: "title", value: .string("x"), hlc: HLC(rawValue: 5),
                                                    device: "d", previousHLC: HLC(rawValue: 0), previousDevice: "")],
                               blobs: ["aa": "11", "bb": "22"])
-        let data = segment.encoded()
-        #expect(LogSegment.blobMap(data) == ["aa": RemoteBlob(id: "11"), "bb": RemoteBlob(id: "22")])
-        #expect(try LogSegment.decode(data, path: "p").blobs == ["aa": "11", "bb": "22"])
-        #expect(LogSegment.blobMap(Data("{\"changes\": []}".utf8)) == nil)
-        #expect(LogSegment.blobMap(Data("not json".utf8)) == nil)
-        let member = Array("{\"a\": [1, 2], \"b\": garbage".utf8).withUnsafeBufferPointer { try? JSONValue.firstMember($0) }
-        #expect(member?.key == "a" && member?.value == .array([.number(1), .number(2)]))
-        let two = Array("{\"a\": 1 , \"b\": \"x\", \"c\": garbage".utf8).withUnsafeBufferPointer { try? JSONValue.leadingMembers($0, count: 2) }
-        #expect(two?.map(\.key) == ["a", "b"] && two?.last?.value == .string("x"))
+        let decoded = try LogSegment.decode(segment.encoded(), path: "p")
+        #expect(decoded.blobs == ["aa": "11", "bb": "22"])
+        #expect(decoded.toDownload == ["aa": RemoteBlob(id: "11"), "bb": RemoteBlob(id: "22")])
     }
 
     @Test func inlineAttachmentsAreLeftOutOfTheMapToDownloadAndChecked() throws {
         var segment = LogSegment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11", "bb": "22"])
         segment.inline = ["aa": Data([0, 1, 2, 255])]
         let data = segment.encoded()
-        #expect(LogSegment.blobMap(data) == ["bb": RemoteBlob(id: "22")], "the scout does not ask for what the segment carries")
-        #expect(try LogSegment.decode(data, path: "p").inline == ["aa": Data([0, 1, 2, 255])])
+        let decoded = try LogSegment.decode(data, path: "p")
+        #expect(decoded.toDownload == ["bb": RemoteBlob(id: "22")], "the scout does not ask for what the segment carries")
+        #expect(decoded.inline == ["aa": Data([0, 1, 2, 255])])
         // A segment without inline attachments is encoded exactly as before they existed.
         let plain = String(decoding: LogSegment(device: "d", seq: 1, previous: "", changes: [], blobs: ["aa": "11"]).encoded(), as: UTF8.self)
         #expect(!plain.contains("inline"))
@@ -213,8 +214,9 @@ import Testing
         let location = BlobLocation(extents: [.init(pack: pack, offset: 0, length: 100), .init(pack: pack, offset: 100, length: 7)])
         segment.packed = [id: location]
         let data = segment.encoded()
-        #expect(LogSegment.blobMap(data) == ["aa": RemoteBlob(id: id, location: location)])
-        #expect(try LogSegment.decode(data, path: "p").packed == [id: location])
+        let decoded = try LogSegment.decode(data, path: "p")
+        #expect(decoded.toDownload == ["aa": RemoteBlob(id: id, location: location)])
+        #expect(decoded.packed == [id: location])
         // A location that is not a pack, or has impossible numbers: damaged.
         for bad in ["[[\"../keys/x\", 0, 1]]", "[[\"\(pack)\", -1, 1]]", "[[\"\(pack)\", 0, 1e300]]", "[]"] {
             let text = #"{"blobs": {"aa": "\#(id)"}, "blobs_packed": {"\#(id)": \#(bad)}, "changes": [], "device": "d", "format": 1, "previous": "", "seq": 1}"#
