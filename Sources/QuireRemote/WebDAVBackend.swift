@@ -118,23 +118,45 @@ public final class WebDAVBackend: Backend {
 
     // MARK: - Folders
 
-    /// Creates `folder` and its missing parents (MKCOL each: 201 made, 405 already there).
+    /// Creates `folder` and its missing parents (MKCOL: 201 made, 405 already there). The
+    /// folder itself is asked for first: its parents usually exist, and then one request does
+    /// (a 409 says a parent is missing; those are made, and the folder asked for again).
     /// Servers answer a MKCOL of a folder that exists in more ways than 405: Apache sometimes
     /// 403 when another client made it a moment before, some 409. Any of those is checked
     /// (PROPFIND Depth 0) and passed over when the folder is there; only then is it an error.
     private func ensureFolder(_ folder: String) throws {
         guard !knownFolders.contains(folder) else { return }
-        if !folder.isEmpty { try ensureFolder(parentPath(folder)) }
-        try withRetries(folder) { _ in
-            let response = try send(HTTPRequest(method: "MKCOL", url: url(folder, folder: true)), path: folder)
-            if [403, 409].contains(response.status), try folderExists(folder) { return }
-            if response.status == 409 {
-                throw RemoteError(.notFound, path: folder, status: 409, detail: folder.isEmpty
-                    ? "the folder above \(location) does not exist on the server" : "its parent folder is missing")
-            }
-            try check(response, path: folder, accepted: [200, 201, 204, 301, 405])
+        let made = try withRetries(folder) { _ in try makeCollection(folder, parentMissingIsAnError: folder.isEmpty) }
+        if !made {
+            try ensureFolder(parentPath(folder))
+            _ = try withRetries(folder) { _ in try makeCollection(folder, parentMissingIsAnError: true) }
         }
-        knownFolders.insert(folder)
+        knowExists(folder)
+    }
+
+    /// One MKCOL of `folder`: true when the folder exists afterwards, false when its parent
+    /// may be missing (unless that is an error here): 409 by RFC 4918; 404 and 500 are what
+    /// some servers answer a PUT into a missing folder with, so they are taken alike.
+    private func makeCollection(_ folder: String, parentMissingIsAnError: Bool) throws -> Bool {
+        let response = try send(HTTPRequest(method: "MKCOL", url: url(folder, folder: true)), path: folder)
+        if response.status == 403, try folderExists(folder) { return true }
+        // Asked again once the parents are made, where a 409 that means "exists" is checked.
+        if !parentMissingIsAnError && [404, 409, 500].contains(response.status) { return false }
+        if response.status == 409 {
+            if try folderExists(folder) { return true }
+            throw RemoteError(.notFound, path: folder, status: 409, detail: folder.isEmpty
+                ? "the folder above \(location) does not exist on the server" : "its parent folder is missing")
+        }
+        try check(response, path: folder, accepted: [200, 201, 204, 301, 405])
+        return true
+    }
+
+    /// Remembers that `folder` and every folder above it exist (an answer about something
+    /// inside them said so), so no MKCOL is sent for them.
+    private func knowExists(_ folder: String) {
+        var known = folder
+        while !known.isEmpty && knownFolders.insert(known).inserted { known = parentPath(known) }
+        knownFolders.insert("")
     }
 
     /// Whether `folder` exists as a collection (PROPFIND Depth 0).
@@ -175,10 +197,7 @@ public final class WebDAVBackend: Backend {
             }
             try check(response, path: path, accepted: [200, 201, 204])
         }
-        // The folder and all above it exist now.
-        var known = folder
-        while !known.isEmpty && knownFolders.insert(known).inserted { known = parentPath(known) }
-        knownFolders.insert("")
+        knowExists(folder)
     }
 
     public func publish(_ path: String, from source: ByteSource) throws {
@@ -208,6 +227,7 @@ public final class WebDAVBackend: Backend {
             let response = try send(request, path: path)
             try check(response, path: path, accepted: [200, 206])
         }
+        knowExists(parentPath(path))
     }
 
     public func list(_ folder: String) throws -> [RemoteEntry] {
@@ -227,7 +247,7 @@ public final class WebDAVBackend: Backend {
             }
             return sink.parser.items
         }
-        knownFolders.insert(folder)
+        knowExists(folder)
         let own = Self.decodedPath(folderURL)
         var entries: [RemoteEntry] = []
         for item in items {

@@ -149,6 +149,62 @@ import Testing
     }
 }
 
+/// A folder is asked for before its parents: they usually exist, and then a MKCOL is one
+/// round trip, not one per level. A 409 (a parent missing) makes the parents, then the folder.
+@Suite struct FolderCreationTests {
+    var settings: HTTPSettings {
+        var settings = HTTPSettings()
+        settings.attempts = 1
+        return settings
+    }
+
+    @Test func aFolderWhoseParentsExistIsOneRequest() throws {
+        let server = try StubServer { $0.method == "MKCOL" ? .init(status: 201) : .init(status: 500) }
+        try WebDAVBackend(url: server.url, settings: settings).makeFolder("packs/device")
+        #expect(server.requests.map { "\($0.method) \($0.path)" } == ["MKCOL /repo/packs/device/"])
+    }
+
+    @Test func missingParentsAreMadeThenTheFolder() throws {
+        let made = Folders()
+        let server = try StubServer { request in
+            guard request.method == "MKCOL" else { return .init(status: 500) }
+            var parent = String(request.path.dropLast())
+            parent = String(parent[..<(parent.lastIndex(of: "/") ?? parent.startIndex)]) + "/"
+            guard parent == "/" || made.contains(parent) else { return .init(status: 409) }
+            made.insert(request.path)
+            return .init(status: 201)
+        }
+        let backend = try WebDAVBackend(url: server.url, settings: settings)
+        try backend.makeFolder("log/device")
+        #expect(server.requests.map(\.path) == ["/repo/log/device/", "/repo/log/", "/repo/", "/repo/log/", "/repo/log/device/"])
+        // Known now, with every folder above it: no request for them again.
+        try backend.makeFolder("log")
+        try backend.makeFolder("log/device")
+        #expect(server.requests.count == 5)
+    }
+
+    @Test func anObjectReadProvesItsFoldersExist() throws {
+        let server = try StubServer { request in
+            switch request.method {
+            case "GET": return .init(status: 200, body: Data("{}".utf8))
+            case "PUT": return .init(status: 201)
+            default: return .init(status: 500)
+            }
+        }
+        let backend = try WebDAVBackend(url: server.url, settings: settings)
+        _ = try backend.getData("keys/k1")
+        try backend.makeFolder("keys")
+        #expect(server.requests.map(\.method) == ["GET"])
+    }
+}
+
+private final class Folders: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths = Set<String>()
+    func contains(_ path: String) -> Bool { lock.withLock { paths.contains(path) } }
+    func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+}
+
 /// Counts a stub server's answers (its handler runs on the server's thread).
 private final class Calls: @unchecked Sendable {
     private let lock = NSLock()
