@@ -35,10 +35,11 @@ extension Syncer {
         var next = 0
         var carried = Set<String>()  // blobs considered for carrying inline in this push
         let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
-        // Segments go up a few at a time, in parallel: their hashes chain locally, and none is
-        // part of the log before the head names it, so the order they arrive in is free.
-        let width = uploadConnections().count
-        var sealed: [SealedSegment] = []
+        // Segments go up over the upload connections while the next ones are made: their
+        // hashes chain locally, and none is part of the log before the head names it, so the
+        // order they arrive in is free.
+        let sender = SegmentSender(self, progress: progress)
+        defer { sender.abandon() }
         while next < pending.records.count {
             try stopIfCancelled()
             var chunk: [SyncChange] = []
@@ -54,8 +55,12 @@ extension Syncer {
                 // The segment names the blob of every live attachment it carries, so a device
                 // that lacks it (or let it go while the record was deleted) fetches it.
                 guard record.kind == .media, !changes.isEmpty, let blob = try store.neededBlob(ofMedia: record.id) else { continue }
-                // Named by a record written after the list was read: upload it now.
-                if blobMap[blob] == nil { try upload([blob], into: &blobMap, report: &report, progress: transfer) }
+                // Named by a record written after the list was read: upload it now (over the
+                // connections the segments use, once they are idle).
+                if blobMap[blob] == nil {
+                    try sender.drain()
+                    try upload([blob], into: &blobMap, report: &report, progress: transfer)
+                }
                 referenced[blob] = blobMap[blob]
                 // A small attachment no published segment has named yet (since this store last
                 // needed it) also travels inside this one.
@@ -70,18 +75,12 @@ extension Syncer {
             segment.inline = inline
             segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
             let ready = try seal(segment)
-            sealed.append(ready)
-            // A device's first segment goes alone: its PUT makes the log's folder, which the
-            // others would each find missing at once.
-            if sealed.count >= width || segment.seq == 1 {
-                try put(sealed, progress: progress)
-                sealed.removeAll()
-            }
+            try sender.send(ready)
             (seq, hash) = (segment.seq, ready.hash)
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
         }
-        try put(sealed, progress: progress)
+        try sender.drain()
         // 3. The head, then the old heads go. Only a published head makes segments part of the
         //    log (a crash before it leaves segments the next push finds and adopts).
         try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
@@ -95,6 +94,7 @@ extension Syncer {
     /// A segment sealed for its path, with the hash the next segment chains to.
     struct SealedSegment {
         var path: String
+        var seq: Int
         var data: Data
         var hash: String
     }
@@ -102,34 +102,17 @@ extension Syncer {
     func seal(_ segment: LogSegment) throws -> SealedSegment {
         let path = LogSegment.path(device: segment.device, seq: segment.seq)
         let data = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
-        return SealedSegment(path: path, data: data, hash: Digest.hex(data))
+        return SealedSegment(path: path, seq: segment.seq, data: data, hash: Digest.hex(data))
     }
 
-    /// Seals and uploads `segment`; returns the hash the next segment chains to.
+    /// Seals and uploads `segment` over this sync's own connection; returns the hash the next
+    /// segment chains to.
     func publish(_ segment: LogSegment, progress: ((String) -> Void)?) throws -> String {
         let ready = try seal(segment)
-        try put([ready], progress: progress)
+        let sender = SegmentSender(self, progress: progress)
+        try sender.send(ready)
+        try sender.drain()
         return ready.hash
-    }
-
-    /// Uploads sealed segments, each over its own upload connection when there are several.
-    /// A plain PUT: the names are this device's alone and no head names them yet, so a crash
-    /// mid-upload leaves nothing anyone reads, and the next push rewrites them.
-    func put(_ segments: [SealedSegment], progress: ((String) -> Void)?) throws {
-        guard !segments.isEmpty else { return }
-        for segment in segments {
-            progress?("pushing \(segment.path)")
-            checkpoint("segment-publish-start")
-        }
-        try inParallel(segments.count) { backend, index in
-            let segment = segments[index]
-            do {
-                try backend.putData(segment.path, segment.data)
-            } catch let error as RemoteError where error.kind == .tooLarge {
-                throw PackUploader.TooLarge(size: Int64(segment.data.count), error: error)
-            }
-        }
-        for _ in segments { checkpoint("segment-published") }
     }
 
     /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or

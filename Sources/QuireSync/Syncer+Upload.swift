@@ -139,40 +139,6 @@ extension Syncer {
     func uploadConnections() -> [Backend] {
         workerBackends.count >= 2 ? Array(workerBackends.prefix(8)) : [backend]
     }
-
-    /// Runs `job(connection, index)` for every index below `count`, spread over the upload
-    /// connections, each used by one thread; returns when all are done, throwing the first
-    /// failure (the others still finish: each job is a whole request).
-    func inParallel(_ count: Int, _ job: @escaping (Backend, Int) throws -> Void) throws {
-        let connections = uploadConnections()
-        guard connections.count > 1 && count > 1 else {
-            // One at a time over this sync's own connection, already past any auth challenge.
-            for index in 0..<count { try job(backend, index) }
-            return
-        }
-        let failure = FirstFailure()
-        let group = DispatchGroup()
-        let lanes = connections.count
-        for (lane, connection) in connections.prefix(count).enumerated() {
-            group.enter()
-            let owned = Owned(connection), work = Owned(job)
-            let thread = Thread {
-                defer { group.leave() }
-                for index in stride(from: lane, to: count, by: lanes) {
-                    do {
-                        try work.value(owned.value, index)
-                    } catch {
-                        failure.record(error)
-                        return
-                    }
-                }
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-        group.wait()
-        if let error = failure.error { throw error }
-    }
 }
 
 extension Store {
@@ -180,12 +146,4 @@ extension Store {
     func neededPacks() throws -> [String] {
         try neededBlobLocations().values.flatMap { BlobLocation(text: $0.location)?.extents.map(\.pack) ?? [] }
     }
-}
-
-/// The first error of several threads.
-final class FirstFailure: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: Error?
-    var error: Error? { lock.withLock { first } }
-    func record(_ error: Error) { lock.withLock { if first == nil { first = error } } }
 }

@@ -1,0 +1,75 @@
+import Foundation
+import QuireRemote
+
+/// Sends a push's sealed segments. A plain PUT each: the names are this device's alone and
+/// no head names them yet, so a crash mid-upload leaves nothing anyone reads, and the next
+/// push rewrites them. A lone segment (a sync after one edit) goes over the sync's own
+/// connection, already past any auth challenge; so does a device's first, whose PUT makes
+/// the log's folder, which the others would each find missing at once. Any more go over the
+/// upload connections while the pushing thread makes the next ones (`UploadLanes`).
+final class SegmentSender {
+    private unowned let syncer: Syncer
+    private let progress: ((String) -> Void)?
+    private var held: Syncer.SealedSegment?
+    private var lanes: UploadLanes?
+
+    init(_ syncer: Syncer, progress: ((String) -> Void)?) {
+        self.syncer = syncer
+        self.progress = progress
+    }
+
+    func send(_ segment: Syncer.SealedSegment) throws {
+        progress?("pushing \(segment.path)")
+        syncer.checkpoint("segment-publish-start")
+        if segment.seq == 1 {
+            try Self.put(segment, over: syncer.backend)
+            syncer.checkpoint("segment-published")
+        } else if let lanes {
+            try lanes.submit { try Self.put(segment, over: $0) }
+            reportPublished()
+        } else if let first = held {
+            let connections = syncer.uploadConnections()
+            let lanes = UploadLanes(connections: connections, depth: connections.count)
+            self.lanes = lanes
+            held = nil
+            try lanes.submit { try Self.put(first, over: $0) }
+            try lanes.submit { try Self.put(segment, over: $0) }
+            reportPublished()
+        } else {
+            held = segment
+        }
+    }
+
+    /// Returns once every segment sent so far is on the server.
+    func drain() throws {
+        if let segment = held {
+            held = nil
+            try Self.put(segment, over: syncer.backend)
+            syncer.checkpoint("segment-published")
+        }
+        guard let lanes else { return }
+        self.lanes = nil
+        defer { reportPublished(lanes) }
+        try lanes.finish()
+    }
+
+    /// After a failure: waits for the uploads under way (their connections are then free).
+    func abandon() {
+        held = nil
+        try? lanes?.finish()
+        lanes = nil
+    }
+
+    private func reportPublished(_ from: UploadLanes? = nil) {
+        guard let lanes = from ?? lanes else { return }
+        for _ in 0..<lanes.takeCompleted() { syncer.checkpoint("segment-published") }
+    }
+
+    private static func put(_ segment: Syncer.SealedSegment, over backend: Backend) throws {
+        do {
+            try backend.putData(segment.path, segment.data)
+        } catch let error as RemoteError where error.kind == .tooLarge {
+            throw PackUploader.TooLarge(size: Int64(segment.data.count), error: error)
+        }
+    }
+}
