@@ -47,6 +47,9 @@ public final class Repository {
         let keys = try RepositoryKeys.generate()
         let keyName = try writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
         let config = try JSONEncoder().encode(Config(format: format, id: id))
+        // The folders every device writes into, made once here, so no device's first sync
+        // spends round trips finding them missing.
+        for folder in [Syncer.headsFolder, LogSegment.folder, Pack.folder] { try backend.makeFolder(folder) }
         do {
             try backend.publishData(configPath, config)
         } catch let error as RemoteError where error.kind == .exists {

@@ -4,8 +4,8 @@ import QuireRemote
 /// Sends a push's sealed segments. A plain PUT each: the names are this device's alone and
 /// no head names them yet, so a crash mid-upload leaves nothing anyone reads, and the next
 /// push rewrites them. A lone segment (a sync after one edit) goes over the sync's own
-/// connection, already past any auth challenge; so does a device's first, whose PUT makes
-/// the log's folder, which the others would each find missing at once. Any more go over the
+/// connection, already past any auth challenge; so does a device's first, after its log's
+/// folder is made, which the others would each find missing at once. Any more go over the
 /// upload connections while the pushing thread makes the next ones (`UploadLanes`).
 final class SegmentSender {
     private unowned let syncer: Syncer
@@ -22,6 +22,8 @@ final class SegmentSender {
         progress?("pushing \(segment.path)")
         syncer.checkpoint("segment-publish-start")
         if segment.seq == 1 {
+            // Its folder is new: made first, not found missing by a PUT of the whole segment.
+            try syncer.backend.makeFolder(LogSegment.folder + "/" + syncer.store.deviceID)
             try Self.put(segment, over: syncer.backend)
             syncer.checkpoint("segment-published")
         } else if let lanes {

@@ -27,8 +27,10 @@ struct LogSegment {
     /// …up to this many bytes per segment (a segment is held in memory whole).
     static let inlineBudget: Int64 = 1 << 20
 
+    static let folder = "log"
+
     static func path(device: String, seq: Int) -> String {
-        "log/\(device)/" + String(format: "%012d", seq)
+        "\(folder)/\(device)/" + String(format: "%012d", seq)
     }
 
     func encoded() -> Data {

@@ -58,7 +58,10 @@ import Testing
         #expect(s["pending"]?.number == 0 && s["entries"]?.number == 5 && s["remote"]?.string == repo)
         #expect(try QuireBinary.run(["edit", String(try #require(try Store(folder: b).entries().first?.id).prefix(8)), "--title", "new"], store: b).status == 0)
         #expect(try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: b).stdout).object?["pending"]?.number == 1)
-        // One edited entry goes up in at most four requests: heads, segment, head, old head.
+        // B's first push makes its log's folder; after that, one edited entry goes up in at
+        // most four requests: heads, segment, head, old head.
+        #expect(try sync(b).status == 0)
+        #expect(try QuireBinary.run(["edit", String(try #require(try Store(folder: b).entries().first?.id).prefix(8)), "--title", "newer"], store: b).status == 0)
         let edited = try sync(b)
         let editRequests = try JSONValue.parse(edited.stdout).object?["requests"]?.number ?? 99
         #expect(edited.status == 0 && editRequests <= 4, "\(edited.stdout)")
