@@ -13,6 +13,9 @@ final class SegmentSender {
     private var held: Syncer.SealedSegment?
     private var lanes: UploadLanes?
 
+    /// Bytes of sealed segments waiting or under way at once.
+    static let budget = 16 << 20
+
     init(_ syncer: Syncer, progress: ((String) -> Void)?) {
         self.syncer = syncer
         self.progress = progress
@@ -27,15 +30,14 @@ final class SegmentSender {
             try Self.put(segment, over: syncer.backend)
             syncer.checkpoint("segment-published")
         } else if let lanes {
-            try lanes.submit { try Self.put(segment, over: $0) }
+            try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
             reportPublished()
         } else if let first = held {
-            let connections = syncer.uploadConnections()
-            let lanes = UploadLanes(connections: connections, depth: connections.count)
+            let lanes = UploadLanes(connections: syncer.uploadConnections(), budget: Self.budget)
             self.lanes = lanes
             held = nil
-            try lanes.submit { try Self.put(first, over: $0) }
-            try lanes.submit { try Self.put(segment, over: $0) }
+            try lanes.submit(bytes: first.data.count) { try Self.put(first, over: $0) }
+            try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
             reportPublished()
         } else {
             held = segment

@@ -3,25 +3,26 @@ import QuireRemote
 
 /// Requests sent over the upload connections while the caller's thread prepares the next
 /// ones: each connection is used by one thread, which takes jobs in the order they were
-/// submitted. At most `depth` jobs wait to start (`submit` blocks beyond that), so memory
-/// stays that of a few jobs. The first failure stops the jobs still waiting; those under way
-/// finish; it is thrown by the next `submit` or by `finish`. With a single connection the
-/// jobs run on the caller's thread, one by one.
+/// submitted. Jobs waiting or under way hold at most `budget` bytes between them (`submit`
+/// blocks beyond that, unless nothing else is held), so memory stays bounded whatever the
+/// jobs' sizes. The first failure stops the jobs still waiting; those under way finish; it
+/// is thrown by the next `submit` or by `finish`. With a single connection the jobs run on
+/// the caller's thread, one by one.
 final class UploadLanes: @unchecked Sendable {
     typealias Job = (Backend) throws -> Void
 
     private let condition = NSCondition()
-    private var waiting: [Job] = []
-    private var running = 0
+    private var waiting: [(job: Job, bytes: Int)] = []
+    private var held = 0
     private var completed = 0
     private var failure: Error?
     private var closed = false
-    private let depth: Int
+    private let budget: Int
     private let inline: Backend?
     private let group = DispatchGroup()
 
-    init(connections: [Backend], depth: Int) {
-        self.depth = max(1, depth)
+    init(connections: [Backend], budget: Int) {
+        self.budget = budget
         inline = connections.count == 1 ? connections.first : nil
         guard inline == nil else { return }
         for connection in connections {
@@ -36,9 +37,9 @@ final class UploadLanes: @unchecked Sendable {
         }
     }
 
-    /// Queues `job`, waiting while `depth` jobs already wait.
+    /// Queues `job`, which holds `bytes` until it is done, waiting while the budget is spent.
     /// - Throws: the first failure of an earlier job.
-    func submit(_ job: @escaping Job) throws {
+    func submit(bytes: Int, _ job: @escaping Job) throws {
         if let inline {
             try job(inline)
             condition.withLock { completed += 1 }
@@ -46,9 +47,10 @@ final class UploadLanes: @unchecked Sendable {
         }
         condition.lock()
         defer { condition.unlock() }
-        while failure == nil && waiting.count >= depth { condition.wait() }
+        while failure == nil && held > 0 && held + bytes > budget { condition.wait() }
         if let failure { throw failure }
-        waiting.append(job)
+        waiting.append((job, bytes))
+        held += bytes
         condition.broadcast()
     }
 
@@ -76,9 +78,7 @@ final class UploadLanes: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let job = waiting.removeFirst()
-            running += 1
-            condition.broadcast()
+            let (job, bytes) = waiting.removeFirst()
             condition.unlock()
             do {
                 try job(connection)
@@ -86,7 +86,7 @@ final class UploadLanes: @unchecked Sendable {
             } catch {
                 condition.withLock { if failure == nil { failure = error } }
             }
-            condition.withLock { running -= 1 }
+            condition.withLock { held -= bytes }
             condition.broadcast()
         }
     }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import QuireRemote
+@testable import QuireSync
+
+/// The upload lanes a push sends segments over while it makes the next ones.
+@Suite struct UploadLanesTests {
+    let dir = TempDir()
+
+    func connections(_ count: Int) -> [Backend] { (0..<count).map { _ in LocalBackend(root: dir.path) } }
+
+    @Test func theBytesHeldAtOnceStayWithinTheBudget() throws {
+        let gauge = Gauge()
+        let lanes = UploadLanes(connections: connections(4), budget: 25)
+        for _ in 0..<12 {
+            try lanes.submit(bytes: 10) { _ in
+                gauge.enter()
+                Thread.sleep(forTimeInterval: 0.01)
+                gauge.leave()
+            }
+        }
+        try lanes.finish()
+        #expect(gauge.peak <= 2, "four connections, but only two jobs of 10 bytes fit 25")
+        #expect(lanes.takeCompleted() == 12)
+        // A job larger than the whole budget still goes, alone.
+        let big = UploadLanes(connections: connections(2), budget: 5)
+        try big.submit(bytes: 10) { _ in }
+        try big.finish()
+        #expect(big.takeCompleted() == 1)
+    }
+
+    @Test func theFirstFailureStopsWhatWaitsAndIsThrown() throws {
+        let ran = Gauge()
+        let lanes = UploadLanes(connections: connections(2), budget: 1 << 20)
+        try lanes.submit(bytes: 1) { _ in throw RemoteError(.tooLarge, detail: "first") }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect { try lanes.submit(bytes: 1) { _ in ran.enter() } } throws: { ($0 as? RemoteError)?.detail == "first" }
+        #expect { try lanes.finish() } throws: { ($0 as? RemoteError)?.detail == "first" }
+        #expect(ran.peak == 0)
+        #expect(lanes.takeCompleted() == 0)
+    }
+
+    @Test func oneConnectionRunsEachJobOnTheCallersThread() throws {
+        let lanes = UploadLanes(connections: connections(1), budget: 1)
+        var order: [Int] = []
+        for i in 0..<3 {
+            try lanes.submit(bytes: 100) { _ in order.append(i) }
+            #expect(order.count == i + 1, "done before submit returns")
+        }
+        try lanes.finish()
+        #expect(lanes.takeCompleted() == 3)
+    }
+}
+
+/// Counts jobs running at once and remembers the most.
+private final class Gauge: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now = 0
+    private var most = 0
+    var peak: Int { lock.withLock { most } }
+    func enter() { lock.withLock { now += 1; most = max(most, now) } }
+    func leave() { lock.withLock { now -= 1 } }
+}
