@@ -24,14 +24,20 @@ final class SegmentScout: @unchecked Sendable {
     private var kept: [String: Read] = [:]
     private var keptBytes = 0
     private var taken = Set<String>()
+    /// The scout read every segment of the plan, or stopped at one it could not read.
+    private var ended = false
     /// Plaintext bytes of decoded segments kept (a decoded segment takes a few times that).
-    static let keptLimit = 4 << 20
+    static let keptLimit = 16 << 20
 
     init(segments: [PullPlan.Range], repository: Repository, prefetcher: BlobPrefetcher, blobs: BlobStore) {
         finished.enter()
         let owned = Owned(repository)  // used by this thread alone
         let thread = Thread { [self] in
-            defer { finished.leave() }
+            defer {
+                condition.withLock { ended = true }
+                condition.broadcast()
+                finished.leave()
+            }
             let repository = owned.value
             // Lazily: a plan is ranges of segment numbers, never a list of them.
             for (device, seq) in segments.lazy.flatMap({ plan in plan.seqs.lazy.map { (plan.device, $0) } }) {
@@ -51,6 +57,7 @@ final class SegmentScout: @unchecked Sendable {
                         keptBytes += read.size
                     }
                 }
+                condition.broadcast()  // the pulling thread may be waiting for it
                 for (local, remote) in segment.toDownload.sorted(by: { $0.key < $1.key }) where !blobs.contains(local) {
                     prefetcher.request(local: local, remote: remote)
                 }
@@ -60,11 +67,16 @@ final class SegmentScout: @unchecked Sendable {
         thread.start()
     }
 
-    /// The segment at `path` if the scout read it (it is then the caller's and no longer
-    /// kept); nil when it did not, or not yet.
+    /// The segment at `path` (it is then the caller's and no longer kept), waiting while the
+    /// scout is still on its way to it: fetched again here it was a second request over a
+    /// slow link. Nil when the scout stopped before it (it could not read it, or was
+    /// stopped): the caller then fetches it itself and reports what is wrong.
+    /// The caller asks for segments in the plan's order, the order the scout reads them in.
     func take(_ path: String) -> Read? {
         condition.lock()
         defer { condition.unlock() }
+        // A scout out of room holds what comes next already; one that is not is reading on.
+        while kept[path] == nil && !ended && !stopped && keptBytes < Self.keptLimit { condition.wait() }
         taken.insert(path)
         guard let read = kept.removeValue(forKey: path) else { return nil }
         keptBytes -= read.size

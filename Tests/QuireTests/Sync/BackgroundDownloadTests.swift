@@ -43,8 +43,10 @@ import Testing
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 40)
         #expect(report.segmentsPulled > 10)
-        // The segments the scout read ahead are handed over, not fetched again.
-        if workers > 2 { #expect(counting.requests < report.segmentsPulled / 2, "\(counting.requests) requests on the merging connection") }
+        // The segments the scout reads ahead are handed over (waited for when the scout is
+        // still on its way), never fetched again: the merging connection only opens the
+        // repository (3 requests) and lists heads and snapshots.
+        if workers > 2 { #expect(counting.requests <= 5, "\(counting.requests) requests on the merging connection") }
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
         #expect(try world.searchRows(fresh) == world.searchRows(world.stores[0]))
         #expect(try fresh.integrityCheck() == "ok")
