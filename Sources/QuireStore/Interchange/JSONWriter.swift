@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes JSON with keys in the order given and numbers in Swift's shortest round-trip form,
 /// so the same data always gives the same bytes (the interchange dump is canonical).
 public struct JSONWriter {
@@ -94,6 +96,13 @@ public struct JSONWriter {
         var w = JSONWriter()
         w.write(value)
         return w.text
+    }
+
+    /// The same, as bytes (no text made of a large document only to be sent).
+    public static func data(_ value: JSONValue) -> Data {
+        var w = JSONWriter()
+        w.write(value)
+        return Data(w.output)
     }
 
     mutating func write(_ value: JSONValue) {

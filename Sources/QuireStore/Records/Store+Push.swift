@@ -62,15 +62,16 @@ extension Store {
         if record.kind == .revision { return try revisionChange(record.id).map { [$0] } ?? [] }
         let values = try fieldValues(record.kind, record.id)
         var changes: [SyncChange] = []
+        // This device's own writes: their device is this one, no lookup needed.
         try database.cached("""
-            SELECT c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
-            JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
+            SELECT c.field, c.hlc, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
+            LEFT JOIN devices p ON p.num = c.prev_device
             WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
             """).forEach([.text(record.kind.rawValue), .text(record.id), .integer(deviceNumber)]) { row in
             let field = row.text(0)
             let value = value(of: field, kind: record.kind, in: values)
             changes.append(SyncChange(record: record.kind, recordID: record.id, field: field, value: value, hlc: HLC(rawValue: row.int(1)),
-                                      device: row.text(2), previousHLC: HLC(rawValue: row.int(3)), previousDevice: row.text(4)))
+                                      device: deviceID, previousHLC: HLC(rawValue: row.int(2)), previousDevice: row.text(3)))
         }
         return changes
     }

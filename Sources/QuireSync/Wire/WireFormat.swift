@@ -21,7 +21,7 @@ struct WireFormat: Sendable {
     func encode(_ members: [String: JSONValue], format: Int? = nil) -> Data {
         var members = members
         members["format"] = .number(Double(format ?? newest))
-        return Data(JSONWriter.value(.object(members)).utf8)
+        return JSONWriter.data(.object(members))
     }
 
     /// The object in `data`, its format checked.
