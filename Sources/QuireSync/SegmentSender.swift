@@ -27,18 +27,15 @@ final class SegmentSender {
         if segment.seq == 1 {
             // Its folder is new: made first, not found missing by a PUT of the whole segment.
             try syncer.backend.makeFolder(LogSegment.folder + "/" + syncer.store.deviceID)
-            try Self.put(segment, over: syncer.backend)
-            syncer.checkpoint("segment-published")
+            try putHere(segment)
         } else if let lanes {
-            try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
-            reportPublished()
+            try queue(segment, on: lanes)
         } else if let first = held {
             let lanes = UploadLanes(connections: syncer.uploadConnections(), budget: Self.budget)
             self.lanes = lanes
             held = nil
-            try lanes.submit(bytes: first.data.count) { try Self.put(first, over: $0) }
-            try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
-            reportPublished()
+            try queue(first, on: lanes)
+            try queue(segment, on: lanes)
         } else {
             held = segment
         }
@@ -48,12 +45,13 @@ final class SegmentSender {
     func drain() throws {
         if let segment = held {
             held = nil
-            try Self.put(segment, over: syncer.backend)
-            syncer.checkpoint("segment-published")
+            try putHere(segment)
         }
         guard let lanes else { return }
-        self.lanes = nil
-        defer { reportPublished(lanes) }
+        defer {
+            reportPublished()
+            self.lanes = nil
+        }
         try lanes.finish()
     }
 
@@ -64,9 +62,20 @@ final class SegmentSender {
         lanes = nil
     }
 
-    private func reportPublished(_ from: UploadLanes? = nil) {
-        guard let lanes = from ?? lanes else { return }
-        for _ in 0..<lanes.takeCompleted() { syncer.checkpoint("segment-published") }
+    /// Over the sync's own connection, now.
+    private func putHere(_ segment: Syncer.SealedSegment) throws {
+        try Self.put(segment, over: syncer.backend)
+        syncer.checkpoint("segment-published")
+    }
+
+    private func queue(_ segment: Syncer.SealedSegment, on lanes: UploadLanes) throws {
+        try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
+        reportPublished()
+    }
+
+    /// Hears of the segments the lanes stored since last asked (checkpoints run on this thread).
+    private func reportPublished() {
+        for _ in 0..<(lanes?.takeCompleted() ?? 0) { syncer.checkpoint("segment-published") }
     }
 
     private static func put(_ segment: Syncer.SealedSegment, over backend: Backend) throws {

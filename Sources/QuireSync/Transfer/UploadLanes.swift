@@ -80,13 +80,12 @@ final class UploadLanes: @unchecked Sendable {
             }
             let (job, bytes) = waiting.removeFirst()
             condition.unlock()
-            do {
-                try job(connection)
-                condition.withLock { completed += 1 }
-            } catch {
-                condition.withLock { if failure == nil { failure = error } }
+            var outcome: Error?
+            do { try job(connection) } catch { outcome = error }
+            condition.withLock {
+                if let outcome { failure = failure ?? outcome } else { completed += 1 }
+                held -= bytes
             }
-            condition.withLock { held -= bytes }
             condition.broadcast()
         }
     }
