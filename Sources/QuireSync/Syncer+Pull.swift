@@ -4,11 +4,17 @@ import QuireRemote
 import QuireStore
 
 /// Pull: new segments of every device, in order, authenticated and chained, their
-/// attachments taken in (in the background when there are worker connections), each merged
-/// in one transaction with its log position.
+/// attachments taken in (in the background when there are worker connections), merged a
+/// few at a time, each batch in one transaction with the log position it reaches.
 extension Syncer {
+    /// With `finish` (a restore), a segment is merged without waiting for the attachments it
+    /// names to download: they download meanwhile, and `finish` runs once every segment is
+    /// merged, with those downloads still under way, to take them in. Nothing may read a
+    /// restoring store as whole, and a resumed restore finds what it lacks in the store
+    /// (`Store.lackingRemoteBlobs`): the attachments a segment carried are in before it merges.
     @discardableResult
-    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil, usedSnapshot: Bool = false) throws -> [String: [Int]] {
+    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil, usedSnapshot: Bool = false,
+              finish: ((BlobPrefetcher?, inout SyncReport) throws -> Void)? = nil) throws -> [String: [Int]] {
         let heads = try readHeads()
         var logs = try store.syncLogs()
         var plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: !usedSnapshot, location: backend.location)
@@ -24,36 +30,67 @@ extension Syncer {
         for range in plan.ranges {
             let device = range.device
             var (seq, hash) = logs[device] ?? (0, "")
+            var batch: [LogSegment] = [], hashes: [String] = []
+            func mergeBatch() throws {
+                guard !batch.isEmpty else { return }
+                try merge(batch, hashes: hashes, using: downloads?.prefetcher, waiting: finish == nil, into: &report)
+                batch.removeAll()
+                hashes.removeAll()
+            }
             while seq < range.seqs.upperBound {
-                try stopIfCancelled()
                 let path = LogSegment.path(device: device, seq: seq + 1)
                 pulling.show(report)
                 let segment: LogSegment, sealedHash: String
                 do {
+                    try stopIfCancelled()
                     (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash, readAhead: downloads)
                 } catch let error as SyncError where error.kind == .missing && !usedSnapshot {
                     // Pruned after a snapshot that covers it: start from the snapshot, then go on.
+                    try mergeBatch()
                     guard let snapshot = try newestSnapshot() else { throw error }
                     downloads?.stop()
                     try adoptSnapshot(snapshot, into: &report, progress: progress)
-                    return try pull(into: &report, progress: progress, usedSnapshot: true)
+                    return try pull(into: &report, progress: progress, usedSnapshot: true, finish: finish)
+                } catch {
+                    try mergeBatch()  // what was read before stays merged
+                    throw error
                 }
-                try fetchBlobs(of: segment, using: downloads?.prefetcher, into: &report)
-                checkpoint("pull-before-merge")
-                let merged = try naming(path) {
-                    try store.merge(segment.changes, log: device, seq: segment.seq, hash: sealedHash) {
-                        try checkAttachments(after: segment.changes) { segment.remote($0) }
-                        checkpoint("merge-before-commit")
-                    }
-                }
-                report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
-                report.conflicts += merged.conflicts
-                report.segmentsPulled += 1
+                batch.append(segment)
+                hashes.append(sealedHash)
                 (seq, hash) = (segment.seq, sealedHash)
-                checkpoint("pull-after-merge")
+                if batch.reduce(0, { $0 + $1.changes.count }) >= changesPerMerge { try mergeBatch() }
             }
+            try mergeBatch()
         }
+        try finish?(downloads?.prefetcher, &report)
         return heads
+    }
+
+    /// Takes in the attachments consecutive segments of one device name (all of them, or
+    /// without `waiting` those they carry), then merges them in one transaction.
+    private func merge(_ segments: [LogSegment], hashes: [String], using prefetcher: BlobPrefetcher?, waiting: Bool,
+                       into report: inout SyncReport) throws {
+        guard let device = segments.first?.device else { return }
+        try fetchBlobs(of: segments, using: prefetcher, waiting: waiting, into: &report)
+        checkpoint("pull-before-merge")
+        let logChanges = zip(segments, hashes).map {
+            LogChanges(changes: $0.changes, seq: $0.seq, hash: $1, name: LogSegment.path(device: device, seq: $0.seq))
+        }
+        let merged: MergeResult
+        do {
+            merged = try store.merge(logChanges, log: device) {
+                if waiting {
+                    try checkAttachments(after: segments.flatMap(\.changes)) { local in segments.lazy.compactMap { $0.remote(local) }.first }
+                }
+                checkpoint("merge-before-commit")
+            }
+        } catch let error as StoreError where error.kind == .malformed {
+            throw SyncError(.damaged, object: error.path ?? logChanges[0].name, detail: error.detail)
+        }
+        report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
+        report.conflicts += merged.conflicts
+        report.segmentsPulled += segments.count
+        checkpoint("pull-after-merge")
     }
 
     /// Runs a merge of `object`'s changes; a value the store refuses (out of range, the wrong

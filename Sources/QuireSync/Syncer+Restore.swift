@@ -37,7 +37,12 @@ extension Syncer {
             try store.setRestoring(repository.id)
         }
         var report = SyncReport()
-        try pull(into: &report, progress: progress)
+        try pull(into: &report, progress: progress) { downloads, report in
+            // The index is built while the last attachments download.
+            progress?("building the search index")
+            try self.store.indexRestoredText()
+            try self.takeInLacking(using: downloads, into: &report)
+        }
         try store.setRestoring(nil)
         try store.recordSync(at: Timestamp.now())
         return report

@@ -6,28 +6,33 @@ import QuireStore
 /// How attachments a pull needs come into the store: carried inside a segment or snapshot,
 /// downloaded in the background, or one by one; each batch adopted in one transaction.
 extension Syncer {
-    /// Fetches the attachments a segment names that this store lacks — through the background
+    /// Fetches the attachments segments name that this store lacks — through the background
     /// downloads when there are any, else one by one — and takes them in as one batch, in
     /// order up to the first that failed. One missing on the server is passed over: its
     /// record may be deleted by the time the segment is merged (another device's prune
     /// collects such blobs), and the merge refuses the segment if a live record needs it.
-    func fetchBlobs(of segment: LogSegment, using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
+    /// Without `waiting` (a restore), only those the segments carry are taken in; the rest
+    /// are asked for and left to download (`takeInLacking`).
+    func fetchBlobs(of segments: [LogSegment], using prefetcher: BlobPrefetcher?, waiting: Bool = true, into report: inout SyncReport) throws {
         var needed: [(local: String, remote: RemoteBlob)] = []
         var carried: [(local: String, remote: String, bytes: Data)] = []
         var known: [(local: String, remote: String, location: String?)] = []
-        for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) {
-            guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
-                throw SyncError(.damaged, object: LogSegment.path(device: segment.device, seq: segment.seq),
-                                detail: "an attachment has an invalid id")
-            }
-            // Where every named blob lives, kept: a push of this store that names it later
-            // names it with its location, and never uploads it again.
-            known.append((local, remote, segment.packed[remote]?.text))
-            guard !store.hasBlob(local) else { continue }
-            if let bytes = segment.inline[local] {
-                carried.append((local, remote, bytes))
-            } else {
-                needed.append((local, RemoteBlob(id: remote, location: segment.packed[remote])))
+        var seen = Set<String>()
+        for segment in segments {
+            for (local, remote) in segment.blobs.sorted(by: { $0.key < $1.key }) {
+                guard BlobStore.isValidID(local), BlobStore.isValidID(remote) else {
+                    throw SyncError(.damaged, object: LogSegment.path(device: segment.device, seq: segment.seq),
+                                    detail: "an attachment has an invalid id")
+                }
+                // Where every named blob lives, kept: a push of this store that names it later
+                // names it with its location, and never uploads it again.
+                known.append((local, remote, segment.packed[remote]?.text))
+                guard seen.insert(local).inserted, !store.hasBlob(local) else { continue }
+                if let bytes = segment.inline[local] {
+                    carried.append((local, remote, bytes))
+                } else {
+                    needed.append((local, RemoteBlob(id: remote, location: segment.packed[remote])))
+                }
             }
         }
         try store.setRemoteBlobs(known, confirmed: true)
@@ -35,7 +40,21 @@ extension Syncer {
         // asks again, which changes nothing).
         for item in needed { prefetcher?.request(local: item.local, remote: item.remote) }
         try takeInCarried(carried, into: &report)
-        try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report)
+        if waiting { try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report) }
+    }
+
+    /// Takes in every attachment the journal needs and lacks, from where the segments and
+    /// snapshots merged said it is (downloads asked for earlier go on where they are): the
+    /// end of a restore, whose merges did not wait for them. One missing on the server is
+    /// an error: a live record needs it.
+    func takeInLacking(using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
+        let lacking = try store.lackingRemoteBlobs().map {
+            (local: $0.local, remote: RemoteBlob(id: $0.remote, location: BlobLocation(text: $0.location)))
+        }
+        guard !lacking.isEmpty else { return }
+        let started = prefetcher == nil ? startPrefetcher() : nil
+        defer { started?.close() }
+        try takeIn(lacking, using: prefetcher ?? started, into: &report)
     }
 
     /// Takes attachments a segment carried inline into the store: written to temporary files,

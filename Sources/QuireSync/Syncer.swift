@@ -26,6 +26,9 @@ public final class Syncer {
     public let repository: Repository
     /// Changes per segment: large first syncs become several segments of bounded size.
     public var changesPerSegment = 5000
+    /// Changes merged in one transaction at most (unless one segment holds more): a pull of
+    /// many segments (a restore, a device long away) merges several per commit.
+    public var changesPerMerge = 20_000
     /// The most segments one pull takes from one device's log: far beyond any real device
     /// (a segment per sync, every five minutes for ninety years), far below a forged head.
     static let maxNewSegments = 10_000_000

@@ -45,6 +45,7 @@ enum SyncSession {
         journal.connection.wrap = traffic.counting
         journal.prepare = { syncer in
             if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
+            if let n = context.environment["QUIRE_MERGE_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerMerge = n }
             if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
             installCrashPoint(syncer, context: context)
         }

@@ -56,6 +56,21 @@ extension Store {
         return lacking.sorted()
     }
 
+    /// The blobs the journal needs whose files this store lacks, each with the repository id
+    /// and location (JSON text, nil for a format-1 blob object) a segment or snapshot gave
+    /// it. One no segment or snapshot named is not among them: nothing says where it is.
+    public func lackingRemoteBlobs() throws -> [(local: String, remote: String, location: String?)] {
+        var lacking: [(local: String, remote: String, location: String?)] = []
+        try database.prepare("""
+            SELECT r.blob_id, r.remote_id, r.location FROM remote_blobs r
+            WHERE EXISTS (SELECT 1 FROM \(Self.liveMedia) AND m.blob_id = r.blob_id) ORDER BY r.blob_id
+            """).forEach { row in
+                let local = row.text(0)
+                if local != Writer.anchorBlob && !hasBlob(local) { lacking.append((local, row.text(1), row.optionalText(2))) }
+            }
+        return lacking
+    }
+
     /// Records a blob whose file is in `blobs/` (its size too, over the placeholder row a
     /// merged record may have made for it).
     func recordBlob(_ added: BlobStore.Added) throws {

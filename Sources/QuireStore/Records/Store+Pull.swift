@@ -50,6 +50,9 @@ extension Store {
     /// gained a name is flushed once, and then one transaction records them all with their
     /// repository ids. One at a time this cost a folder fsync and two commits per attachment.
     /// With `flushed` false the files' data is flushed first, all at once.
+    /// Above this many folders to flush, one `syncfs` flushes them all.
+    static let folderSyncLimit = 4
+
     public func adoptDownloadedBlobs(_ items: [DownloadedBlob], flushed: Bool = true) throws {
         guard !items.isEmpty else { return }
         if !flushed { try FileIO.syncFilesystem(of: blobs.root) }
@@ -61,8 +64,14 @@ extension Store {
             if blob.isNew { folders.insert(blobs.folder(of: blob.id)) }
             added.append((blob, item.remoteID))
         }
-        for folder in folders.sorted() { FileIO.syncFolder(folder) }
-        if !folders.isEmpty { FileIO.syncFolder(blobs.root) }
+        // The new names made durable before the commit that records them: a folder fsync
+        // each costs about as much as one `syncfs`, and a restore's batches name dozens.
+        if folders.count > Self.folderSyncLimit {
+            try FileIO.syncFilesystem(of: blobs.root)
+        } else {
+            for folder in folders.sorted() { FileIO.syncFolder(folder) }
+            if !folders.isEmpty { FileIO.syncFolder(blobs.root) }
+        }
         try database.transaction {
             for (blob, remote) in added {
                 try recordBlob(blob)
@@ -76,17 +85,32 @@ extension Store {
 
     public func hasBlob(_ id: String) -> Bool { BlobStore.isValidID(id) && blobs.contains(id) }
 
-    /// Merges changes from device log `device` up to segment `seq` (hash `hash`), in one
-    /// transaction together with the new log position: all of it or none.
+    /// Merges consecutive segments of device log `device`, in one transaction together with
+    /// the log position the last one reaches: all of it or none. Several segments to a
+    /// transaction write the pages they share once (a restore's clocks and rows, keyed by
+    /// random ids, touch most of their B-trees in every segment).
     /// The merge is a join — commutative, associative, idempotent — so order, duplicates and
     /// replays never change the result.
     /// - Returns: how many fields changed here and how many conflicts were kept.
+    /// - Throws: `.malformed` naming (as its path) the segment whose value the store refuses.
     @discardableResult
-    public func merge(_ changes: [SyncChange], log device: String, seq: Int, hash: String,
-                      beforeCommit: () throws -> Void = {}) throws -> MergeResult {
-        try merge(changes) {
-            try writeSyncLog(device, seq: seq, hash: hash)
+    public func merge(_ segments: [LogChanges], log device: String, beforeCommit: () throws -> Void = {}) throws -> MergeResult {
+        guard let last = segments.last else { return MergeResult() }
+        return try write { writer in
+            var total = MergeResult()
+            for segment in segments {
+                do {
+                    let result = try writer.merge(segment.changes)
+                    total.applied += result.applied
+                    total.conflicts += result.conflicts
+                } catch var error as StoreError where error.kind == .malformed {
+                    error.path = segment.name
+                    throw error
+                }
+            }
+            try writeSyncLog(device, seq: last.seq, hash: last.hash)
             try beforeCommit()
+            return total
         }
     }
 
@@ -99,6 +123,22 @@ extension Store {
             try beforeCommit()
             return result
         }
+    }
+}
+
+/// One segment of a device's log to merge: its changes, its number and the hash of its
+/// sealed bytes (the log position merging it reaches), and its name for errors.
+public struct LogChanges: Sendable {
+    public var changes: [SyncChange]
+    public var seq: Int
+    public var hash: String
+    public var name: String
+
+    public init(changes: [SyncChange], seq: Int, hash: String, name: String) {
+        self.changes = changes
+        self.seq = seq
+        self.hash = hash
+        self.name = name
     }
 }
 

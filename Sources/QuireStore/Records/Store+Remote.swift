@@ -110,20 +110,44 @@ extension Store {
     /// Set while a restore has not finished; a second `restore` continues it.
     public func restoringFrom() throws -> String? { try meta("restoring") }
 
+    /// True while merges leave the full-text index alone: a restore runs and has not built
+    /// the index yet (`indexRestoredText`). Refreshed per merged segment, FTS5 wrote and merged
+    /// its index segment by segment, and that was a third of the merging thread's time.
+    func searchDeferred() throws -> Bool {
+        try database.cached("""
+            SELECT 1 FROM meta WHERE key = 'restoring' AND NOT EXISTS (SELECT 1 FROM meta WHERE key = 'restoring_indexed')
+            """).first { _ in true } ?? false
+    }
+
     /// Marks the store as restoring `repositoryID`, or (nil) the restore as finished. While
-    /// it restores, merges leave the full-text index alone; finishing builds it whole, in the
-    /// same transaction, so a store is never done restoring with an index that lacks entries.
+    /// it restores, merges leave the full-text index alone until `indexRestoredText` builds it
+    /// whole; finishing builds it in the same transaction when that has not happened, so a
+    /// store is never done restoring with an index that lacks entries.
     public func setRestoring(_ repositoryID: String?) throws {
         try database.transaction {
             if let repositoryID {
                 try setMeta("restoring", repositoryID)
+                try database.cached("DELETE FROM meta WHERE key = 'restoring_indexed'").run()
             } else if try restoringFrom() != nil {
-                try database.execute("""
-                    DELETE FROM search;
-                    INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
-                    """)
-                try database.cached("DELETE FROM meta WHERE key = 'restoring'").run()
+                try buildSearchIndexIfDeferred()
+                try database.cached("DELETE FROM meta WHERE key IN ('restoring', 'restoring_indexed')").run()
             }
         }
+    }
+
+    /// While restoring: builds the full-text index whole from what is merged so far, in one
+    /// transaction, so the restore's last steps (waiting for attachments) run beside it.
+    /// Writes after it (a resumed restore's merges, an edit) refresh the index as usual.
+    public func indexRestoredText() throws {
+        try database.transaction { try buildSearchIndexIfDeferred() }
+    }
+
+    private func buildSearchIndexIfDeferred() throws {
+        guard try searchDeferred() else { return }
+        try database.execute("""
+            DELETE FROM search;
+            INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
+            """)
+        try setMeta("restoring_indexed", "1")
     }
 }

@@ -44,12 +44,10 @@ final class Writer {
 
     /// Refreshes the full-text rows of the entries this transaction changed. Called once,
     /// just before commit (see migrations/0002_create_search.sql for why not triggers).
-    /// While a restore runs the rows are not refreshed: the index is built once, in the
-    /// transaction that ends the restore (`Store.setRestoring(nil)`). Refreshed per merged
-    /// segment, FTS5 wrote and merged its index segment by segment, and that was a third of
-    /// the merging thread's time.
+    /// While a restore merges, the rows are not refreshed: the index is built once, when its
+    /// merges are done (`Store.searchDeferred`).
     func refreshSearch() throws {
-        guard !searchDirty.isEmpty, try store.restoringFrom() == nil else { return }
+        guard !searchDirty.isEmpty, !(try store.searchDeferred()) else { return }
         try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (id TEXT PRIMARY KEY) WITHOUT ROWID")
         let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (id) VALUES (?)")
         for id in searchDirty { try insert.run([.text(id)]) }

@@ -225,17 +225,45 @@ import Testing
         #expect(try dump(dir.path + "/r", dir) == dump(a, dir), "\(point)")
     }
 
-    @Test(arguments: ["blob-downloaded:1", "blob-downloaded:2", "merge-before-commit:1", "merge-before-commit:3",
+    @Test(arguments: ["blob-downloaded:1", "blob-downloaded:2", "merge-before-commit:1", "merge-before-commit:2",
                       "pull-after-merge:1", "pull-before-merge:2"])
     func aPullKilledAnywhereConvergesOnTheNextSync(point: String) throws {
         let dir = TempDir()
         let (a, b, _) = try setUp(dir)
         #expect(try sync(a, ["QUIRE_SEGMENT_CHANGES": "25"]).status == 0)
-        let killed = try sync(b, ["QUIRE_CRASH_AT": point])
+        // Two segments to a transaction: a kill falls between batches and inside one.
+        let killed = try sync(b, ["QUIRE_CRASH_AT": point, "QUIRE_MERGE_CHANGES": "50"])
         #expect(killed.signal == SIGKILL, "\(point) was never reached: \(killed.status) \(killed.stderr)")
         #expect(try Store(folder: b).integrityCheck() == "ok")
         let pulled = try sync(b)
         #expect(pulled.status == 0, "\(point): \(pulled.stderr)")
         #expect(try dump(a, dir) == dump(b, dir), "\(point)")
+    }
+
+    /// `restore` SIGKILLed while it merges (before a batch commits, after one) or while the
+    /// attachments come in (carried ones before a merge, downloaded ones at the end): the
+    /// same `restore` run again finishes, with every attachment in and the index whole.
+    @Test(arguments: ["merge-before-commit:2", "pull-after-merge:1", "blob-downloaded:1", "blob-downloaded:4"])
+    func aRestoreKilledAnywhereFinishesWhenRunAgain(point: String) throws {
+        let dir = TempDir()
+        let (a, _, repo) = try setUp(dir)
+        for i in 0..<4 {
+            let id = try QuireBinary.run(["add", "--title", "фото \(i)"], store: a, stdin: "").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            _ = dir.file("p\(i).jpg", bytes: pseudoRandomBytes(i % 2 == 0 ? 3000 : 300_000, seed: UInt64(40 + i)))
+            #expect(try QuireBinary.run(["attach", id, dir.path + "/p\(i).jpg"], store: a).status == 0)
+        }
+        #expect(try sync(a, ["QUIRE_SEGMENT_CHANGES": "25"]).status == 0)
+        let r = dir.path + "/r"
+        let killed = try QuireBinary.run(["restore", repo], store: r,
+                                         environment: Self.env.merging(["QUIRE_CRASH_AT": point, "QUIRE_MERGE_CHANGES": "50"]) { $1 })
+        #expect(killed.signal == SIGKILL, "\(point) was never reached: \(killed.status) \(killed.stderr)")
+        #expect(try Store(folder: r).integrityCheck() == "ok")
+        let again = try QuireBinary.run(["restore", repo], store: r, environment: Self.env)
+        #expect(again.status == 0, "\(point): \(again.stderr)")
+        #expect(try dump(r, dir) == dump(a, dir), "\(point)")
+        let restored = try Store(folder: r)
+        #expect(try restored.lackingRemoteBlobs().isEmpty, "\(point)")
+        #expect(try restored.restoringFrom() == nil)
+        #expect(try restored.search("фото").count == 4, "\(point)")
     }
 }
