@@ -15,7 +15,7 @@ public enum Unlock {
 
 extension Syncer {
     /// Connections besides the main one a sync opens by default: uploads go over all of them,
-    /// downloads over all but the one that reads segments ahead.
+    /// downloads over all but the quarter that read segments ahead.
     public static let defaultWorkers = 8
 
     /// Opens the repository `store` syncs with, over connections `connect` makes (one for

@@ -173,10 +173,13 @@ extension Syncer {
     func startDownloads(ahead plan: [PullPlan.Range]) -> Downloads? {
         guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
         var repositories = workerRepositories()
-        let scoutRepository = plan.count > 1 || plan[0].seqs.count > 1 ? repositories.removeFirst() : nil
+        // Segments are read ahead over a quarter of the connections (one, for a few workers).
+        let segments = plan.reduce(0) { $0 + $1.seqs.count }
+        let scouts = segments > 1 ? Array(repositories.prefix(min(segments, max(1, repositories.count / 4)))) : []
+        repositories.removeFirst(scouts.count)
         let blobs = store.blobs
         let prefetcher = BlobPrefetcher(workers: repositories) { try blobs.temporaryPath() }
-        let scout = scoutRepository.map { SegmentScout(segments: plan, repository: $0, prefetcher: prefetcher, blobs: blobs) }
+        let scout = scouts.isEmpty ? nil : SegmentScout(segments: plan, repositories: scouts, prefetcher: prefetcher, blobs: blobs)
         return Downloads(prefetcher: prefetcher, scout: scout)
     }
 

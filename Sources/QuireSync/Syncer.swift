@@ -35,7 +35,8 @@ public final class Syncer {
     /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
     public var collectionGrace: Double = 24 * 3600
     /// Extra connections for downloading attachments in the background, each used by one
-    /// thread; when more than one segment is to be pulled, the first reads segments ahead.
+    /// thread; when more than one segment is to be pulled, a quarter of them (at least one) read
+    /// segments ahead.
     public var workerBackends: [Backend] = []
     /// Asked between steps (each segment pulled or pushed, each pack uploaded, each
     /// attachment verified): once it returns true, the work stops with `SyncError.cancelled`

@@ -28,13 +28,15 @@ import Testing
         return world
     }
 
-    func restorer(_ world: SyncWorld, _ store: Store, workers: Int = 5) throws -> Syncer {
+    func restorer(_ world: SyncWorld, _ store: Store, workers: Int = 8) throws -> Syncer {
         let syncer = try world.syncer(store)
         syncer.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
         return syncer
     }
 
-    @Test(arguments: [2, 5])
+    /// Two workers: one scout, one download connection; five: one scout; eight (the default):
+    /// two scouts reading segments at once, handed over in order all the same.
+    @Test(arguments: [2, 5, 8])
     func restoreWithWorkersEqualsTheSource(workers: Int) throws {
         let world = try world(entries: 40)
         let fresh = try world.makeDevice("fresh")
