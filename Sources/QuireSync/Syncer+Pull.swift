@@ -30,12 +30,12 @@ extension Syncer {
         for range in plan.ranges {
             let device = range.device
             var (seq, hash) = logs[device] ?? (0, "")
-            var batch: [LogSegment] = [], hashes: [String] = []
+            var batch: [(segment: LogSegment, hash: String)] = [], batchChanges = 0
             func mergeBatch() throws {
                 guard !batch.isEmpty else { return }
-                try merge(batch, hashes: hashes, using: downloads?.prefetcher, waiting: finish == nil, into: &report)
+                try merge(batch, using: downloads?.prefetcher, waiting: finish == nil, into: &report)
                 batch.removeAll()
-                hashes.removeAll()
+                batchChanges = 0
             }
             while seq < range.seqs.upperBound {
                 let path = LogSegment.path(device: device, seq: seq + 1)
@@ -55,10 +55,10 @@ extension Syncer {
                     try mergeBatch()  // what was read before stays merged
                     throw error
                 }
-                batch.append(segment)
-                hashes.append(sealedHash)
+                batch.append((segment, sealedHash))
+                batchChanges += segment.changes.count
                 (seq, hash) = (segment.seq, sealedHash)
-                if batch.reduce(0, { $0 + $1.changes.count }) >= changesPerMerge { try mergeBatch() }
+                if batchChanges >= changesPerMerge { try mergeBatch() }
             }
             try mergeBatch()
         }
@@ -68,24 +68,22 @@ extension Syncer {
 
     /// Takes in the attachments consecutive segments of one device name (all of them, or
     /// without `waiting` those they carry), then merges them in one transaction.
-    private func merge(_ segments: [LogSegment], hashes: [String], using prefetcher: BlobPrefetcher?, waiting: Bool,
+    private func merge(_ batch: [(segment: LogSegment, hash: String)], using prefetcher: BlobPrefetcher?, waiting: Bool,
                        into report: inout SyncReport) throws {
+        let segments = batch.map(\.segment)
         guard let device = segments.first?.device else { return }
         try fetchBlobs(of: segments, using: prefetcher, waiting: waiting, into: &report)
         checkpoint("pull-before-merge")
-        let logChanges = zip(segments, hashes).map {
-            LogChanges(changes: $0.changes, seq: $0.seq, hash: $1, name: LogSegment.path(device: device, seq: $0.seq))
+        let logChanges = batch.map {
+            LogChanges(changes: $0.segment.changes, seq: $0.segment.seq, hash: $0.hash, name: LogSegment.path(device: device, seq: $0.segment.seq))
         }
-        let merged: MergeResult
-        do {
-            merged = try store.merge(logChanges, log: device) {
+        let merged = try naming(logChanges[0].name) {
+            try store.merge(logChanges, log: device) {
                 if waiting {
                     try checkAttachments(after: segments.flatMap(\.changes)) { local in segments.lazy.compactMap { $0.remote(local) }.first }
                 }
                 checkpoint("merge-before-commit")
             }
-        } catch let error as StoreError where error.kind == .malformed {
-            throw SyncError(.damaged, object: error.path ?? logChanges[0].name, detail: error.detail)
         }
         report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
         report.conflicts += merged.conflicts
@@ -94,12 +92,12 @@ extension Syncer {
     }
 
     /// Runs a merge of `object`'s changes; a value the store refuses (out of range, the wrong
-    /// type) is damage of that object, and the error names it.
+    /// type) is damage of that object (or of the segment the store names), and the error names it.
     func naming<T>(_ object: String, _ merge: () throws -> T) throws -> T {
         do {
             return try merge()
         } catch let error as StoreError where error.kind == .malformed {
-            throw SyncError(.damaged, object: object, detail: error.detail)
+            throw SyncError(.damaged, object: error.path ?? object, detail: error.detail)
         }
     }
 

@@ -45,14 +45,14 @@ extension Store {
         }
     }
 
+    /// Above this many folders to flush, one `syncfs` flushes them all.
+    static let folderSyncLimit = 4
+
     /// Takes downloaded attachments into the store in one go: each file (already written and
     /// fsynced, its bytes authenticated as `id`) is renamed into `blobs/`, every folder that
     /// gained a name is flushed once, and then one transaction records them all with their
     /// repository ids. One at a time this cost a folder fsync and two commits per attachment.
     /// With `flushed` false the files' data is flushed first, all at once.
-    /// Above this many folders to flush, one `syncfs` flushes them all.
-    static let folderSyncLimit = 4
-
     public func adoptDownloadedBlobs(_ items: [DownloadedBlob], flushed: Bool = true) throws {
         guard !items.isEmpty else { return }
         if !flushed { try FileIO.syncFilesystem(of: blobs.root) }
