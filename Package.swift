@@ -27,7 +27,7 @@ let package = Package(
 
         .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
-        .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2"]),
+        .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),

@@ -1,4 +1,5 @@
 import Foundation
+import CLinux
 
 /// One name in a remote folder.
 public struct RemoteEntry: Equatable, Sendable {
@@ -151,14 +152,23 @@ public final class FileSource: ByteSource {
     public func rewind() throws -> Bool { offset = start; return true }
 }
 
-/// Writes a local file; `reset` truncates it.
+/// Writes a local file; `reset` truncates it. Each `flushStep` bytes written are handed to
+/// the disk at once, without waiting (the way PostgreSQL's `backend_flush_after` does it):
+/// a large download is written back while it arrives, so its `sync` finds little left to
+/// write instead of stalling the download's connection for the whole file.
 public final class FileSink: ByteSink {
     private let fd: Int32
     private let path: String
     /// Bytes in the file.
     public private(set) var written: Int64 = 0
+    /// Where the bytes not yet handed to the disk start.
+    private var unflushed: Int64 = 0
+    static let flushStep: Int64 = 8 << 20
 
-    public init(path: String) throws {
+    private let cached: Bool
+
+    public init(path: String, cached: Bool = true) throws {
+        self.cached = cached
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot write \(path): \(String(cString: strerror(errno)))") }
         self.path = path
@@ -179,6 +189,12 @@ public final class FileSink: ByteSink {
             left -= n
             written += Int64(n)
         }
+        if written - unflushed >= Self.flushStep {
+            // Only a hint: `sync` still waits for every byte, so a failure here is not one.
+            _ = quire_start_writeback(fd, unflushed, written - unflushed)
+            if !cached { _ = posix_fadvise(fd, 0, off_t(unflushed), POSIX_FADV_DONTNEED) }
+            unflushed = written
+        }
     }
 
     public func reset() throws { try reset(to: 0) }
@@ -189,11 +205,13 @@ public final class FileSink: ByteSink {
             throw RemoteError(.localIO, detail: "cannot rewrite \(path)")
         }
         written = length
+        unflushed = min(unflushed, length)
     }
 
     /// Flushes the file to disk.
     public func sync() throws {
         guard fsync(fd) == 0 else { throw RemoteError(.localIO, detail: "cannot sync \(path)") }
+        if !cached { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) }
     }
 }
 

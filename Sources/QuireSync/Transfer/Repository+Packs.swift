@@ -32,7 +32,7 @@ extension Repository {
         guard let location = blob.location else { return try downloadBlob(blob.id, to: destination) }
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
-        let file = try FileSink(path: temp)
+        let file = try FileSink(path: temp, cached: false)
         try readParts(blob.id, location) { try file.write($0) } restart: { try file.reset(to: $0) }
         try file.sync()
         guard rename(temp, destination) == 0 else {

@@ -193,6 +193,28 @@ import Testing
             #expect(!"\(error)".contains("hunter2"))
         }
     }
+
+    /// A download is handed to the disk every 8 MiB and, uncached, dropped from the page
+    /// cache behind it; a part downloaded again cuts the file back past such a step. Every
+    /// byte must still be the last one written.
+    @Test(arguments: [true, false])
+    func aFileSinkKeepsEveryByteAcrossWritebackAndRestarts(cached: Bool) throws {
+        let dir = TempDir()
+        let path = dir.path + "/download"
+        let sink = try FileSink(path: path, cached: cached)
+        let mib = 1 << 20
+        func write(_ count: Int, _ byte: UInt8) throws {
+            let chunk = [UInt8](repeating: byte, count: mib)
+            for _ in 0..<count { try chunk.withUnsafeBytes { try sink.write($0) } }
+        }
+        try write(20, 1)
+        try sink.reset(to: Int64(9 * mib + 5))
+        try write(12, 2)
+        try sink.sync()
+        let data = try #require(FileManager.default.contents(atPath: path))
+        #expect(sink.written == Int64(data.count))
+        #expect(data == Data(repeating: 1, count: 9 * mib + 5) + Data(repeating: 2, count: 12 * mib))
+    }
 }
 
 final class Counter: @unchecked Sendable {
