@@ -5,19 +5,26 @@ import QuireRemote
 /// no head names them yet, so a crash mid-upload leaves nothing anyone reads, and the next
 /// push rewrites them. A lone segment (a sync after one edit) goes over the sync's own
 /// connection, already past any auth challenge; so does a device's first, after its log's
-/// folder is made, which the others would each find missing at once. Any more go over the
-/// upload connections while the pushing thread makes the next ones (`UploadLanes`).
+/// folder is made, which the others would each find missing at once. Any more go over
+/// `connections` while the pushing thread makes the next ones (`UploadLanes`); while packs
+/// still hold those (`holding`), over the sync's own connection on a thread of its own, until
+/// `release`. A segment may name a pack still uploading: no head names the segment before
+/// every pack is stored (`PackUploader`, invariant 2).
 final class SegmentSender {
     private unowned let syncer: Syncer
     private let progress: ((String) -> Void)?
+    private let connections: [Backend]
+    private var holding: Bool
     private var held: Syncer.SealedSegment?
     private var lanes: UploadLanes?
 
     /// Bytes of sealed segments waiting or under way at once.
     static let budget = 16 << 20
 
-    init(_ syncer: Syncer, progress: ((String) -> Void)?) {
+    init(_ syncer: Syncer, connections: [Backend], holding: Bool, progress: ((String) -> Void)?) {
         self.syncer = syncer
+        self.connections = connections
+        self.holding = holding
         self.progress = progress
     }
 
@@ -31,7 +38,8 @@ final class SegmentSender {
         } else if let lanes {
             try queue(segment, on: lanes)
         } else if let first = held {
-            let lanes = UploadLanes(connections: syncer.uploadConnections(), budget: Self.budget)
+            let lanes = holding ? UploadLanes(connections: [syncer.backend], budget: Self.budget, threaded: true)
+                                : UploadLanes(connections: connections, budget: Self.budget)
             self.lanes = lanes
             held = nil
             try queue(first, on: lanes)
@@ -53,6 +61,14 @@ final class SegmentSender {
             self.lanes = nil
         }
         try lanes.finish()
+    }
+
+    /// The packs are stored and `connections` free: what went over the sync's own connection
+    /// is waited for, and later segments go over `connections`.
+    func release() throws {
+        guard holding else { return }
+        try drain()
+        holding = false
     }
 
     /// After a failure: waits for the uploads under way (their connections are then free).

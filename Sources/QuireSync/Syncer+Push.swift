@@ -25,11 +25,21 @@ extension Syncer {
         // however much is pending (a first sync of a whole journal).
         let pending = try store.pendingRecords()
         let me = store.deviceID
-        // 1. Attachments first, packed, over several connections: a segment never names a
-        //    blob the server lacks.
+        // 1. Attachments, packed, over the upload connections. Their packs are named before
+        //    they upload, so the segments naming them are made (and sent over this sync's
+        //    own connection) meanwhile; the head that makes those segments part of the log
+        //    waits for every pack (no segment anyone reads names a blob the server lacks).
         var blobMap: [String: RemoteBlob] = [:]
         let transfer = progress.map { TransferProgress("uploading", report: $0) }
-        try upload(try store.pendingBlobs(pending.records).sorted(), into: &blobMap, report: &report, progress: transfer)
+        let connections = uploadConnections()
+        var packs = try startUpload(try store.pendingBlobs(pending.records).sorted(), into: &blobMap, over: connections,
+                                    report: &report, progress: transfer)
+        defer { packs?.uploader.abandon() }
+        if let underway = packs, connections.count < 2 {
+            // One connection: the packs have it until they are up.
+            try finishUpload(underway, report: &report)
+            packs = nil
+        }
         // 2. Segments, each chained to the previous, each of whole records.
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
         var next = 0
@@ -38,10 +48,11 @@ extension Syncer {
         // Segments go up over the upload connections while the next ones are made: their
         // hashes chain locally, and none is part of the log before the head names it, so the
         // order they arrive in is free.
-        let sender = SegmentSender(self, progress: progress)
+        let sender = SegmentSender(self, connections: connections, holding: packs != nil, progress: progress)
         defer { sender.abandon() }
         while next < pending.records.count {
             try stopIfCancelled()
+            if let packs { collectUpload(packs, report: &report) }
             var chunk: [SyncChange] = []
             var referenced: [String: RemoteBlob] = [:]
             var inline: [String: Data] = [:]
@@ -58,6 +69,11 @@ extension Syncer {
                 // Named by a record written after the list was read: upload it now (over the
                 // connections the segments use, once they are idle).
                 if blobMap[blob] == nil {
+                    if let underway = packs {
+                        try finishUpload(underway, report: &report)
+                        packs = nil
+                        try sender.release()
+                    }
                     try sender.drain()
                     try upload([blob], into: &blobMap, report: &report, progress: transfer)
                 }
@@ -80,9 +96,14 @@ extension Syncer {
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
         }
+        if let underway = packs {
+            try finishUpload(underway, report: &report)
+            packs = nil
+            try sender.release()
+        }
         try sender.drain()
         // 3. The head, then the old heads go. Only a published head makes segments part of the
-        //    log (a crash before it leaves segments the next push finds and adopts).
+        //    log (a crash before it leaves segments nobody reads; the next push overwrites them).
         try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
         try store.setSyncLog(me, seq: seq, hash: hash)
         try store.confirmRemoteBlobs(Array(blobMap.keys))
@@ -109,7 +130,7 @@ extension Syncer {
     /// segment chains to.
     func publish(_ segment: LogSegment, progress: ((String) -> Void)?) throws -> String {
         let ready = try seal(segment)
-        let sender = SegmentSender(self, progress: progress)
+        let sender = SegmentSender(self, connections: [backend], holding: false, progress: progress)
         try sender.send(ready)
         try sender.drain()
         return ready.hash

@@ -4,17 +4,22 @@ import QuireRemote
 
 /// Uploads packs over several connections at once, each used by one thread, so a push over
 /// a slow link keeps several requests in flight instead of waiting out each round trip.
-/// The caller's thread alone hears of each finished pack (`finished`), in the order they
-/// finish, so only it touches the store. The first failure stops new uploads; those under
-/// way finish, and then it is thrown.
+/// The caller's thread alone hears of each finished pack (`collect`, `finish`), in the order
+/// they finish, so only it touches the store; between those calls it is free (a push makes
+/// its segments meanwhile). The first failure stops new uploads; those under way finish, and
+/// then `finish` throws it.
 ///
 /// A pack is PUT straight to its final name, one request, no temporary name and MOVE. That
 /// is safe, and the argument the rest of sync relies on is:
 /// 1. its name is random and new (`Pack.newPath`), so no upload can replace an object that
 ///    anyone reads, and two devices never write the same name;
-/// 2. no segment or snapshot names a pack before its PUT was answered 2xx (segments are
-///    published after every pack they name), so a half-written pack (a killed client, a
-///    server such as rclone that shows a PUT in progress) is never looked for;
+/// 2. nothing anyone reads names a pack before its PUT was answered 2xx: no snapshot, and
+///    no segment a head makes part of the log. (Its name is chosen first, so the segments
+///    naming it are made, and may go up, while it uploads; but a segment is read only up to
+///    its device's head, and the head is published after every pack is stored: `pushOnce`.
+///    A push killed before that leaves segments past the head, which nobody reads and the
+///    next push overwrites.) So a half-written pack (a killed client, a server such as
+///    rclone that shows a PUT in progress) is never looked for;
 /// 3. every part read back is authenticated chunk by chunk and must end with its final tag,
 ///    so a pack cut short or damaged afterwards is never taken as good.
 /// A push that dies leaves at most unnamed packs behind: garbage, never a wrong attachment.
@@ -45,22 +50,38 @@ final class PackUploader: @unchecked Sendable {
     /// What the upload threads and the caller's thread share, under `condition`.
     private final class Shared: @unchecked Sendable {
         var next = 0, running = 0, sent: Int64 = 0
-        var done: [(Int, String)] = []
+        var done: [Int] = []
         var failure: Error?
     }
 
-    /// Uploads `packs`; `finished(index, path)` runs on this thread as each is stored;
-    /// `progress(bytes)` too, with the bytes sent since the last call.
+    private var shared = Shared()
+    private let group = DispatchGroup()
+    private var reported: Int64 = 0
+
+    /// A new name for each of `count` packs, to `start` them under.
+    func newPaths(_ count: Int) -> [String] { (0..<count).map { _ in Pack.newPath(device: device) } }
+
+    /// Uploads `packs` under new names and returns once all are stored; `finished(index, path)`
+    /// runs on this thread as each is, `progress(bytes)` too, with the bytes sent since the
+    /// last call.
     func run(_ packs: [PackPlan.Pack], progress: (Int64) -> Void, finished: (Int, String) throws -> Void) throws {
-        guard !packs.isEmpty else { return }
+        let paths = newPaths(packs.count)
+        start(packs, to: paths)
+        try finish(progress: progress) { try finished($0, paths[$0]) }
+    }
+
+    /// Starts uploading pack `i` of `packs` to `paths[i]` and returns at once.
+    func start(_ packs: [PackPlan.Pack], to paths: [String]) {
+        precondition(packs.count == paths.count, "one path per pack")
         let shared = Shared()
+        self.shared = shared
+        reported = 0
         let condition = self.condition
-        let group = DispatchGroup()
         for backend in backends.prefix(packs.count) {
             group.enter()
             shared.running += 1
             let owned = Owned(backend)
-            let thread = Thread { [self] in
+            let thread = Thread { [self, group] in
                 defer { group.leave() }
                 while true {
                     let cancelled = isCancelled()
@@ -78,13 +99,12 @@ final class PackUploader: @unchecked Sendable {
                     shared.next += 1
                     condition.unlock()
                     let pack = packs[index]
-                    let path = Pack.newPath(device: device)
                     let source = PackSource(pack, keys: keys, path: blobPath)
                     source.onBytes = { n in condition.withLock { shared.sent += Int64(n) } }
                     source.chunkSealed = chunkSealed
                     do {
-                        try owned.value.put(path, from: source)
-                        condition.withLock { shared.done.append((index, path)) }
+                        try owned.value.put(paths[index], from: source)
+                        condition.withLock { shared.done.append(index) }
                     } catch let error as RemoteError where error.kind == .tooLarge {
                         condition.withLock { if shared.failure == nil { shared.failure = TooLarge(size: pack.padded, error: error) } }
                     } catch {
@@ -96,28 +116,52 @@ final class PackUploader: @unchecked Sendable {
             thread.stackSize = 1 << 20
             thread.start()
         }
-        // This thread records what finished and reports progress until every thread is done.
-        var reported: Int64 = 0
-        while true {
-            condition.lock()
-            while shared.done.isEmpty && shared.running > 0 && shared.sent == reported {
-                _ = condition.wait(until: Date().addingTimeInterval(0.25))
-            }
-            let batch = shared.done
-            shared.done.removeAll()
-            let sent = shared.sent, running = shared.running
-            condition.unlock()
-            if sent > reported { progress(sent - reported); reported = sent }
-            for (index, path) in batch {
-                do {
-                    try finished(index, path)
-                } catch {
-                    condition.withLock { if shared.failure == nil { shared.failure = error } }
-                }
-            }
-            if running == 0 && batch.isEmpty { break }
-        }
+    }
+
+    /// Hands over what finished since the last call, without waiting: `finished(index)` for
+    /// each pack stored, `progress(bytes)` for the bytes sent. A failure of `finished` stops
+    /// the uploads and is thrown by `finish`.
+    /// - Returns: false once every upload thread is done and all was handed over.
+    @discardableResult
+    func collect(progress: (Int64) -> Void, finished: (Int) throws -> Void) -> Bool {
+        collect(waiting: false, progress: progress, finished: finished)
+    }
+
+    /// Hands over everything as it finishes until every pack is stored or the first failure
+    /// stopped the uploads; then throws that failure.
+    func finish(progress: (Int64) -> Void, finished: (Int) throws -> Void) throws {
+        while collect(waiting: true, progress: progress, finished: finished) {}
         group.wait()
         if let failure = condition.withLock({ shared.failure }) { throw failure }
+    }
+
+    /// After a failure elsewhere: stops new uploads and waits for those under way (their
+    /// connections are then free), recording nothing.
+    func abandon() {
+        condition.withLock {
+            if shared.failure == nil { shared.failure = SyncError(.cancelled, detail: "abandoned") }
+        }
+        group.wait()
+    }
+
+    private func collect(waiting: Bool, progress: (Int64) -> Void, finished: (Int) throws -> Void) -> Bool {
+        let shared = self.shared
+        condition.lock()
+        while waiting && shared.done.isEmpty && shared.running > 0 && shared.sent == reported {
+            _ = condition.wait(until: Date().addingTimeInterval(0.25))
+        }
+        let batch = shared.done
+        shared.done.removeAll()
+        let sent = shared.sent, running = shared.running
+        condition.unlock()
+        if sent > reported { progress(sent - reported); reported = sent }
+        for index in batch {
+            do {
+                try finished(index)
+            } catch {
+                condition.withLock { if shared.failure == nil { shared.failure = error } }
+            }
+        }
+        return running > 0 || !batch.isEmpty
     }
 }

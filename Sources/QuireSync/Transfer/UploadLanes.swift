@@ -7,7 +7,7 @@ import QuireRemote
 /// blocks beyond that, unless nothing else is held), so memory stays bounded whatever the
 /// jobs' sizes. The first failure stops the jobs still waiting; those under way finish; it
 /// is thrown by the next `submit` or by `finish`. With a single connection the jobs run on
-/// the caller's thread, one by one.
+/// the caller's thread, one by one, unless `threaded` asks for a thread of their own.
 final class UploadLanes: @unchecked Sendable {
     typealias Job = (Backend) throws -> Void
 
@@ -21,9 +21,9 @@ final class UploadLanes: @unchecked Sendable {
     private let inline: Backend?
     private let group = DispatchGroup()
 
-    init(connections: [Backend], budget: Int) {
+    init(connections: [Backend], budget: Int, threaded: Bool = false) {
         self.budget = budget
-        inline = connections.count == 1 ? connections.first : nil
+        inline = connections.count == 1 && !threaded ? connections.first : nil
         guard inline == nil else { return }
         for connection in connections {
             group.enter()

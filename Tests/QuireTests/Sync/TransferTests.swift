@@ -169,6 +169,61 @@ import Testing
         #expect(try world.dump(b) == world.dump(a))
     }
 
+    /// Segments are made and sent while the packs they name upload (the packs are named
+    /// first), but the head that makes them part of the log waits for every pack: a device
+    /// syncing while the packs are held back sees nothing of the push, and one syncing after
+    /// it gets every attachment.
+    @Test func segmentsGoUpWhilePacksUploadButTheHeadWaitsForThem() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let (syncer, gate) = try gatedPush(in: world, words: "слово ")
+        var storedAtFirstSegment: Int?, storedAtHead: Int?, seenMeanwhile: Int?
+        syncer.checkpoint = { point in
+            if point == "segment-published" && storedAtFirstSegment == nil {
+                storedAtFirstSegment = gate.stored
+                seenMeanwhile = (try? world.sync(b)).flatMap { _ in try? b.entryCount() }
+                gate.open()
+            }
+            if point == "head-published" { storedAtHead = gate.stored }
+        }
+        _ = try syncer.sync()
+        #expect(!gate.timedOut, "no segment went up while the packs were held back")
+        #expect(storedAtFirstSegment == 0)
+        #expect(seenMeanwhile == 0, "a device syncing meanwhile sees nothing of the push, and no error")
+        #expect(gate.started > 0 && storedAtHead == gate.started, "the head waits for every pack")
+        try world.sync(b)
+        #expect(try world.dump(b) == world.dump(a))
+        let verified = try world.syncer(b).verify(readData: true)
+        #expect(verified.problems.isEmpty && verified.blobsRead == 30)
+    }
+
+    /// A push whose packs never arrive after its segments went up (the server refused them,
+    /// the client died): those segments name packs that are not there, but no head names
+    /// them, so a device syncing meanwhile reads none and fails on nothing, and the next push
+    /// overwrites them with segments naming packs that are stored.
+    @Test func segmentsWhosePacksNeverArrivedAreNeverReadAndAreOverwritten() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let (syncer, gate) = try gatedPush(in: world, words: "palabra ")
+        var segmentsUp = 0
+        syncer.checkpoint = { point in
+            guard point == "segment-published" else { return }
+            segmentsUp += 1
+            if segmentsUp == 3 { gate.refuse() }
+        }
+        #expect(throws: PackGate.Refused.self) { try syncer.sync() }
+        #expect(segmentsUp >= 3 && gate.stored == 0, "segments went up, no pack did")
+        let logged = try FileManager.default.contentsOfDirectory(atPath: world.dir.path + "/repo/log/" + a.deviceID)
+        #expect(logged.count >= 3)
+        try world.sync(b)
+        #expect(try b.entryCount() == 0)
+        try world.sync(a)
+        try world.sync(b)
+        #expect(try world.dump(b) == world.dump(a))
+        let verified = try world.syncer(b).verify(readData: true)
+        #expect(verified.problems.isEmpty && verified.blobsRead == 30)
+    }
+
     @Test func aRecordLargerThanAnyObjectTheServerTakesIsOneClearError() throws {
         let dir = TempDir()
         let limited = LimitedBackend(LocalBackend(root: dir.path + "/repo"), limit: 100 << 10)
@@ -224,35 +279,18 @@ import Testing
     }
 }
 
-/// A backend that refuses bodies over `limit` with a 413, as nginx does over its
-/// client_max_body_size, and remembers the largest object it stored.
-final class LimitedBackend: Backend, @unchecked Sendable {
-    let inner: Backend
-    let limit: Int64
-    private let lock = NSLock()
-    private var _largest: Int64 = 0, _refusals = 0
-    var largestStored: Int64 { lock.withLock { _largest } }
-    var refusals: Int { lock.withLock { _refusals } }
-
-    init(_ inner: Backend, limit: Int64) { self.inner = inner; self.limit = limit }
-    var location: String { inner.location }
-
-    private func check(_ path: String, _ source: ByteSource) throws {
-        let size = source.size ?? 0
-        guard size <= limit else {
-            lock.withLock { _refusals += 1 }
-            throw RemoteError(.tooLarge, path: path, status: 413, detail: "the server refuses a request body this large")
-        }
-        lock.withLock { _largest = max(_largest, size) }
-    }
-
-    func put(_ path: String, from source: ByteSource) throws { try check(path, source); try inner.put(path, from: source) }
-    func publish(_ path: String, from source: ByteSource) throws { try check(path, source); try inner.publish(path, from: source) }
-    func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws { try inner.get(path, range: range, into: sink) }
-    func list(_ folder: String) throws -> [RemoteEntry] { try inner.list(folder) }
-    func delete(_ path: String) throws { try inner.delete(path) }
-    func move(_ from: String, to: String, overwrite: Bool) throws { try inner.move(from, to: to, overwrite: overwrite) }
-    func makeFolder(_ path: String) throws { try inner.makeFolder(path) }
+/// The first device's syncer over eight worker connections whose pack uploads pass a gate,
+/// about to push thirty small attachments (one pack) and forty entries in segments of 20
+/// changes.
+private func gatedPush(in world: SyncWorld, words: String) throws -> (Syncer, PackGate) {
+    let a = world.stores[0]
+    _ = try thirtySmallAttachments(in: world)
+    for i in 0..<40 { try a.add(NewEntry(title: "e\(i)", body: String(repeating: words, count: 50))) }
+    let gate = PackGate()
+    let syncer = try world.syncer(a)
+    syncer.changesPerSegment = 20
+    syncer.workerBackends = (0..<8).map { _ in GatedBackend(LocalBackend(root: world.dir.path + "/repo"), gate: gate) }
+    return (syncer, gate)
 }
 
 /// Thirty entries with a 4,000-byte attachment each (all of them fit one pack); their blob ids.
