@@ -106,7 +106,7 @@ extension Syncer {
             map[blob] = RemoteBlob(id: pieces.remote, location: BlobLocation(extents: (0..<pieces.parts).compactMap { parts[$0] },
                                                                               generation: generation))
             // Every part an earlier push uploaded: recorded now.
-            if stored[blob]?.count == pieces.parts { try record(pieces, in: packs, report: &report) }
+            if stored[blob]?.count == pieces.parts { try record([pieces], in: packs, report: &report) }
         }
         progress?.expect(objects: jobs.count, bytes: jobs.reduce(0) { $0 + $1.padded })
         uploader.start(jobs, to: packs.paths)
@@ -125,27 +125,33 @@ extension Syncer {
         try store.forgetUploadedParts(of: packs.complete)
     }
 
+    /// Records what stored pack `index` holds, in one commit.
     private func stored(_ index: Int, of packs: PackUpload, report: inout SyncReport) throws {
+        var parts: [(blob: String, part: UploadedPart)] = []
+        var whole: [PackPlan.Piece] = []
         for (piece, extent) in packs.extents(of: index) {
             packs.stored[piece.local, default: [:]][piece.part] = extent
             if piece.parts > 1 {
-                // Its own commit: a push killed after this resumes past this part.
-                try store.recordUploadedPart(UploadedPart(part: piece.part, pack: extent.pack, offset: extent.offset, length: extent.length),
-                                             of: piece.local, partSize: packs.partSize)
+                parts.append((piece.local, UploadedPart(part: piece.part, pack: extent.pack, offset: extent.offset, length: extent.length)))
             }
-            if packs.stored[piece.local]?.count == piece.parts { try record(piece, in: packs, report: &report) }
+            if packs.stored[piece.local]?.count == piece.parts { whole.append(piece) }
         }
+        try record(whole, in: packs, parts: parts, report: &report)
         packs.progress?.advance(objects: 1)
         checkpoint("pack-uploaded")
     }
 
-    /// Records where an attachment whose every part is stored lives (unconfirmed until a
-    /// head names a segment naming it).
-    private func record(_ piece: PackPlan.Piece, in packs: PackUpload, report: inout SyncReport) throws {
-        let parts = packs.stored[piece.local] ?? [:]
-        let location = BlobLocation(extents: (0..<piece.parts).compactMap { parts[$0] }, generation: packs.generations[piece.local] ?? 0)
-        try store.setRemoteBlobs([(piece.local, piece.remote, location.text)], confirmed: false)
-        report.blobsUploaded += 1
-        if piece.parts > 1 { packs.complete.append(piece.local) }
+    /// Records the parts just stored and where each attachment whose every part is stored
+    /// lives (unconfirmed until a head names a segment naming it).
+    private func record(_ whole: [PackPlan.Piece], in packs: PackUpload, parts: [(blob: String, part: UploadedPart)] = [],
+                        report: inout SyncReport) throws {
+        let located = whole.map { piece in
+            let extents = packs.stored[piece.local] ?? [:]
+            let location = BlobLocation(extents: (0..<piece.parts).compactMap { extents[$0] }, generation: packs.generations[piece.local] ?? 0)
+            return (piece.local, piece.remote, Optional(location.text))
+        }
+        try store.recordStoredPack(parts: parts, partSize: packs.partSize, completing: located)
+        report.blobsUploaded += whole.count
+        packs.complete += whole.filter { $0.parts > 1 }.map(\.local)
     }
 }

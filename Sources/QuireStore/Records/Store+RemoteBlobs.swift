@@ -43,20 +43,38 @@ extension Store {
     /// A known location is never replaced by none.
     public func setRemoteBlobs(_ items: [(local: String, remote: String, location: String?)], confirmed: Bool) throws {
         guard !items.isEmpty else { return }
+        try database.transaction { try insertRemoteBlobs(items, confirmed: confirmed) }
+    }
+
+    /// Records what one stored pack holds, in one commit (one flush to disk, not one per
+    /// attachment: a pack holds a thousand small ones): the parts of large attachments it
+    /// holds, so a push killed after it resumes past them, and where each attachment it
+    /// completes lives (`confirmed` false, as `setRemoteBlobs`).
+    public func recordStoredPack(parts: [(blob: String, part: UploadedPart)], partSize: Int64,
+                                 completing blobs: [(local: String, remote: String, location: String?)]) throws {
+        guard !parts.isEmpty || !blobs.isEmpty else { return }
         try database.transaction {
-            for item in items {
-                try database.cached("""
-                    INSERT INTO remote_blobs (blob_id, remote_id, confirmed, location) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id,
-                        confirmed = max(confirmed, excluded.confirmed),
-                        location = CASE
-                            WHEN excluded.location IS NULL THEN location
-                            WHEN location IS NULL THEN excluded.location
-                            WHEN (coalesce(json_extract(excluded.location, '$.g'), 0), excluded.location)
-                                 > (coalesce(json_extract(location, '$.g'), 0), location) THEN excluded.location
-                            ELSE location END
-                    """).run([.text(item.local), .text(item.remote), SQLValue(confirmed), SQLValue(item.location)])
+            for (blob, part) in parts {
+                try database.cached("INSERT OR REPLACE INTO upload_parts (blob_id, part_size, part, pack, offset, length) VALUES (?, ?, ?, ?, ?, ?)")
+                    .run([.text(blob), .integer(partSize), .integer(Int64(part.part)), .text(part.pack), .integer(part.offset), .integer(part.length)])
             }
+            try insertRemoteBlobs(blobs, confirmed: false)
+        }
+    }
+
+    private func insertRemoteBlobs(_ items: [(local: String, remote: String, location: String?)], confirmed: Bool) throws {
+        for item in items {
+            try database.cached("""
+                INSERT INTO remote_blobs (blob_id, remote_id, confirmed, location) VALUES (?, ?, ?, ?)
+                ON CONFLICT(blob_id) DO UPDATE SET remote_id = excluded.remote_id,
+                    confirmed = max(confirmed, excluded.confirmed),
+                    location = CASE
+                        WHEN excluded.location IS NULL THEN location
+                        WHEN location IS NULL THEN excluded.location
+                        WHEN (coalesce(json_extract(excluded.location, '$.g'), 0), excluded.location)
+                             > (coalesce(json_extract(location, '$.g'), 0), location) THEN excluded.location
+                        ELSE location END
+                """).run([.text(item.local), .text(item.remote), SQLValue(confirmed), SQLValue(item.location)])
         }
     }
 
@@ -87,14 +105,6 @@ extension Store {
                 UploadedPart(part: Int($0.int(0)), pack: $0.text(1), offset: $0.int(2), length: $0.int(3))
             }
         return Dictionary(rows.map { ($0.part, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// Records a part as uploaded, in its own commit: a push killed after it resumes past it.
-    public func recordUploadedPart(_ part: UploadedPart, of blobID: String, partSize: Int64) throws {
-        try database.transaction {
-            try database.cached("INSERT OR REPLACE INTO upload_parts (blob_id, part_size, part, pack, offset, length) VALUES (?, ?, ?, ?, ?, ?)")
-                .run([.text(blobID), .integer(partSize), .integer(Int64(part.part)), .text(part.pack), .integer(part.offset), .integer(part.length)])
-        }
     }
 
     /// Forgets the parts of blobs whose upload finished (their location is recorded).
