@@ -66,6 +66,8 @@ final class Curl {
     /// Whether Basic may be sent: over TLS, or to this machine.
     private let basicAllowed: Bool
     private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
+    /// The bytes handed to one send of a body (libcurl allows up to 2 MiB).
+    static let uploadBufferSize = 512 << 10
 
     init(settings: HTTPSettings, basicAllowed: Bool) throws {
         guard Self.globalInit, let handle = curl_easy_init() else {
@@ -111,6 +113,8 @@ final class Curl {
         quire_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
         if let body = request.body {
             quire_curl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            // Fewer, larger sends than the default 64 KiB (bodies run to 16 MiB).
+            quire_curl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize)
             if let size = body.size { quire_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size)) }
             quire_curl_setopt_read(handle, curlRead)
             quire_curl_setopt_seek(handle, curlSeek)
@@ -231,8 +235,18 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
 
 private func curlRead(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
     guard let t = transfer(context), let body = t.request.body, let buffer else { return QUIRE_CURL_READFUNC_ABORT }
+    // curl sends what one call returns, so the buffer is filled whole where the body has
+    // the bytes: a sealed source hands over a chunk (64 KiB and a tag) at a time, and a
+    // short read would go out as a send, and a TCP segment, of its own.
+    let room = size * count
+    var filled = 0
     do {
-        return try body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+        while filled < room {
+            let n = try body.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: room - filled))
+            guard n > 0 else { break }
+            filled += n
+        }
+        return filled
     } catch {
         t.error = error
         return QUIRE_CURL_READFUNC_ABORT
