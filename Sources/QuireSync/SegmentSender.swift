@@ -63,12 +63,17 @@ final class SegmentSender {
         try lanes.finish()
     }
 
-    /// The packs are stored and `connections` free: what went over the sync's own connection
-    /// is waited for, and later segments go over `connections`.
+    /// The packs are stored and `connections` free: the segments still waiting for the sync's
+    /// own connection, and all later ones, go over `connections`.
     func release() throws {
         guard holding else { return }
-        try drain()
         holding = false
+        guard let own = lanes else { return }
+        let left = try own.handBack()
+        reportPublished()
+        let spread = UploadLanes(connections: connections, budget: Self.budget)
+        lanes = spread
+        for (job, bytes) in left { try spread.submit(bytes: bytes, job) }
     }
 
     /// After a failure: waits for the uploads under way (their connections are then free).

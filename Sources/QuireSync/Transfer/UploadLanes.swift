@@ -70,6 +70,22 @@ final class UploadLanes: @unchecked Sendable {
         if let failure = condition.withLock({ failure }) { throw failure }
     }
 
+    /// Stops the lanes and hands back the jobs still waiting, to go over other connections;
+    /// those under way finish first. Throws the first failure.
+    func handBack() throws -> [(job: Job, bytes: Int)] {
+        let left = condition.withLock {
+            defer {
+                waiting.removeAll()
+                closed = true
+            }
+            return waiting
+        }
+        condition.broadcast()
+        group.wait()
+        if let failure = condition.withLock({ failure }) { throw failure }
+        return left
+    }
+
     private func work(_ connection: Backend) {
         while true {
             condition.lock()

@@ -50,6 +50,36 @@ import Testing
         try lanes.finish()
         #expect(lanes.takeCompleted() == 3)
     }
+
+    /// A threaded lane over one connection hands back the jobs it has not started: each job
+    /// runs exactly once, the one under way finishing before `handBack` returns.
+    @Test func handBackReturnsWhatWaitedAndRunsNothingTwice() throws {
+        let runs = Runs()
+        let lane = UploadLanes(connections: connections(1), budget: 1 << 20, threaded: true)
+        for i in 0..<10 {
+            try lane.submit(bytes: 1) { _ in
+                Thread.sleep(forTimeInterval: 0.02)
+                runs.add(i)
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.03)
+        let left = try lane.handBack()
+        let ranFirst = runs.all
+        #expect(!ranFirst.isEmpty && !left.isEmpty, "one ran, some waited (\(ranFirst.count) ran)")
+        #expect(lane.takeCompleted() == ranFirst.count)
+        let spread = UploadLanes(connections: connections(3), budget: 1 << 20)
+        for (job, bytes) in left { try spread.submit(bytes: bytes, job) }
+        try spread.finish()
+        #expect(runs.all.sorted() == Array(0..<10))
+    }
+}
+
+/// The jobs that ran, in the order they finished.
+private final class Runs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done: [Int] = []
+    var all: [Int] { lock.withLock { done } }
+    func add(_ i: Int) { lock.withLock { done.append(i) } }
 }
 
 /// Counts jobs running at once and remembers the most.
