@@ -46,6 +46,9 @@ public struct HTTPSettings: Sendable {
     public var insecureHTTP = false
     /// curl's `--resolve` entries (`HOST:PORT:ADDRESS`): tests reach a named host on loopback.
     var resolve: [String] = []
+    /// The scheme each server asked for, shared by every connection made from copies of
+    /// these settings: a new connection does not meet the challenge again.
+    let schemes = AuthSchemes()
 
     public init(user: String? = nil, password: String? = nil) {
         self.user = user
@@ -53,38 +56,56 @@ public struct HTTPSettings: Sendable {
     }
 }
 
+/// The authentication scheme each server (scheme, host and port) asked for.
+final class AuthSchemes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var learned: [String: Int] = [:]
+
+    subscript(origin: String) -> Int? {
+        get { lock.withLock { learned[origin] } }
+        set { lock.withLock { learned[origin] = newValue } }
+    }
+}
+
 /// A libcurl easy handle, reused across requests so the connection stays alive.
 /// The only file that talks to libcurl.
+///
+/// The handle is not reset between requests (`curl_easy_reset` forgets a Digest nonce, and
+/// every request then meets a 401 first: two round trips, and a body sent until the
+/// challenge arrives). Instead every option a request may set is set by every request.
 final class Curl {
     private let handle: UnsafeMutableRawPointer
     private let settings: HTTPSettings
     /// Basic and Digest until the server has said which it wants; then that one alone, so
-    /// each request is one round trip (curl_easy_reset forgets what was negotiated).
-    /// Over plain HTTP beyond loopback, Digest only: an active attacker answering "Basic
-    /// only" must not get the password (nor the one `~/.netrc` holds).
+    /// each request is one round trip: Basic is then sent up front, and Digest answers the
+    /// nonce the handle keeps. Another connection to the same server starts from what this
+    /// one learned. Over plain HTTP beyond loopback, Digest only: an active attacker
+    /// answering "Basic only" must not get the password (nor the one `~/.netrc` holds).
     private var authMethods: Int
     /// Whether Basic may be sent: over TLS, or to this machine.
     private let basicAllowed: Bool
+    /// Scheme, host and port: whom `settings.schemes` remembers.
+    private let origin: String
     private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
     /// The bytes handed to one send of a body (libcurl allows up to 2 MiB).
     static let uploadBufferSize = 512 << 10
 
-    init(settings: HTTPSettings, basicAllowed: Bool) throws {
+    init(settings: HTTPSettings, basicAllowed: Bool, origin: String) throws {
         guard Self.globalInit, let handle = curl_easy_init() else {
             throw RemoteError(.localIO, detail: "libcurl failed to initialise")
         }
         self.handle = handle
         self.settings = settings
         self.basicAllowed = basicAllowed
+        self.origin = origin
         authMethods = basicAllowed ? QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_DIGEST
+        if let learned = settings.schemes[origin], learned == QUIRE_CURLAUTH_DIGEST || basicAllowed { authMethods = learned }
     }
 
     deinit { curl_easy_cleanup(handle) }
 
     /// Performs `request` once. Transport failures throw; any HTTP status returns.
     func perform(_ request: HTTPRequest) throws -> HTTPResponse {
-        // reset() keeps live connections, TLS sessions and the DNS cache.
-        curl_easy_reset(handle)
         let transfer = Transfer(request: request)
         var headerList: UnsafeMutablePointer<curl_slist>?
         // An empty Expect: stops libcurl waiting for 100-continue that some servers never send.
@@ -102,7 +123,7 @@ final class Curl {
         quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
         quire_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-        if let timeout = request.timeout { quire_curl_setopt_long(handle, CURLOPT_TIMEOUT, timeout) }
+        quire_curl_setopt_long(handle, CURLOPT_TIMEOUT, request.timeout ?? 0)
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, settings.verifyTLS ? 1 : 0)
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, settings.verifyTLS ? 2 : 0)
         quire_curl_setopt_long(handle, CURLOPT_NETRC, QUIRE_CURL_NETRC_OPTIONAL)
@@ -111,17 +132,19 @@ final class Curl {
         if let password = settings.password { quire_curl_setopt_string(handle, CURLOPT_PASSWORD, password) }
         quire_curl_setopt_long(handle, CURLOPT_HTTPAUTH, authMethods)
         quire_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        // The method, from a clean slate: HTTPGET undoes an earlier request's UPLOAD.
+        quire_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        quire_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, -1)
         if let body = request.body {
             quire_curl_setopt_long(handle, CURLOPT_UPLOAD, 1)
             // Fewer, larger sends than the default 64 KiB (bodies run to 16 MiB).
             quire_curl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize)
             if let size = body.size { quire_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size)) }
-            quire_curl_setopt_read(handle, curlRead)
-            quire_curl_setopt_seek(handle, curlSeek)
         }
-        if request.method != "GET" && !(request.method == "PUT" && request.body != nil) {
-            quire_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
-        }
+        quire_curl_setopt_read(handle, curlRead)
+        quire_curl_setopt_seek(handle, curlSeek)
+        let custom = request.method != "GET" && !(request.method == "PUT" && request.body != nil)
+        quire_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? request.method : nil)
         quire_curl_setopt_write(handle, curlWrite)
         quire_curl_setopt_header(handle, curlHeader)
 
@@ -145,6 +168,7 @@ final class Curl {
         quire_curl_getinfo_long(handle, CURLINFO_HTTPAUTH_AVAIL, &offered)
         if offered != 0 && status != 401 && settings.user != nil {
             authMethods = offered & QUIRE_CURLAUTH_DIGEST != 0 || !basicAllowed ? QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_BASIC
+            settings.schemes[origin] = authMethods
         }
         if status == 401 && !basicAllowed && offered & QUIRE_CURLAUTH_DIGEST == 0 && offered & QUIRE_CURLAUTH_BASIC != 0 {
             throw RemoteError(.unauthorized, status: status,

@@ -39,7 +39,8 @@ public final class WebDAVBackend: Backend {
         }
         base = url.hasSuffix("/") ? url : url + "/"
         self.settings = settings
-        curl = try Curl(settings: settings, basicAllowed: overTLS || loopback)
+        let origin = "\(parsed.scheme ?? "")://\(host.lowercased()):\(parsed.port ?? (overTLS ? 443 : 80))"
+        curl = try Curl(settings: settings, basicAllowed: overTLS || loopback, origin: origin)
     }
 
     /// This machine by name or address (`localhost`, 127.0.0.0/8, `::1`): plain HTTP there

@@ -22,9 +22,12 @@ final class FaultProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
     private var _log: [String] = []
+    private var _unauthenticated = 0
     var policy: @Sendable (Int, String, String) -> Fault = { _, _, _ in .pass }
 
     var log: [String] { lock.withLock { _log } }
+    /// Requests that came without an Authorization header (each meets a 401 upstream).
+    var unauthenticated: Int { lock.withLock { _unauthenticated } }
 
     /// `upstream` is the server's base URL, e.g. http://127.0.0.1:8080/dav/.
     init(upstream: String) throws {
@@ -97,7 +100,11 @@ final class FaultProxy: @unchecked Sendable {
         }.first ?? 0
         let index: Int = lock.withLock { defer { count += 1 }; return count }
         let fault = policy(index, method, path)
-        lock.withLock { _log.append("\(index) \(method) \(path) \(fault)") }
+        let authorized = lines.contains { $0.lowercased().hasPrefix("authorization:") }
+        lock.withLock {
+            _log.append("\(index) \(method) \(path) \(fault)")
+            if !authorized { _unauthenticated += 1 }
+        }
         var body = rest
         switch fault {
         case .cutUpload:
