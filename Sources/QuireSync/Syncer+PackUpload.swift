@@ -97,7 +97,8 @@ extension Syncer {
         for index in jobs.indices {
             for (piece, extent) in packs.extents(of: index) { planned[piece.local, default: [:]][piece.part] = extent }
         }
-        for (blob, pieces) in plan.packs.flatMap(\.pieces).reduce(into: [String: PackPlan.Piece]()) { $0[$1.local] = $1 } {
+        let lastPieces = plan.packs.flatMap(\.pieces).reduce(into: [String: PackPlan.Piece]()) { $0[$1.local] = $1 }
+        for (blob, pieces) in lastPieces {
             // Uploaded anew where a location was known (its pack collected meanwhile): the
             // next generation, so devices that knew the old one take this one.
             let generation = try store.remoteBlobGeneration(blob).map { $0 + 1 } ?? 0
