@@ -87,6 +87,9 @@ extension Syncer {
             }
             if stored[piece.local]?[piece.part] == nil { jobs.append(pack) }
         }
+        // Largest first, so the upload does not end on one connection sending a large pack
+        // while the others are idle.
+        jobs.sort { $0.padded > $1.padded }
         let uploader = PackUploader(backends: connections, keys: repository.keys, device: store.deviceID,
                                     blobPath: { [blobs = store.blobs] in blobs.path(for: $0) })
         uploader.chunkSealed = repository.uploadChunk
