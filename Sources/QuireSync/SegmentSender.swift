@@ -29,7 +29,8 @@ final class SegmentSender {
     }
 
     func send(_ segment: Syncer.SealedSegment) throws {
-        progress?("pushing \(segment.path)")
+        // While packs upload, their line (objects, bytes, rate, time left) is the one shown.
+        if !holding { progress?("pushing \(segment.path)") }
         syncer.checkpoint("segment-publish-start")
         if segment.seq == 1 {
             // Its folder is new: made first, not found missing by a PUT of the whole segment.

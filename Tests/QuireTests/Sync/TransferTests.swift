@@ -197,6 +197,18 @@ import Testing
         #expect(verified.problems.isEmpty && verified.blobsRead == 30)
     }
 
+    /// While packs upload, the terminal shows their line (objects, bytes, rate, time left),
+    /// not the names of the segments made meanwhile.
+    @Test func whilePacksUploadTheirProgressIsTheLineShown() throws {
+        let world = try SyncWorld(devices: 1)
+        let (syncer, gate) = try gatedPush(in: world, words: "mot ")
+        syncer.checkpoint = { point in if point == "segment-published" { gate.open() } }
+        var lines: [String] = []
+        _ = try syncer.sync { lines.append($0) }
+        let packsDone = try #require(lines.lastIndex { $0.hasPrefix("uploading 1/1 objects") }, "\(lines)")
+        #expect(!lines[..<packsDone].contains { $0.hasPrefix("pushing") }, "\(lines)")
+    }
+
     /// A push whose packs never arrive after its segments went up (the server refused them,
     /// the client died): those segments name packs that are not there, but no head names
     /// them, so a device syncing meanwhile reads none and fails on nothing, and the next push
