@@ -50,6 +50,13 @@ extension Syncer {
         // order they arrive in is free.
         let sender = SegmentSender(self, connections: connections, holding: packs != nil, progress: progress)
         defer { sender.abandon() }
+        // Waits for the packs, then lets the segments still to go use their connections.
+        func landPacks() throws {
+            guard let underway = packs else { return }
+            try finishUpload(underway, report: &report)
+            packs = nil
+            try sender.release()
+        }
         while next < pending.records.count {
             try stopIfCancelled()
             if let packs { collectUpload(packs, report: &report) }
@@ -69,11 +76,7 @@ extension Syncer {
                 // Named by a record written after the list was read: upload it now (over the
                 // connections the segments use, once they are idle).
                 if blobMap[blob] == nil {
-                    if let underway = packs {
-                        try finishUpload(underway, report: &report)
-                        packs = nil
-                        try sender.release()
-                    }
+                    try landPacks()
                     try sender.drain()
                     try upload([blob], into: &blobMap, report: &report, progress: transfer)
                 }
@@ -96,11 +99,7 @@ extension Syncer {
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
         }
-        if let underway = packs {
-            try finishUpload(underway, report: &report)
-            packs = nil
-            try sender.release()
-        }
+        try landPacks()
         try sender.drain()
         // 3. The head, then the old heads go. Only a published head makes segments part of the
         //    log (a crash before it leaves segments nobody reads; the next push overwrites them).
