@@ -4,9 +4,9 @@ import QuireRemote
 import QuireStore
 
 /// Packs under way: their names are chosen before they upload, so where each attachment will
-/// live is known at once (a push makes the segments naming them meanwhile, and sends them
-/// once the packs are stored: `PackUploader`, invariant 2), and what each stored pack
-/// completes is recorded as it is.
+/// live is known at once (a push makes and sends the segments naming them meanwhile, and
+/// publishes the head naming those only once the packs are stored: `PackUploader`,
+/// invariant 2), and what each stored pack completes is recorded as it is.
 final class PackUpload {
     let uploader: PackUploader
     let jobs: [PackPlan.Pack]
@@ -101,6 +101,7 @@ extension Syncer {
             for (piece, extent) in packs.extents(of: index) { planned[piece.local, default: [:]][piece.part] = extent }
         }
         let lastPieces = plan.packs.flatMap(\.pieces).reduce(into: [String: PackPlan.Piece]()) { $0[$1.local] = $1 }
+        var resumedWhole: [PackPlan.Piece] = []
         for (blob, pieces) in lastPieces {
             // Uploaded anew where a location was known (its pack collected meanwhile): the
             // next generation, so devices that knew the old one take this one.
@@ -109,9 +110,10 @@ extension Syncer {
             let parts = planned[blob] ?? [:]
             map[blob] = RemoteBlob(id: pieces.remote, location: BlobLocation(extents: (0..<pieces.parts).compactMap { parts[$0] },
                                                                               generation: generation))
-            // Every part an earlier push uploaded: recorded now.
-            if stored[blob]?.count == pieces.parts { try record([pieces], in: packs, report: &report) }
+            if stored[blob]?.count == pieces.parts { resumedWhole.append(pieces) }
         }
+        // Those whose every part an earlier push uploaded: recorded now, in one commit.
+        try record(resumedWhole, in: packs, report: &report)
         progress?.expect(objects: jobs.count, bytes: jobs.reduce(0) { $0 + $1.padded })
         uploader.start(jobs, to: packs.paths)
         return packs
