@@ -167,7 +167,22 @@ public final class WebDAVBackend: Backend {
         let response = try send(HTTPRequest(method: "PROPFIND", url: url(folder, folder: true),
                                             headers: ["Depth: 0", "Content-Type: application/xml; charset=utf-8"],
                                             body: DataSource(Data(body.utf8)), sink: sink, timeout: settings.listingTimeout), path: folder)
-        return response.status == 207 && sink.succeeded && sink.parser.items.contains { $0.isCollection }
+        guard response.status == 207 else { return false }
+        try Self.checkListing(sink, path: folder)
+        return sink.parser.items.contains { $0.isCollection }
+    }
+
+    /// A 207 whose body is not exactly one well-formed multistatus document was cut short, or
+    /// had something written after it (rclone, when a file vanishes while it lists, sends a
+    /// whole multistatus and then `Internal Server Error`): the listing may be incomplete, so it
+    /// is a transient failure, asked again like a 503. A listing refused for its size is not.
+    private static func checkListing(_ sink: PropfindSink, path: String) throws {
+        guard !sink.succeeded else { return }
+        if let refusal = sink.parser.refusal {
+            throw RemoteError(.protocolError, path: path, status: 207, detail: "the server's folder listing has \(refusal)")
+        }
+        throw RemoteError(.transient, path: path, status: 207,
+                          detail: "the server's folder listing was cut short or had other text after it (not one well-formed XML document)")
     }
 
     public func makeFolder(_ path: String) throws {
@@ -242,10 +257,7 @@ public final class WebDAVBackend: Backend {
                                                 body: DataSource(Data(body.utf8)), sink: sink,
                                                 timeout: settings.listingTimeout), path: folder)
             try check(response, path: folder, accepted: [207])
-            guard sink.succeeded else {
-                let why = sink.parser.refusal.map { "the server's folder listing has \($0)" } ?? "the server's folder listing is not valid XML"
-                throw RemoteError(.protocolError, path: folder, status: 207, detail: why)
-            }
+            try Self.checkListing(sink, path: folder)
             return sink.parser.items
         }
         knowExists(folder)

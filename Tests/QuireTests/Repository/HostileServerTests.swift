@@ -53,10 +53,45 @@ import Testing
         } throws: { ($0 as? RemoteError)?.kind == .protocolError && "\($0)".contains("longer than") }
     }
 
+    /// rclone's answer when a file vanished while it listed (captured on the wire): a whole,
+    /// well-formed multistatus, then the text of an error in the same body. The listing may
+    /// be incomplete: it is asked again like a 503, and only reported once attempts run out.
+    @Test func aListingFollowedByAnErrorIsAskedAgain() throws {
+        let listing = #"<?xml version="1.0" encoding="UTF-8"?><D:multistatus xmlns:D="DAV:">"#
+            + #"<D:response><D:href>/repo/heads/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"#
+            + #"<D:response><D:href>/repo/heads/dev.7</D:href><D:propstat><D:prop><D:resourcetype/><D:getcontentlength>96</D:getcontentlength></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"#
+            + "</D:multistatus>"
+        let calls = Calls()
+        let server = try StubServer { _ in
+            let cut = calls.next() <= 2
+            return .init(status: 207, headers: ["Content-Type": "text/xml; charset=utf-8"],
+                         body: Data((listing + (cut ? "Internal Server Error\n" : "")).utf8))
+        }
+        var settings = HTTPSettings()
+        settings.attempts = 3
+        settings.backoff = 0.01
+        let backend = try WebDAVBackend(url: server.url, settings: settings)
+        var retries = 0
+        backend.onRetry = { _, _ in retries += 1 }
+        #expect(try backend.list("heads").map(\.name) == ["dev.7"])
+        #expect(retries == 2 && server.requests.count == 3)
+        // Every answer cut: after the attempts, one error that says what was wrong.
+        let always = try StubServer { _ in .init(status: 207, body: Data((listing + "Internal Server Error\n").utf8)) }
+        settings.attempts = 2
+        let failing = try WebDAVBackend(url: always.url, settings: settings)
+        #expect {
+            _ = try failing.list("heads")
+        } throws: { ($0 as? RemoteError)?.kind == .transient && "\($0)".contains("listing was cut short or had other text after it") }
+        #expect(always.requests.count == 2)
+        // A listing cut before its end is the same.
+        let short = try StubServer { _ in .init(status: 207, body: Data(listing.prefix(listing.count / 2).utf8)) }
+        let shortBackend = try WebDAVBackend(url: short.url, settings: settings)
+        #expect { _ = try shortBackend.list("heads") } throws: { ($0 as? RemoteError)?.kind == .transient }
+    }
+
     @Test func aListingThatNeverEndsTimesOut() throws {
         let server = try StubServer { _ in
-            Thread.sleep(forTimeInterval: 4)
-            return .init(status: 207)
+            .init(status: 207, raw: Data("HTTP/1.1 207 Multi-Status\r\nContent-Length: 100000\r\n\r\n<?xml version=\"1.0\"?>".utf8), stalls: true)
         }
         var settings = HTTPSettings()
         settings.attempts = 1

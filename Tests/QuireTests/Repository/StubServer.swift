@@ -15,6 +15,9 @@ final class StubServer: @unchecked Sendable {
         var body: Data = Data()
         /// Sent as it is instead of a well-formed answer (a connection cut anywhere).
         var raw: Data?
+        /// Sends `raw` (or nothing), then waits for the client to hang up: a server that
+        /// stalls in the middle of an answer, until the client's own timeout ends it.
+        var stalls = false
     }
 
     let port: UInt16
@@ -83,13 +86,20 @@ final class StubServer: @unchecked Sendable {
         var text = "HTTP/1.1 \(response.status) Stub\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
         for (k, v) in response.headers { text += "\(k): \(v)\r\n" }
         text += "\r\n"
-        let out = response.raw ?? Data(text.utf8) + response.body
+        let out = response.raw ?? (response.stalls ? Data() : Data(text.utf8) + response.body)
         out.withUnsafeBytes { p in
             var offset = 0
             while offset < p.count {
                 let n = write(client, p.baseAddress.map { $0 + offset }, p.count - offset)
                 if n <= 0 { return }
                 offset += n
+            }
+        }
+        if response.stalls {
+            let limit = Date().addingTimeInterval(Hang.limit)
+            while Date() < limit {
+                var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 1000) != 0 && read(client, &buffer, buffer.count) <= 0 { return }
             }
         }
     }

@@ -11,8 +11,12 @@ final class FaultProxy: @unchecked Sendable {
         case cutUpload
         /// Forwards, then returns only half of the response before hanging up.
         case cutResponse
-        /// Waits this long before answering (a stalled server).
-        case stall(Double)
+        /// Answers nothing until the client gives up and hangs up (a stalled server); after
+        /// `Hang.limit` it forwards after all, and `stallsOutwaited` says the client never did.
+        case stall
+        /// Forwards, then adds `Internal Server Error` after the body of the answer, as rclone
+        /// does when a file vanishes while it lists a folder.
+        case textAfterBody
     }
 
     let port: UInt16
@@ -23,9 +27,20 @@ final class FaultProxy: @unchecked Sendable {
     private var count = 0
     private var _log: [String] = []
     private var _unauthenticated = 0
-    var policy: @Sendable (Int, String, String) -> Fault = { _, _, _ in .pass }
+    private var _injected: [Fault] = []
+    private var _stallsOutwaited = 0
+    private var _policy: @Sendable (Int, String, String) -> Fault = { _, _, _ in .pass }
+    /// Decides the fault for (n, method, path), n counting the requests since it was set.
+    var policy: @Sendable (Int, String, String) -> Fault {
+        get { lock.withLock { _policy } }
+        set { lock.withLock { _policy = newValue; count = 0 } }
+    }
 
     var log: [String] { lock.withLock { _log } }
+    /// The faults applied so far, in order (a test checks that what it names happened).
+    var injected: [Fault] { lock.withLock { _injected } }
+    /// Stalled requests whose client never hung up.
+    var stallsOutwaited: Int { lock.withLock { _stallsOutwaited } }
     /// Requests that came without an Authorization header (each meets a 401 upstream).
     var unauthenticated: Int { lock.withLock { _unauthenticated } }
 
@@ -89,6 +104,18 @@ final class FaultProxy: @unchecked Sendable {
         }
     }
 
+    /// Waits until the client closes its end; false after `Hang.limit` with it still open.
+    private func waitForHangUp(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let limit = Date().addingTimeInterval(Hang.limit)
+        while Date() < limit {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 1000) != 0 else { continue }
+            if read(fd, &buffer, buffer.count) <= 0 { return true }  // the request's body, then the hang-up
+        }
+        return false
+    }
+
     private func handle(_ client: Int32) {
         guard let (head, rest) = readHead(client) else { return }
         var lines = head.components(separatedBy: "\r\n")
@@ -98,12 +125,13 @@ final class FaultProxy: @unchecked Sendable {
         let length = lines.compactMap { line -> Int? in
             line.lowercased().hasPrefix("content-length:") ? Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) : nil
         }.first ?? 0
-        let index: Int = lock.withLock { defer { count += 1 }; return count }
+        let (index, policy) = lock.withLock { defer { count += 1 }; return (count, _policy) }
         let fault = policy(index, method, path)
         let authorized = lines.contains { $0.lowercased().hasPrefix("authorization:") }
         lock.withLock {
             _log.append("\(index) \(method) \(path) \(fault)")
             if !authorized { _unauthenticated += 1 }
+            if fault != .pass { _injected.append(fault) }
         }
         var body = rest
         switch fault {
@@ -114,8 +142,9 @@ final class FaultProxy: @unchecked Sendable {
             _ = readExactly(client, length, into: &body)
             send(client, Data("HTTP/1.1 \(status) Injected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
-        case .stall(let seconds):
-            Thread.sleep(forTimeInterval: seconds)
+        case .stall:
+            if waitForHangUp(client) { return }
+            lock.withLock { _stallsOutwaited += 1 }
         default:
             break
         }
@@ -144,6 +173,33 @@ final class FaultProxy: @unchecked Sendable {
             if n <= 0 { break }
             response.append(contentsOf: buffer[0..<n])
         }
-        send(client, fault == .cutResponse ? response.prefix(max(1, response.count / 2)) : response)
+        switch fault {
+        case .cutResponse: send(client, response.prefix(max(1, response.count / 2)))
+        case .textAfterBody: send(client, Self.withTextAfterBody(response, "Internal Server Error\n"))
+        default: send(client, response)
+        }
+    }
+
+    /// `response` (a whole HTTP/1.1 answer, its body chunked or not) with `text` after its
+    /// body, re-framed with a Content-Length that covers both.
+    static func withTextAfterBody(_ response: Data, _ text: String) -> Data {
+        guard let end = response.range(of: Data("\r\n\r\n".utf8)) else { return response }
+        let head = String(decoding: response[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        var body = Data(response[end.upperBound...])
+        if head.contains(where: { $0.lowercased().hasPrefix("transfer-encoding:") && $0.lowercased().contains("chunked") }) {
+            var plain = Data(), rest = body[...]
+            while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+                let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+                guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0 else { break }
+                let start = lineEnd.upperBound
+                guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+                plain.append(rest[start..<rest.index(start, offsetBy: size)])
+                rest = rest[rest.index(start, offsetBy: size)...].dropFirst(2)
+            }
+            body = plain
+        }
+        body.append(Data(text.utf8))
+        let kept = head.filter { !["transfer-encoding:", "content-length:"].contains(where: $0.lowercased().hasPrefix) }
+        return Data((kept + ["Content-Length: \(body.count)"]).joined(separator: "\r\n").utf8) + Data("\r\n\r\n".utf8) + body
     }
 }

@@ -10,7 +10,11 @@ struct FaultTests {
     static let env = ["QUIRE_KDF_COST": "1,8192", "QUIRE_PASSPHRASE": "pw", "QUIRE_HTTP_ATTEMPTS": "4",
                       "QUIRE_HTTP_LOW_SPEED_TIME": "2", "QUIRE_WEBDAV_PASSWORD": Backends.settings.password ?? ""]
 
-    func run(_ fault: @escaping @Sendable (Int, String, String) -> FaultProxy.Fault, expectFailure: String? = nil) throws {
+    /// Runs a sync through the proxy with `fault` as its policy, checks that the sync succeeded
+    /// (or failed with `expectFailure`) and that a later one converges; returns the proxy, so
+    /// a test can check which faults it injected.
+    @discardableResult
+    func run(_ fault: @escaping @Sendable (Int, String, String) -> FaultProxy.Fault, expectFailure: String? = nil) throws -> FaultProxy {
         let apache = try #require(Backends.servers.first { $0.name == "apache" }?.url)
         let proxy = try FaultProxy(upstream: apache)
         let dir = TempDir()
@@ -32,6 +36,7 @@ struct FaultTests {
         } else {
             #expect(faulty.status == 0, "\(faulty.stderr)\n\(proxy.log.joined(separator: "\n"))")
         }
+        #expect(!proxy.injected.isEmpty, "the sync made too few requests for any fault to be injected: \(proxy.log)")
         proxy.policy = { _, _, _ in .pass }
         #expect(try QuireBinary.run(["sync"], store: a, environment: Self.env).status == 0)
         let pulled = try QuireBinary.run(["sync"], store: b, environment: Self.env)
@@ -45,28 +50,45 @@ struct FaultTests {
         #expect(dumps[0] == dumps[1] && !dumps[0].isEmpty)
         let verified = try QuireBinary.run(["verify", "--read-data"], store: b, environment: Self.env)
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        return proxy
     }
 
     @Test func busyServersAreRetried() throws {
-        try run { n, _, _ in n > 3 && n % 3 == 0 ? .status(n % 2 == 0 ? 503 : 500) : .pass }
+        let proxy = try run { n, _, _ in n > 3 && n % 3 == 0 ? .status(n % 2 == 0 ? 503 : 500) : .pass }
+        #expect(proxy.injected.contains(.status(503)) && proxy.injected.contains(.status(500)), "\(proxy.injected)")
     }
 
     @Test func connectionsCutMidBodyAreRetried() throws {
-        try run { n, method, _ in
+        let proxy = try run { n, method, _ in
             guard n > 3 && n % 4 == 0 else { return .pass }
             return method == "PUT" ? .cutUpload : .cutResponse
         }
+        #expect(proxy.injected.contains(.cutUpload) && proxy.injected.contains(.cutResponse), "\(proxy.injected)")
     }
 
+    /// The proxy answers one request never: the client's low-speed limit (2 s here) ends it
+    /// and the request is sent again.
     @Test func aStalledServerTimesOutAndIsRetried() throws {
-        try run { n, _, _ in n == 6 ? .stall(5) : .pass }
+        let proxy = try run { n, _, _ in n == 6 ? .stall : .pass }
+        #expect(proxy.injected == [.stall] && proxy.stallsOutwaited == 0, "the client waited for the stalled server forever")
+    }
+
+    /// Every other folder listing comes back whole and then followed by an error's text
+    /// (rclone's answer when a file vanished while it listed): each is asked again.
+    @Test func listingsFollowedByAnErrorAreAskedAgain() throws {
+        let listings = Counter()
+        let proxy = try run { _, method, _ in method == "PROPFIND" && listings.next() % 2 == 0 ? .textAfterBody : .pass }
+        #expect(proxy.injected.contains(.textAfterBody), "\(proxy.log)")
     }
 
     @Test func aFullServerIsAClearErrorAndALaterSyncConverges() throws {
-        try run({ _, method, _ in method == "PUT" ? .status(507) : .pass }, expectFailure: "out of space")
+        let proxy = try run({ _, method, _ in method == "PUT" ? .status(507) : .pass }, expectFailure: "out of space")
+        #expect(proxy.injected.first == .status(507))
     }
 
     @Test func aServerThatNeverRecoversIsAClearError() throws {
-        try run({ n, _, _ in n > 3 ? .status(503) : .pass }, expectFailure: "busy or failing")
+        let proxy = try run({ n, _, _ in n > 3 ? .status(503) : .pass }, expectFailure: "busy or failing")
+        #expect(proxy.injected.count >= 4, "QUIRE_HTTP_ATTEMPTS=4 tries of a request, each refused: \(proxy.injected)")
     }
 }
+
