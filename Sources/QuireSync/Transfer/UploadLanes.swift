@@ -86,6 +86,16 @@ final class UploadLanes: @unchecked Sendable {
         return left
     }
 
+    /// Waits until a job has failed (for tests, which wait on events, not on the clock).
+    func awaitFailure() {
+        condition.withLock { while failure == nil { condition.wait() } }
+    }
+
+    /// Waits until no job waits to start: each was taken by a lane or handed back.
+    func awaitNothingWaiting() {
+        condition.withLock { while !waiting.isEmpty { condition.wait() } }
+    }
+
     private func work(_ connection: Backend) {
         while true {
             condition.lock()

@@ -92,29 +92,18 @@ import Testing
         #expect(broken.status == 1 && broken.stdout.contains("problem: packs/" + packs[1]), "\(broken.stdout)")
     }
 
+    /// Each round's report is read as it comes: a change made after the first round goes up
+    /// in a later one, and SIGTERM ends the watch with exit 0. No step waits on the clock.
     @Test func watchSyncsUntilTerminatedAndStopsCleanly() throws {
         let dir = TempDir()
         let (a, b, _) = try setUp(dir)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: QuireBinary.path)
-        process.arguments = ["--store", a, "sync", "--watch", "--interval", "1", "--json"]
-        process.environment = ProcessInfo.processInfo.environment.merging(Self.env) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: 1.0)
+        let watch = try WatchedProcess(["--store", a, "sync", "--watch", "--interval", "1", "--json"], environment: Self.env)
+        try #require(watch.nextLine() != nil, "no first round: \(watch.stderr)")
         #expect(try QuireBinary.run(["add", "--title", "while watching"], store: a, stdin: "").status == 0)
-        Thread.sleep(forTimeInterval: 2.0)
-        process.terminate()  // SIGTERM
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGKILL) }  // never hang the suite
-        let reader = out.fileHandleForReading
-        let output = reader.readDataToEndOfFile()  // until the child closes stdout by exiting
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        let reports = String(decoding: output, as: UTF8.self).split(separator: "\n")
-        #expect(reports.count >= 2)
+        let pushed = watch.nextLine { (try? JSONValue.parse($0).object?["changes_pushed"]?.integer).flatMap { $0 } ?? 0 > 0 }
+        #expect(pushed != nil, "no round pushed the change: \(watch.stderr)")
+        watch.terminate()
+        #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
         #expect(try sync(b).status == 0)
         #expect(try QuireBinary.run(["list"], store: b).stdout.contains("while watching"))
     }

@@ -36,8 +36,10 @@ import Testing
         #expect(lines.first == "uploading 0/4 objects, 0 B/4.0 MiB")
         #expect(progress.line.hasPrefix("uploading 1/4 objects, 1.0 MiB/4.0 MiB"))
         #expect(clockText(3725) == "1:02:05" && clockText(65) == "1:05")
-        #expect(TransferProgress.timeLeft(since: Date(), done: 1, of: 4) == nil, "nothing to say before a second has passed")
-        #expect(TransferProgress.timeLeft(since: Date().addingTimeInterval(-10), done: 1, of: 4) == ", 0:30 left")
-        #expect(TransferProgress.timeLeft(since: Date().addingTimeInterval(-10), done: 0, of: 4) == nil)
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        #expect(TransferProgress.timeLeft(since: start, now: start.addingTimeInterval(0.9), done: 1, of: 4) == nil,
+                "nothing to say before a second has passed")
+        #expect(TransferProgress.timeLeft(since: start, now: start.addingTimeInterval(10), done: 1, of: 4) == ", 0:30 left")
+        #expect(TransferProgress.timeLeft(since: start, now: start.addingTimeInterval(10), done: 0, of: 4) == nil)
     }
 }

@@ -191,9 +191,9 @@ final class ObservedReads: @unchecked Sendable {
     var sizes: [Int] { condition.withLock { _sizes } }
     var count: Int { sizes.count }
 
-    /// Waits (at most 20 s, so a broken backend fails rather than hangs) until `done` holds.
+    /// Waits until `done` holds, or `Hang.limit`, so a broken backend fails rather than hangs.
     func waitFor(_ done: ([Int]) -> Bool) {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(Hang.limit)
         condition.lock()
         defer { condition.unlock() }
         while !done(_sizes) && condition.wait(until: deadline) {}

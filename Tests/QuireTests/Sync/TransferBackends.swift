@@ -36,9 +36,15 @@ final class LimitedBackend: Backend, @unchecked Sendable {
     func makeFolder(_ path: String) throws { try inner.makeFolder(path) }
 }
 
-/// Holds pack uploads back until opened (at most ten seconds) or refused, counting them.
+/// Holds pack uploads back until opened or refused, counting them. It never opens itself:
+/// a pack held for `hangLimit` seconds means the push waits for something that will not
+/// come, and the upload fails with `Hung` (the test fails, saying so) instead of going on.
 final class PackGate: @unchecked Sendable {
     struct Refused: Error {}
+    struct Hung: Error, CustomStringConvertible {
+        var description: String { "the test hung: a pack was held for \(PackGate.hangLimit) s and the gate was never opened or refused" }
+    }
+    static let hangLimit: TimeInterval = 600
     private let condition = NSCondition()
     private var isOpen = false, isRefused = false, _started = 0, _stored = 0, _timedOut = false
     var started: Int { condition.withLock { _started } }
@@ -52,9 +58,12 @@ final class PackGate: @unchecked Sendable {
     func pass(_ upload: () throws -> Void) throws {
         try condition.withLock {
             _started += 1
-            let deadline = Date().addingTimeInterval(10)
+            let limit = Date().addingTimeInterval(Self.hangLimit)
             while !isOpen && !isRefused {
-                if !condition.wait(until: deadline) { _timedOut = true; isOpen = true }
+                if !condition.wait(until: limit) {
+                    _timedOut = true
+                    throw Hung()
+                }
             }
             if isRefused { throw Refused() }
         }

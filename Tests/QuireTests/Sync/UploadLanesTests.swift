@@ -33,7 +33,7 @@ import Testing
         let ran = Gauge()
         let lanes = UploadLanes(connections: connections(2), budget: 1 << 20)
         try lanes.submit(bytes: 1) { _ in throw RemoteError(.tooLarge, detail: "first") }
-        Thread.sleep(forTimeInterval: 0.05)
+        lanes.awaitFailure()
         #expect { try lanes.submit(bytes: 1) { _ in ran.enter() } } throws: { ($0 as? RemoteError)?.detail == "first" }
         #expect { try lanes.finish() } throws: { ($0 as? RemoteError)?.detail == "first" }
         #expect(ran.peak == 0)
@@ -55,18 +55,26 @@ import Testing
     /// runs exactly once, the one under way finishing before `handBack` returns.
     @Test func handBackReturnsWhatWaitedAndRunsNothingTwice() throws {
         let runs = Runs()
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let lane = UploadLanes(connections: connections(1), budget: 1 << 20, threaded: true)
         for i in 0..<10 {
             try lane.submit(bytes: 1) { _ in
-                Thread.sleep(forTimeInterval: 0.02)
+                if i == 0 {
+                    started.signal()
+                    release.wait()  // under way until handBack has taken the others
+                }
                 runs.add(i)
             }
         }
-        Thread.sleep(forTimeInterval: 0.03)
+        started.wait()
+        Thread.detachNewThread {
+            lane.awaitNothingWaiting()
+            release.signal()
+        }
         let left = try lane.handBack()
-        let ranFirst = runs.all
-        #expect(!ranFirst.isEmpty && !left.isEmpty, "one ran, some waited (\(ranFirst.count) ran)")
-        #expect(lane.takeCompleted() == ranFirst.count)
+        #expect(runs.all == [0], "the job under way finished, no other started")
+        #expect(left.count == 9)
+        #expect(lane.takeCompleted() == 1)
         let spread = UploadLanes(connections: connections(3), budget: 1 << 20)
         for (job, bytes) in left { try spread.submit(bytes: bytes, job) }
         try spread.finish()
