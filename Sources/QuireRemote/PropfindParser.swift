@@ -80,10 +80,15 @@ final class PropfindParser {
         return !failed
     }
 
-    /// Ends the document; false when it was malformed or incomplete.
+    /// Ends the document; false when it was malformed or incomplete, or (with a `refusal`)
+    /// a whole document that is not a DAV:multistatus.
     func finish() -> Bool {
         guard !failed, let context else { return false }
-        if xmlParseChunk(context, nil, 0, 1) != 0 || context.pointee.wellFormed == 0 || !rootIsMultistatus { failed = true }
+        if xmlParseChunk(context, nil, 0, 1) != 0 || context.pointee.wellFormed == 0 {
+            failed = true
+        } else if !rootIsMultistatus {
+            refuse("a root element other than DAV:multistatus")
+        }
         return !failed
     }
 

@@ -9,7 +9,7 @@ import Testing
                        "QUIRE_WEBDAV_PASSWORD": "pw"]
 
     @Test(arguments: [(401, "valid user and password"), (403, "refuses"), (500, "busy or failing"), (507, "out of space"),
-                      (207, "not valid XML"), (404, "not found")])
+                      (207, "not one well-formed XML document"), (404, "not found")])
     func eachFailureIsOneLineAndChangesNothing(status: Int, words: String) throws {
         let server = try StubServer { _ in .init(status: status, body: Data("<html>broken".utf8)) }
         let dir = TempDir()

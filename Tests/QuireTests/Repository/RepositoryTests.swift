@@ -152,14 +152,28 @@ import Testing
         #expect(retries == [1, 2])
     }
 
-    @Test(arguments: ["<not xml", "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"><D:response>", "",
-                      "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><x>&b;</x>"])
-    func malformedListingsAreProtocolErrors(body: String) throws {
+    /// A listing cut short or not XML at all may be a server failing mid-answer: asked again,
+    /// then a transient error.
+    @Test(arguments: ["<not xml", "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"><D:response>", ""])
+    func malformedListingsAreAskedAgain(body: String) throws {
         let server = try StubServer { _ in .init(status: 207, headers: ["Content-Type": "application/xml"], body: Data(body.utf8)) }
-        let dav = try backend(server)
+        let dav = try backend(server, attempts: 2)
         #expect {
             _ = try dav.list("")
-        } throws: { ($0 as? RemoteError)?.kind == .protocolError }
+        } throws: { ($0 as? RemoteError)?.kind == .transient }
+        #expect(server.requests.count == 2)
+    }
+
+    /// A whole document that is not a multistatus is no listing: a protocol error at once.
+    @Test(arguments: ["<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><x>&b;</x>",
+                      "<html><body>Welcome</body></html>"])
+    func documentsThatAreNotListingsAreProtocolErrors(body: String) throws {
+        let server = try StubServer { _ in .init(status: 207, headers: ["Content-Type": "application/xml"], body: Data(body.utf8)) }
+        let dav = try backend(server, attempts: 2)
+        #expect {
+            _ = try dav.list("")
+        } throws: { ($0 as? RemoteError)?.kind == .protocolError && "\($0)".contains("other than DAV:multistatus") }
+        #expect(server.requests.count == 1)
     }
 
     @Test func listingParsesHrefsAsServersWriteThem() throws {
