@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(name: "EmbedQuire", dependencies: ["QuireKit"], path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip"],
+        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip", "CLinux"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

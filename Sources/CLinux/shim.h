@@ -20,3 +20,10 @@ extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned 
 static inline int quire_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */);
 }
+
+// Pseudo-terminals (declared only under _XOPEN_SOURCE): the tests run quire on one, as a
+// person does.
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern char *ptsname(int fd);

@@ -75,6 +75,8 @@ enum Messages {
         case .insufficientStorage: return "free some space on the server, then run the command again"
         case .transient: return "the server is busy or the connection dropped; run the command again later"
         case .unreachable: return "check the URL, the network and the server's TLS certificate"
+        case .refused: return "is the server running, and is the port in the URL right?"
+        case .noAnswer: return "something at that address took the connection but said nothing: is the port in the URL a WebDAV server's, and is the server up?"
         case .protocolError: return "the server's answer was not what WebDAV promises; is the URL a WebDAV folder?"
         case .tooLarge: return Self.bodyLimitHint
         default: return nil

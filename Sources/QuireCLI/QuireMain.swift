@@ -89,6 +89,8 @@ enum QuireMain {
 
     static func report(_ error: CLIError, command: (any Command.Type)?) -> Int32 {
         let stderr = FileHandle.standardError
+        // A progress line may stand unfinished on a terminal: the error replaces it.
+        if isatty(STDERR_FILENO) == 1 { stderr.write(Data("\r\u{1B}[2K".utf8)) }
         switch error {
         case .usage(let message):
             stderr.write(Data("quire: error: \(oneLine(message))\n".utf8))

@@ -33,6 +33,8 @@ extension Journal {
     /// attachment and transcript, byte for byte, in constant memory. Run again after an
     /// interruption, it continues. The store is then a new device of the journal: `sync`
     /// keeps it in step.
+    /// A restore that failed before it began (a wrong passphrase, a server that did not
+    /// answer) leaves a store that holds no journal; running it again simply starts over.
     /// - Throws: `SyncError.notEmpty` when the store holds a journal (and is not in the
     ///   middle of restoring one), `RemoteError.invalid` for an address Quire cannot use.
     @discardableResult
@@ -40,7 +42,9 @@ extension Journal {
         try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
         return try whileSyncing {
             if try store.restoringFrom() == nil {
-                guard try store.entryCount() == 0, try store.remoteSettings() == nil else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
+                guard try store.holdsNoJournal() else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
+                let previous = try store.remoteSettings()
+                if previous?.url != address.url { try store.forgetRepository() }
                 try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
             }
             return try syncer(unlock).restore(progress: progress)

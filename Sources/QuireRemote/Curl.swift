@@ -33,6 +33,15 @@ public struct HTTPSettings: Sendable {
     public var connectTimeout: Int = 30
     /// Abort when fewer than 1 byte/s flows for this many seconds.
     public var lowSpeedTime: Int = 60
+    /// How long a server that took the connection may stay silent before it has said
+    /// anything at all on it (at most `lowSpeedTime`): a wrong port or a hung server is
+    /// named within a minute (`silentAttempts` tries), not after five long timeouts.
+    public var firstAnswerTime: Int = 15
+    /// Tries for a server that never answers, or refuses the connection.
+    public var silentAttempts = 3
+    /// Hears what a person waiting should know ("waiting for the server…", "asking
+    /// again…"); called on the thread making the request.
+    public var notice: (@Sendable (String) -> Void)?
     /// The longest a folder listing may take: a server trickling a byte a second must not
     /// hold a sync for ever.
     public var listingTimeout: Int = 300
@@ -86,6 +95,11 @@ final class Curl {
     private let basicAllowed: Bool
     /// Scheme, host and port: whom `settings.schemes` remembers.
     private let origin: String
+    /// Host and port, as messages name the server.
+    let server: String
+    /// The server has answered something on this connection: from then on it is a server
+    /// that talks, and silence is measured by `lowSpeedTime`.
+    private var heardFromServer = false
     private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
     /// The bytes handed to one send of a body (libcurl allows up to 2 MiB).
     static let uploadBufferSize = 512 << 10
@@ -98,6 +112,7 @@ final class Curl {
         self.settings = settings
         self.basicAllowed = basicAllowed
         self.origin = origin
+        server = origin.components(separatedBy: "://").last ?? origin
         authMethods = basicAllowed ? QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_DIGEST
         if let learned = settings.schemes[origin], learned == QUIRE_CURLAUTH_DIGEST || basicAllowed { authMethods = learned }
     }
@@ -122,6 +137,12 @@ final class Curl {
         quire_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         quire_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
+        // Silence before an answer begins is timed by `curlProgress`, to the second.
+        transfer.silenceLimit = heardFromServer ? settings.lowSpeedTime : min(settings.firstAnswerTime, settings.lowSpeedTime)
+        transfer.server = server
+        transfer.notice = settings.notice
+        quire_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        quire_curl_setopt_xferinfo(handle, curlProgress)
         quire_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
         quire_curl_setopt_long(handle, CURLOPT_TIMEOUT, request.timeout ?? 0)
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, settings.verifyTLS ? 1 : 0)
@@ -154,11 +175,13 @@ final class Curl {
             quire_curl_setopt_pointer(handle, CURLOPT_SEEKDATA, context)
             quire_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
             quire_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+            quire_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
             transfer.handle = handle
             return curl_easy_perform(handle)
         }
+        if transfer.heardAnything { heardFromServer = true }
         if let error = transfer.error { throw error }
-        guard code == CURLE_OK else { throw Self.transportError(code) }
+        guard code == CURLE_OK else { throw transportError(code, transfer) }
         guard transfer.headersEnded else {
             throw RemoteError(.transient, detail: "the connection closed in the middle of the server's answer")
         }
@@ -177,12 +200,16 @@ final class Curl {
         return HTTPResponse(status: status, headers: transfer.headers, errorBody: transfer.errorBody)
     }
 
-    private static func transportError(_ code: CURLcode) -> RemoteError {
+    private func transportError(_ code: CURLcode, _ transfer: Transfer) -> RemoteError {
         let message = String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION,
              CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-            return RemoteError(.unreachable, detail: message)
+            return RemoteError(.unreachable, detail: "\(server): " + message)
+        case CURLE_COULDNT_CONNECT:
+            return RemoteError(.refused, detail: "\(server) refused the connection (\(message.lowercased()))")
+        case CURLE_ABORTED_BY_CALLBACK where transfer.gaveUpWaiting, CURLE_OPERATION_TIMEDOUT where !transfer.heardAnything:
+            return RemoteError(.noAnswer, detail: "\(server) took the connection but sent no answer in \(transfer.silenceLimit) s")
         default:
             // Refused or dropped connections, timeouts, partial bodies: worth another try.
             return RemoteError(.transient, detail: message)
@@ -202,6 +229,17 @@ private final class Transfer {
     /// The current response's header block ended (its blank line came): a connection cut
     /// inside the headers can otherwise pass for a whole answer without a body.
     var headersEnded = false
+    /// Some answer began (a status line came).
+    var heardAnything = false
+    /// For the notices of a wait: who is waited for, how long it may stay silent, the
+    /// bytes seen at the last look and since when nothing moved.
+    var server = ""
+    var silenceLimit = 0
+    var notice: (@Sendable (String) -> Void)?
+    var lastMoved = (bytes: Int64(-1), at: Date())
+    var lastNotice = 0
+    /// `curlProgress` ended the exchange: `silenceLimit` seconds passed with no answer.
+    var gaveUpWaiting = false
 
     init(request: HTTPRequest) { self.request = request }
 
@@ -244,6 +282,7 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
     guard let t = transfer(context), let data else { return 0 }
     let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
     if line.hasPrefix("HTTP/") {
+        t.heardAnything = true
         t.headers = [:]  // a new response (after 100 Continue or an auth round trip)
         t.errorBody = Data()
         t.bodyOffset = 0
@@ -281,4 +320,25 @@ private func curlSeek(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t,
     guard let t = transfer(context), let body = t.request.body, offset == 0, origin == SEEK_SET,
           (try? body.rewind()) == true else { return QUIRE_CURL_SEEKFUNC_CANTSEEK }
     return QUIRE_CURL_SEEKFUNC_OK
+}
+
+/// Times the silence of a server that has not begun to answer: nothing moving either way
+/// for `silenceLimit` seconds ends the exchange. Meanwhile it tells the person waiting, every
+/// second from the fifth on (sooner when the limit is short), how long it has waited.
+private func curlProgress(_ context: UnsafeMutableRawPointer?, _ downTotal: curl_off_t, _ downNow: curl_off_t,
+                          _ upTotal: curl_off_t, _ upNow: curl_off_t) -> Int32 {
+    guard let t = transfer(context), !t.heardAnything else { return 0 }
+    let moved = Int64(downNow) + Int64(upNow)
+    let now = Date()
+    if moved != t.lastMoved.bytes { t.lastMoved = (moved, now) }
+    let quiet = Int(now.timeIntervalSince(t.lastMoved.at))
+    if quiet >= t.silenceLimit {
+        t.gaveUpWaiting = true
+        return 1
+    }
+    if let notice = t.notice, quiet >= min(5, max(1, t.silenceLimit / 2)) && quiet != t.lastNotice {
+        t.lastNotice = quiet
+        notice("waiting for \(t.server) to answer… \(quiet) s (gives up at \(t.silenceLimit) s)")
+    }
+    return 0
 }

@@ -15,6 +15,10 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLarge
         /// 423, 429, 5xx, timeouts and dropped connections, after retries ran out.
         case transient
+        /// The server took the connection and then said nothing (a wrong port, a hung server).
+        case noAnswer
+        /// Nothing listens at the address: the connection was refused.
+        case refused
         /// The server answered something we cannot use (bad XML, unexpected status).
         case protocolError
         /// TLS, DNS, refused connection: the server cannot be reached.
@@ -39,7 +43,8 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
-    public var isTransient: Bool { kind == .transient }
+    /// Worth asking again: the server may answer next time.
+    public var isTransient: Bool { kind == .transient || kind == .noAnswer || kind == .refused }
 
     public var description: String {
         var text = path.map { $0.isEmpty ? "/" : $0 } ?? ""

@@ -41,6 +41,8 @@ enum SyncSession {
         journal.connection.tune = { settings in
             if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
             if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
+            // A wait for a server that says nothing, and each try again, show on a terminal.
+            if context.stderrIsTerminal { settings.notice = { showProgressLine($0) } }
         }
         journal.connection.wrap = traffic.counting
         journal.prepare = { syncer in
@@ -70,12 +72,14 @@ enum SyncSession {
     }
 
     static func progress(_ context: Context) -> ((String) -> Void)? {
-        guard context.stderrIsTerminal else { return nil }
-        return { step in
-            let safe = TerminalText.escaped(step, keepingNewlines: false)
-            let line = safe.count > 70 ? String(safe.prefix(69)) + "…" : safe
-            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
-        }
+        context.stderrIsTerminal ? { showProgressLine($0) } : nil
+    }
+
+    /// Replaces the terminal's progress line with `step` (cut to fit).
+    @Sendable static func showProgressLine(_ step: String) {
+        let safe = TerminalText.escaped(step, keepingNewlines: false)
+        let line = safe.count > 78 ? String(safe.prefix(77)) + "…" : safe
+        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
     }
 
     static func endProgress(_ context: Context) {

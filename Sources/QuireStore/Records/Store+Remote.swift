@@ -75,6 +75,23 @@ extension Store {
         try database.transaction { try setMeta(RemoteKey.repository, id) }
     }
 
+    /// True while the store holds nothing of a journal: no entry, no change of its own, no
+    /// other device's log, and no restore under way. A restore that failed before it began
+    /// (a mistyped passphrase, a server that did not answer) leaves a store like this, and
+    /// restoring into it again is restoring into a new store.
+    public func holdsNoJournal() throws -> Bool {
+        try entryCount() == 0 && syncLogs().isEmpty && !hasPendingChanges() && restoringFrom() == nil
+    }
+
+    /// Forgets the repository a store that holds no journal was pointed at, with the key file
+    /// that opened it, so it may be pointed at another.
+    public func forgetRepository() throws {
+        try database.transaction {
+            try setOrClear(RemoteKey.repository, nil)
+            try setOrClear(RemoteKey.keyName, nil)
+        }
+    }
+
     private func setOrClear(_ key: String, _ value: String?) throws {
         if let value {
             try setMeta(key, value)
