@@ -22,6 +22,12 @@ enum Messages {
         }
     }
 
+    /// The hint for `error`, if one helps.
+    static func hint(of error: Error) -> String? {
+        if case .failure(_, let hint) = describe(error) { return hint }
+        return nil
+    }
+
     static func describe(_ error: Error) -> CLIError {
         switch error {
         case let error as CLIError:

@@ -13,8 +13,11 @@ struct ServiceCommand: Command {
         (every --interval seconds, default 300, and soon after a change made here), enables it
         and starts it; it also starts at every login. It unlocks with the key an earlier
         `quire sync` cached in the store, never a passphrase, so sync once on a terminal first.
-        Where there is no systemd user session, it says so and prints the unit to place in
-        ~/.config/systemd/user/ yourself.
+        The unit holds no secret: a WebDAV password given only in QUIRE_WEBDAV_PASSWORD is
+        kept in the store's webdav-password file (0600), which the remote then names. Before
+        installing, the repository is opened as the service will open it; if that fails
+        (HTTP 401, say), nothing is installed. Where there is no systemd user session, it
+        says so, prints the unit to place in ~/.config/systemd/user/ yourself, and exits 1.
         status: whether it is installed and running, when it last synced, and why the last
         try failed if it did.
         uninstall: stops it and removes the unit.
@@ -44,11 +47,14 @@ struct ServiceCommand: Command {
                 throw CLIError.failure("no key is cached for this journal's repository",
                                        hint: "run `quire sync` once on a terminal: the service unlocks with the key it caches")
             }
+            try keepPasswordForTheService(store, remote, context: context)
+            try checkAsTheServiceWould(store, context: context)
             if let reason = try service.install(interval: interval) {
                 context.printError("Not installed: \(reason). Place this unit in \(service.unitPath), then run "
                                    + "`systemctl --user enable --now \(service.name)`:")
                 context.print(String(service.unit(interval: interval).dropLast()))
-                return
+                throw CLIError.failure("the service is not installed: \(reason)",
+                                       hint: "install the unit printed above by hand, or run `quire sync --watch` yourself")
             }
             context.printError("Installed and started \(service.name): syncing every \(interval) s and after each change.")
         case "status":
@@ -70,6 +76,34 @@ struct ServiceCommand: Command {
             context.printError(removed ? "Stopped and removed \(service.name)." : "No service was installed for this store.")
         default:
             throw CLIError.usage("unknown action '\(action)' (actions: install, status, uninstall)")
+        }
+    }
+
+    /// The service has no environment of ours: a WebDAV password this command has only
+    /// from QUIRE_WEBDAV_PASSWORD is kept for it (`UserService.keepPassword`).
+    static func keepPasswordForTheService(_ store: Store, _ remote: RemoteSettings, context: Context) throws {
+        guard remote.passwordFile == nil, let password = context.environment["QUIRE_WEBDAV_PASSWORD"], !password.isEmpty else { return }
+        let file = try UserService.keepPassword(password, for: store)
+        context.printError("The WebDAV password from QUIRE_WEBDAV_PASSWORD is kept for the service in \(file) (readable by you alone).")
+    }
+
+    /// Opens the repository the way the service will (the cached key, the password from the
+    /// remote's file or ~/.netrc, nothing from this environment), so a service that could
+    /// never sync is not installed.
+    static func checkAsTheServiceWould(_ store: Store, context: Context) throws {
+        var serviceEnvironment = context.environment
+        serviceEnvironment["QUIRE_WEBDAV_PASSWORD"] = nil
+        serviceEnvironment["QUIRE_PASSPHRASE"] = nil
+        let asService = Context(storeOption: store.folder, environment: serviceEnvironment)
+        let (journal, _, _) = SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
+        journal.connection.workers = 0
+        do {
+            _ = try journal.syncer(.cachedKeyOnly)
+        } catch {
+            let unauthorized = (error as? RemoteError)?.kind == .unauthorized
+            throw CLIError.failure("the service could not sync, so it is not installed: " + Messages.text(of: error),
+                                   hint: unauthorized ? "give the password in a file the service can read: quire remote set URL --user USER "
+                                       + "--password-file F (keep F 0600), or in ~/.netrc" : Messages.hint(of: error))
         }
     }
 

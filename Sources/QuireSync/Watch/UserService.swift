@@ -53,6 +53,22 @@ public struct UserService {
             """
     }
 
+    /// Keeps the WebDAV password for the service, which has no environment of the person's:
+    /// in `<store>/webdav-password`, 0600 like the key cached beside it (the store holds the
+    /// journal in plaintext already), and names it as the remote's password file, so the unit
+    /// and its arguments hold no secret. Returns the file's path.
+    public static func keepPassword(_ password: String, for store: Store) throws -> String {
+        guard let remote = try store.remoteSettings() else { throw StoreError(.invalid, detail: "this journal has no remote") }
+        let file = store.folder + "/webdav-password"
+        var bytes = Array(password.utf8)
+        defer { for i in bytes.indices { bytes[i] = 0 } }
+        try FileIO.writeDurably(to: file, mode: 0o600) { fd in
+            try bytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
+        }
+        try store.setRemote(url: remote.url, user: remote.user, passwordFile: file, insecureHTTP: remote.insecureHTTP)
+        return file
+    }
+
     /// Why there is no systemd user session to install into, or nil when there is one.
     public func missingSession() -> String? {
         switch run(["--user", "show-environment"]) {

@@ -59,9 +59,60 @@ import Testing
         let a = try syncedStore(dir)
         let env = try fakeSystemctl(dir, session: false)
         let install = try QuireBinary.run(["service", "install"], store: a, environment: env)
-        #expect(install.status == 0)
+        #expect(install.status == 1, "it could not install, and says so in its exit status")
         #expect(install.stderr.contains("Not installed: there is no systemd user session"))
+        #expect(install.stderr.contains("quire: error: the service is not installed"))
         #expect(install.stdout.hasPrefix("# Written by `quire service install`") && install.stdout.contains("[Service]"))
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/config/systemd"))
+    }
+
+    /// The tour's way: the WebDAV password only in QUIRE_WEBDAV_PASSWORD. The service has no
+    /// such variable, so the password is kept in a 0600 file of the store that the remote
+    /// names; the unit holds no secret, and a sync as the service runs it works.
+    @Test(.enabled(if: Backends.servers.contains { $0.name == "apache" }, "needs the Apache that scripts/test starts"))
+    func aPasswordFromTheEnvironmentIsKeptForTheServiceInAFile() throws {
+        let apache = try #require(Backends.servers.first { $0.name == "apache" }?.url)
+        let password = try #require(Backends.settings.password)
+        let dir = TempDir()
+        let a = dir.path + "/a"
+        let withPassword = Self.env.merging(["QUIRE_WEBDAV_PASSWORD": password]) { $1 }
+        #expect(try QuireBinary.run(["add", "--title", "x"], store: a, stdin: "").status == 0)
+        #expect(try QuireBinary.run(["remote", "set", apache + "svc-" + UUID().uuidString.lowercased() + "/", "--user", "quire"], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "init"], store: a, environment: withPassword).status == 0)
+        #expect(try QuireBinary.run(["sync"], store: a, environment: withPassword).status == 0)
+        let env = try fakeSystemctl(dir, session: true).merging(withPassword) { $1 }
+        let install = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(install.stderr.contains("kept for the service in \(a)/webdav-password"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: a + "/webdav-password")
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        let unit = dir.read("config/systemd/user/" + (try FileManager.default.contentsOfDirectory(atPath: dir.path + "/config/systemd/user")[0]))
+        #expect(!unit.replacingOccurrences(of: dir.path, with: "").contains(password), "(the temporary folder's name holds the test password)")
+        // What the unit runs, in an environment without the password, syncs.
+        #expect(try QuireBinary.run(["add", "--title", "y"], store: a, stdin: "").status == 0)
+        let asService = try QuireBinary.run(["sync", "--cached-key-only", "--json"], store: a, environment: Self.env)
+        #expect(asService.status == 0, "\(asService.stderr)")
+    }
+
+    /// A service that could never sync (no password it can read: every run would get 401) is
+    /// not installed, and the command says why and exits 1.
+    @Test(.enabled(if: Backends.servers.contains { $0.name == "apache" }, "needs the Apache that scripts/test starts"))
+    func aServiceThatCouldNeverSyncIsNotInstalled() throws {
+        let apache = try #require(Backends.servers.first { $0.name == "apache" }?.url)
+        let password = try #require(Backends.settings.password)
+        let dir = TempDir()
+        let a = dir.path + "/a"
+        let passwordFile = dir.file("pw", password)
+        #expect(try QuireBinary.run(["add", "--title", "x"], store: a, stdin: "").status == 0)
+        let url = apache + "svc-" + UUID().uuidString.lowercased() + "/"
+        #expect(try QuireBinary.run(["remote", "set", url, "--user", "quire", "--password-file", passwordFile], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "init"], store: a, environment: Self.env).status == 0)
+        #expect(try QuireBinary.run(["sync"], store: a, environment: Self.env).status == 0)
+        _ = dir.file("pw", "not the password")
+        let env = try fakeSystemctl(dir, session: true)
+        let install = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(install.status == 1 && install.stderr.contains("the service could not sync, so it is not installed"), "\(install.stderr)")
+        #expect(install.stderr.contains("hint: give the password in a file the service can read"))
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/config/systemd"))
     }
 
