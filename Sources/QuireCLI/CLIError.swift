@@ -70,6 +70,7 @@ enum Messages {
             return "add an entry with `quire add` or import one with `quire import FILE.jsonl`"
         case .unreadable: return "check --store (or QUIRE_STORE) points at a Quire store you may read and write"
         case .malformed: return "nothing was imported; fix that line and run the command again"
+        case .readOnly: return "reading works here (list, show, search, export); to change it, run as the store's owner or copy the store folder"
         default: return nil
         }
     }

@@ -24,9 +24,11 @@ final class Context {
         }
     }
 
-    /// Opens the store; `create` for commands that write something new.
-    func openStore(create: Bool = false, cacheMebibytes: Int = 16) throws -> Store {
+    /// Opens the store; `create` for commands that write something new, `reading` for
+    /// commands that only read (a store this user may not write then opens read-only).
+    func openStore(create: Bool = false, reading: Bool = false, cacheMebibytes: Int = 16) throws -> Store {
         var options = Store.Options(create: create)
+        options.readOnlyIfUnwritable = reading
         options.cacheMebibytes = cacheMebibytes
         if let ms = environment["QUIRE_BUSY_TIMEOUT_MS"].flatMap(Int32.init) { options.busyTimeoutMilliseconds = ms }
         return try Store(folder: storePath, options: options)

@@ -12,6 +12,10 @@ public final class Store {
         /// SQLite page cache. Small keeps sync and restore within their memory budget; a bulk
         /// import asks for more so a large transaction does not spill pages mid-way.
         public var cacheMebibytes: Int = 16
+        /// Open the store for reading alone when this process may not write it (a backup
+        /// copy, a mounted snapshot, another user's files); a store it may write opens as usual.
+        /// Writing to a store opened so fails as `.readOnly`.
+        public var readOnlyIfUnwritable = false
         /// Tests only: stop after this many migrations, to build an older schema.
         var migrationLimit: Int?
 
@@ -25,6 +29,8 @@ public final class Store {
     public let folder: String
     public let blobs: BlobStore
     public let deviceID: String
+    /// Opened for reading alone (`Options.readOnlyIfUnwritable`).
+    public let isReadOnly: Bool
     /// This device's row in `devices`, used in `field_clocks.device`.
     let deviceNumber: Int64
     let database: Database
@@ -60,31 +66,42 @@ public final class Store {
             // owner's alone.
             guard chmod(folder, 0o700) == 0 else { throw StoreError(.io, path: folder, detail: FileIO.errnoText()) }
         }
-        let database = try Database(path: databasePath, create: !hasDatabase,
+        let readOnly = hasDatabase && options.readOnlyIfUnwritable && (access(folder, W_OK) != 0 || access(databasePath, W_OK) != 0)
+        let database = try Database(path: databasePath, create: !hasDatabase, readOnly: readOnly,
                                     busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         if !hasDatabase { chmod(databasePath, 0o600) }
         let migrator = Migrator(database: database, migrations: Migration.all)
         // Reading the header first: a foreign file fails here as "not a database", and a
         // newer store is refused before any pragma or migration writes to it.
         try migrator.checkNotNewer()
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
+        if readOnly {
+            guard try migrator.appliedCount() == Migration.all.count else {
+                throw StoreError(.readOnly, path: folder, detail: "this store was written by an older Quire and needs an upgrade, "
+                                 + "which cannot be written here; open it once where it may be written, or copy it")
+            }
+            try database.execute("PRAGMA foreign_keys = ON; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
+        } else {
+            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
+        }
         try database.configure(Database.defensiveOption, 1)
         try QuireTokenizer.register(on: database)
-        try migrator.migrate(limit: options.migrationLimit)
+        if !readOnly { try migrator.migrate(limit: options.migrationLimit) }
 
         self.folder = folder
         self.database = database
         self.clock = options.clock
+        self.isReadOnly = readOnly
         self.blobs = BlobStore(root: folder + "/blobs")
-        try FileIO.makeFolder(folder + "/blobs")
-        (self.deviceID, self.deviceNumber) = try Self.ensureDevice(database, limit: options.migrationLimit)
+        if !readOnly { try FileIO.makeFolder(folder + "/blobs") }
+        (self.deviceID, self.deviceNumber) = try Self.ensureDevice(database, limit: options.migrationLimit, readOnly: readOnly)
     }
 
     /// This store's device id, made on first use (two processes racing agree on one).
-    private static func ensureDevice(_ database: Database, limit: Int?) throws -> (String, Int64) {
+    private static func ensureDevice(_ database: Database, limit: Int?, readOnly: Bool) throws -> (String, Int64) {
         if let limit, limit == 0 { return ("", 0) }
         let read = try database.prepare("SELECT d.id, d.num FROM meta m JOIN devices d ON d.id = m.value WHERE m.key = 'device_id'")
         if let found = try read.first([], { ($0.text(0), $0.int(1)) }) { return found }
+        if readOnly { return ("", 0) }
         let id = UUID().uuidString.lowercased()
         try database.transaction {
             try database.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('device_id', ?)").run([.text(id)])

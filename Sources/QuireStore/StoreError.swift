@@ -22,6 +22,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case fileUnreadable
         /// Writing files failed (disk full, permissions).
         case io
+        /// The store was opened for reading alone, or may not be written by this user.
+        case readOnly
         /// Any other SQLite failure.
         case database
     }
@@ -59,7 +61,9 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         switch rc & 0xff {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(.busy, path: path, detail: "the store is in use by another process", code: rc)
-        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+        case SQLITE_READONLY:
+            return StoreError(.readOnly, path: path, detail: "this store may not be written here (permission denied, or a read-only copy)", code: rc)
+        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return StoreError(.unreadable, path: path, detail: message, code: rc)
         case SQLITE_FULL, SQLITE_IOERR:
             return StoreError(.io, path: path, detail: message, code: rc)

@@ -81,12 +81,20 @@ enum QuireBinary {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
     }()
 
+    /// Runs quire with `arguments`; with `asUser` (when this process is root), as that user
+    /// through runuser(1).
     static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: String? = nil,
-                    cwd: String? = nil) throws -> QuireRun {
+                    cwd: String? = nil, asUser: String? = nil) throws -> QuireRun {
         let process = Process()
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = (store.map { ["--store", $0] } ?? []) + arguments
+        let quireArguments = (store.map { ["--store", $0] } ?? []) + arguments
+        if let asUser {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", asUser, "--", path] + quireArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = quireArguments
+        }
         var env = ProcessInfo.processInfo.environment
         for inherited in ["QUIRE_STORE", "QUIRE_PASSPHRASE", "QUIRE_NEW_PASSPHRASE", "QUIRE_WEBDAV_PASSWORD"] { env[inherited] = nil }
         for (k, v) in environment { env[k] = v }

@@ -14,7 +14,7 @@ struct ConflictsCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
-        let store = try context.openStore()
+        let store = try context.openStore(reading: true)
         let revisions = try store.conflicts()
         if arguments.flag("json") {
             var json = JSONOutput()

@@ -46,12 +46,12 @@ struct ExportCommand: Command {
         var json = JSONOutput()
         switch format {
         case "json":
-            let store = try context.openStore()
+            let store = try context.openStore(reading: true)
             let summary = try store.exportJSON(to: output, filter: filter, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("media_files", .int(summary.mediaFiles))])
         case "markdown":
             let templates = try TemplateSet(overrides: arguments.value("templates"))
-            let store = try context.openStore()
+            let store = try context.openStore(reading: true)
             let summary = try MarkdownExporter(store: store, filter: filter, templates: templates)
                 .write(to: output, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments))])
@@ -66,7 +66,7 @@ struct ExportCommand: Command {
             options.cover = arguments.value("cover")
             options.withAudio = arguments.flag("with-audio")
             let templates = try TemplateSet(overrides: arguments.value("templates"))
-            let store = try context.openStore()
+            let store = try context.openStore(reading: true)
             let summary = try EPUBExporter(store: store, options: options, templates: templates)
                 .write(to: output, progress: context.progress("writing book"))
             json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),

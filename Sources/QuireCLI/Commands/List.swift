@@ -12,7 +12,7 @@ struct ListCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let filter = try Options.filter(arguments)
-        let store = try context.openStore()
+        let store = try context.openStore(reading: true)
         let json = arguments.flag("json")
         var first = true
         if json { FileHandle.standardOutput.write(Data("[".utf8)) }

@@ -54,7 +54,7 @@ struct RemoteCommand: Command {
 
     private static func show(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
-        let store = try context.openStore()
+        let store = try context.openStore(reading: true)
         guard let remote = try store.remoteSettings() else {
             context.print("No remote. Set one with: quire remote set URL")
             return

@@ -24,7 +24,7 @@ struct SearchCommand: Command {
             guard let n = Int(text), n > 0 else { throw CLIError.usage("--limit must be a positive number") }
             limit = n
         }
-        let store = try context.openStore()
+        let store = try context.openStore(reading: true)
         let hits = try store.search(query, limit: limit)
         if arguments.flag("json") {
             var json = JSONOutput()

@@ -13,7 +13,7 @@ struct ShowCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let id = try arguments.positionals("ID")[0]
-        let store = try context.openStore()
+        let store = try context.openStore(reading: true)
         let entryID: String
         switch try store.resolve(id) {
         case .entry(let found): entryID = found

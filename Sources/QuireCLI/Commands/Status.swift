@@ -16,7 +16,7 @@ struct StatusCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
-        let store = try context.openStore()
+        let store = try context.openStore(reading: true)
         let remote = try store.remoteSettings()
         let pending = try store.pendingCount()
         let last = try store.lastSync()

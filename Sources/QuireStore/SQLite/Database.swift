@@ -9,22 +9,44 @@ final class Database {
     /// Memoised word folding for the full-text tokenizer on this connection.
     let tokenizerCache = QuireTokenizer.Cache()
 
-    /// Opens (or creates, when `create` is true) the database at `path`.
+    /// Opens (or creates, when `create` is true) the database at `path`; with `readOnly`,
+    /// for reading alone (see `openReadOnly`).
     /// - Throws: `StoreError` of kind `.unreadable` when the file cannot be opened.
-    init(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws {
-        var db: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if create { flags |= SQLITE_OPEN_CREATE }
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            if let db { sqlite3_close_v2(db) }
-            throw StoreError(.unreadable, path: path, detail: message, code: rc)
-        }
+    init(path: String, create: Bool, readOnly: Bool = false, busyTimeoutMilliseconds: Int32) throws {
+        let db = readOnly ? try Self.openReadOnly(path) : try Self.open(path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    private static func open(_ name: String, flags: Int32, path: String? = nil) throws -> OpaquePointer {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(.unreadable, path: path ?? name, detail: message, code: rc)
+        }
+        return db
+    }
+
+    /// A store this process may not write (a backup copy, a mounted snapshot, another user's
+    /// files): read-only, which in WAL mode works where the `-shm` file exists or can be made.
+    /// Where neither (a read-only folder, cleanly closed), the file is opened as immutable,
+    /// which is right only while it has no write-ahead log to read: one with a log it cannot
+    /// share is refused, with what to do.
+    private static func openReadOnly(_ path: String) throws -> OpaquePointer {
+        let db = try open(path, flags: SQLITE_OPEN_READONLY)
+        if sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nil, nil, nil) == SQLITE_OK { return db }
+        sqlite3_close_v2(db)
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+        guard log == 0 else {
+            throw StoreError(.unreadable, path: path, detail: "cannot be read here: its latest changes are in \(path)-wal, "
+                             + "which this user may not share; copy the store folder somewhere you may write and open the copy")
+        }
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#"))) ?? path
+        return try open("file:" + encoded + "?immutable=1", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
     }
 
     deinit {
