@@ -78,7 +78,7 @@ enum Messages {
     static func hint(for error: RemoteError) -> String? {
         switch error.kind {
         case .unauthorized: return "check --user and the password (QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc)"
-        case .forbidden: return "the server account may not write there; check the URL and its permissions"
+        case .forbidden: return "this account may not write there; check the URL and the folder's permissions"
         case .insufficientStorage: return "free some space on the server, then run the command again"
         case .transient: return "the server is busy or the connection dropped; run the command again later"
         case .unreachable: return "check the URL, the network and the server's TLS certificate"

@@ -1,3 +1,6 @@
+import Foundation
+import QuireStore
+
 /// The one error type of the Export layer: what went wrong and, where it helps, the file
 /// (a template, the output, a cover image). Never entry text.
 public struct ExportError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -23,5 +26,27 @@ public struct ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         guard let path else { return detail }
         return "\(path): \(detail)"
+    }
+}
+
+/// Where an export writes, checked before anything is made there, so a failure names the
+/// folder the person gave and why (never a hidden temporary name inside it).
+enum OutputFolder {
+    /// - Throws: `ExportError.io` naming `folder` when it is missing or not writable.
+    static func check(_ folder: String) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ExportError(.io, path: folder, detail: "no such folder")
+        }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            throw ExportError(.io, path: folder, detail: "permission denied: this user may not write in this folder")
+        }
+    }
+
+    /// `error` with a hidden working name under `temporary` replaced by `target`.
+    static func naming(_ target: String, for error: Error, temporary: String) -> Error {
+        if let e = error as? ExportError, e.path?.hasPrefix(temporary) == true { return ExportError(e.kind, path: target, detail: e.detail) }
+        if var e = error as? StoreError, e.path?.hasPrefix(temporary) == true { e.path = target; return e }
+        return error
     }
 }

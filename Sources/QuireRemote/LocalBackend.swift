@@ -19,17 +19,58 @@ public final class LocalBackend: Backend {
     private func ioError(_ path: String, _ what: String, code: Int32 = errno) -> RemoteError {
         if code == ENOENT || code == ENOTDIR { return RemoteError(.notFound, path: path, detail: "not found") }
         if code == ENOSPC || code == EDQUOT { return RemoteError(.insufficientStorage, path: path, detail: "no space left") }
-        if code == EACCES || code == EPERM { return RemoteError(.forbidden, path: path, detail: "permission denied") }
+        if code == EACCES || code == EPERM || code == EROFS {
+            return RemoteError(.forbidden, path: full(path), detail: "permission denied: this user may not \(what.replacingOccurrences(of: "cannot ", with: "")) it")
+        }
         return RemoteError(.localIO, path: path, detail: "\(what): \(String(cString: strerror(code)))")
     }
 
     private func makeParents(of path: String) throws {
-        let parent = parentPath(full(path))
-        do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw RemoteError(.localIO, path: path, detail: "cannot create its folder")
+        try makeFolders(parentPath(path) == "/" ? "" : parentPath(path))
+    }
+
+    /// Makes the repository-relative `folder` and those above it, up to and including the
+    /// root. The root's own parent must exist already, and must not be a mount point's empty
+    /// folder (`/media/usb` with no disk in it): a backup there would land on this machine's
+    /// own disk without a word. Errors name the folder on disk and why.
+    private func makeFolders(_ folder: String) throws {
+        var missing: [String] = []
+        var current = full(folder)
+        while access(current, F_OK) != 0 {
+            missing.append(current)
+            if current == root { break }
+            current = parentPath(current)
         }
+        if missing.last == root { try checkRootMayBeMade() }
+        for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw folderError(path)
+        }
+    }
+
+    private func folderError(_ path: String, code: Int32 = errno) -> RemoteError {
+        switch code {
+        case EACCES, EPERM, EROFS:
+            return RemoteError(.forbidden, path: path, detail: "permission denied: cannot create this folder here (\(String(cString: strerror(code))))")
+        case ENOSPC, EDQUOT: return RemoteError(.insufficientStorage, path: path, detail: "no space left")
+        default: return RemoteError(.localIO, path: path, detail: "cannot create the folder: \(String(cString: strerror(code)))")
+        }
+    }
+
+    /// The repository folder is about to be made: its parent must be there, and be a disk
+    /// when it stands where removable disks are mounted.
+    private func checkRootMayBeMade() throws {
+        let parent = parentPath(root)
+        var info = stat()
+        guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw RemoteError(.notFound, path: parent, detail: "no such folder, so the repository folder cannot be made in it: "
+                              + "is the disk mounted? (Quire makes only the last folder of a file:// URL)")
+        }
+        let mountAreas = ["/media/", "/mnt/", "/run/media/"]
+        guard mountAreas.contains(where: { (parent + "/").hasPrefix($0) }) else { return }
+        var system = stat()
+        guard stat("/", &system) == 0, system.st_dev == info.st_dev else { return }
+        throw RemoteError(.notFound, path: parent, detail: "no disk is mounted here (it is part of the system disk), so the "
+                          + "repository would not land on the disk it names: mount the disk first")
     }
 
     /// Writes `source` to a fresh temporary file beside `path`, durably; returns its name.
@@ -149,11 +190,7 @@ public final class LocalBackend: Backend {
 
     public func makeFolder(_ path: String) throws {
         try validatePath(path)
-        do {
-            try FileManager.default.createDirectory(atPath: full(path), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw RemoteError(.localIO, path: path, detail: "cannot create the folder")
-        }
+        try makeFolders(path)
     }
 
     public func move(_ from: String, to: String, overwrite: Bool) throws {

@@ -50,11 +50,25 @@ struct ImportCommand: Command {
             }
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
             let store = try context.openStore(create: true, cacheMebibytes: 64)
-            summary = try importer(store, context.progress("importing"))
+            do {
+                summary = try importer(store, context.progress("importing"))
+            } catch let error as ImportError {
+                throw Self.withGuess(error, path: path, asked: format)
+            }
         } else {
             let path = try arguments.positionals("FILE.jsonl")[0]
+            guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
+            var isFolder: ObjCBool = false
+            FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            let what = isFolder.boolValue ? "is a folder, not a file of Quire's JSON lines" : "is not Quire's JSON lines"
+            if let guess = SourceGuess.of(path), guess != .jsonLines {
+                throw CLIError.failure("\(path) \(what); it looks like a \(Self.describe(guess, path: path))", hint: "did you mean `\(guess.command(for: path))`?")
+            }
+            if isFolder.boolValue {
+                throw CLIError.failure("\(path) \(what)", hint: "name the format: quire import dayone|jrnl|markdown \(path)")
+            }
             guard FileManager.default.isReadableFile(atPath: path) else {
-                throw CLIError.failure("cannot read \(path)", hint: nil)
+                throw CLIError.failure("cannot read \(path)", hint: "check that the file is yours to read (permission denied)")
             }
             let store = try context.openStore(create: true, cacheMebibytes: 64)
             summary = try store.importJSONLines(at: path, journal: journal, progress: context.progress("importing"))
@@ -77,6 +91,24 @@ struct ImportCommand: Command {
         if !summary.missing.isEmpty {
             context.printError("Missing from the source (\(summary.missing.count)); their entries came in without them: " + Self.list(summary.missing))
         }
+    }
+
+    static func describe(_ guess: SourceGuess, path: String) -> String {
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        switch guess {
+        case .jsonLines: return "file of Quire's JSON lines"
+        case .dayOne: return "Day One export"
+        case .jrnl: return "jrnl journal"
+        case .markdown: return isFolder.boolValue ? "folder of Markdown notes (Obsidian's, or a Quire export)" : "Markdown note, which comes in with its folder"
+        }
+    }
+
+    /// An importer's refusal, with the importer that fits better where the source tells.
+    static func withGuess(_ error: ImportError, path: String, asked: String) -> Error {
+        guard let guess = SourceGuess.of(path), guess.rawValue != asked else { return error }
+        return CLIError.failure(Messages.text(of: error) + " (it looks like a \(describe(guess, path: path)))",
+                                hint: "did you mean `\(guess.command(for: path))`?")
     }
 
     /// The first few names, then how many more.

@@ -51,10 +51,7 @@ public struct EPUBExporter {
         let cover = try options.cover.map(coverImage)
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw ExportError(.io, path: folder, detail: "no such folder")
-        }
+        try OutputFolder.check(folder)
         let temp = folder + "/.quire-epub-" + UUID().uuidString.lowercased()
         // Chapters wait here as files until libzip writes the book, so none stays in memory.
         let staging = temp + ".pages"
@@ -75,7 +72,7 @@ public struct EPUBExporter {
             return summary
         } catch {
             unlink(temp)
-            throw error
+            throw OutputFolder.naming(path, for: error, temporary: temp)
         }
     }
 

@@ -96,12 +96,22 @@ public enum FileIO {
     }
 
     /// Creates `path` and its parents with mode 0700 when missing.
+    /// - Throws: `StoreError.io` naming the folder that could not be made, and why.
     public static func makeFolder(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StoreError(.io, path: path, detail: "cannot create folder")
+        var missing: [String] = []
+        var current = path
+        while !current.isEmpty && current != "/" && access(current, F_OK) != 0 {
+            missing.append(current)
+            current = PathText.parent(current)
+        }
+        for folder in missing.reversed() where mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            let code = errno
+            let why = code == EACCES || code == EPERM || code == EROFS ? "permission denied: this user may not create it" : errnoText(code)
+            throw StoreError(.io, path: folder, detail: "cannot create this folder (\(why))")
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw StoreError(.io, path: path, detail: "cannot create this folder: something else of that name is there")
         }
     }
 

@@ -81,4 +81,90 @@ import Testing
         #expect(run.stderr.contains("hint: is the server running, and is the port in the URL right?"))
         #expect(run.stderr.split(separator: "\n").count == 2)
     }
+
+    /// When this process is root, `nobody` (whom permissions bind) runs the command; a folder
+    /// `nobody` owns holds its store.
+    var user: String? { getuid() == 0 ? "nobody" : nil }
+
+    func ownFolder(_ dir: TempDir, _ name: String) -> String {
+        let path = dir.path + "/" + name
+        mkdir(path, 0o700)
+        if getuid() == 0 { chown(path, 65534, 65534) }
+        return path
+    }
+
+    @Test func aSourceGivenToTheWrongImporterIsNamedWithTheRightCommand() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        let jrnl = dir.file("journal.txt", "[2025-03-01 21:14] Vendredi. Au marché @paris\n\n[2025-03-02 08:00] Samedi.\n")
+        let run = try QuireBinary.run(["import", jrnl], store: store)
+        #expect(run.status == 1 && run.stderr.contains("is not Quire's JSON lines; it looks like a jrnl journal"), "\(run.stderr)")
+        #expect(run.stderr.contains("hint: did you mean `quire import jrnl \(jrnl)`?"))
+        #expect(!FileManager.default.fileExists(atPath: store), "nothing was made")
+        _ = dir.file("Obsidian/Journal/2025-03-01.md", "# Bastille\n")
+        let folder = try QuireBinary.run(["import", dir.path + "/Obsidian/Journal"], store: store)
+        #expect(folder.status == 1 && folder.stderr.contains("is a folder") && folder.stderr.contains("quire import markdown \(dir.path)/Obsidian/Journal"),
+                "\(folder.stderr)")
+        let wrong = try QuireBinary.run(["import", "dayone", jrnl], store: store)
+        #expect(wrong.status == 1 && wrong.stderr.contains("did you mean `quire import jrnl"), "\(wrong.stderr)")
+        #expect(try QuireBinary.run(["import", "jrnl", jrnl], store: store).status == 0)
+    }
+
+    /// An export into a folder this user may not write names that folder and the reason,
+    /// never a hidden working file inside it; nothing is left behind.
+    @Test func anExportIntoAFolderThatCannotBeWrittenSaysSo() throws {
+        let dir = TempDir()
+        let home = ownFolder(dir, "home")
+        let store = home + "/s"
+        #expect(try QuireBinary.run(["add", "--title", "t", "--body", "x"], store: store, asUser: user).status == 0)
+        let closed = dir.path + "/closed"
+        mkdir(closed, 0o555)
+        chmod(closed, 0o555)
+        if getuid() != 0 { chmod(closed, 0o555) }
+        for (format, target) in [("epub", closed + "/book.epub"), ("markdown", closed + "/md"), ("json", closed + "/dump")] {
+            let run = try QuireBinary.run(["export", format, target], store: store, asUser: user)
+            #expect(run.status == 1 && run.stderr.contains(closed) && run.stderr.contains("permission denied"), "\(format): \(run.stderr)")
+            #expect(!run.stderr.contains(".quire"), "\(format): \(run.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: closed).isEmpty)
+    }
+
+    /// `file:///media/usb/journal` with no disk in: the repository is not made on this
+    /// machine's own disk. Quire makes only the last folder of the URL, in a folder that is there.
+    @Test func aFolderRepositoryIsMadeOnlyWhereItsParentIs() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        #expect(try QuireBinary.run(["add", "--body", "x"], store: store).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", "file://" + dir.path + "/usb/journal"], store: store).status == 0)
+        let run = try QuireBinary.run(["remote", "init"], store: store, environment: Self.env.merging(["QUIRE_PASSPHRASE": "pw"]) { $1 })
+        #expect(run.status == 1 && run.stderr.contains(dir.path + "/usb: no such folder") && run.stderr.contains("is the disk mounted?"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/usb"))
+        if getuid() == 0 {  // a folder under /mnt that no disk is mounted on
+            let mountPoint = "/mnt/quire-test-" + UUID().uuidString.lowercased()
+            mkdir(mountPoint, 0o755)
+            defer { rmdir(mountPoint) }
+            #expect(try QuireBinary.run(["remote", "set", "file://" + mountPoint + "/journal"], store: store).status == 0)
+            let unmounted = try QuireBinary.run(["remote", "init"], store: store, environment: Self.env.merging(["QUIRE_PASSPHRASE": "pw"]) { $1 })
+            #expect(unmounted.status == 1 && unmounted.stderr.contains("no disk is mounted here"), "\(unmounted.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: mountPoint + "/journal"))
+        }
+        #expect(try QuireBinary.run(["remote", "set", "file://" + dir.path + "/journal"], store: store).status == 0)
+        #expect(try QuireBinary.run(["remote", "init"], store: store, environment: Self.env.merging(["QUIRE_PASSPHRASE": "pw"]) { $1 }).status == 0)
+    }
+
+    /// A folder repository this user may not write: the error names the folder on disk and
+    /// says "permission denied", not an internal object name.
+    @Test func aFolderRepositoryThatCannotBeWrittenSaysPermissionDenied() throws {
+        let dir = TempDir()
+        let home = ownFolder(dir, "home")
+        let store = home + "/s"
+        let repo = dir.path + "/repo"
+        mkdir(repo, 0o555)
+        chmod(repo, 0o555)
+        #expect(try QuireBinary.run(["add", "--body", "x"], store: store, asUser: user).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", "file://" + repo], store: store, asUser: user).status == 0)
+        let run = try QuireBinary.run(["remote", "init"], store: store, environment: Self.env.merging(["QUIRE_PASSPHRASE": "pw"]) { $1 }, asUser: user)
+        #expect(run.status == 1 && run.stderr.contains(repo) && run.stderr.contains("permission denied"), "\(run.stderr)")
+        #expect(!run.stderr.contains("keys/"), "\(run.stderr)")
+    }
 }

@@ -1,0 +1,60 @@
+import Foundation
+
+/// What kind of source a path looks like, read from its first bytes (and, for a folder, its
+/// files), so a person who named the wrong importer is told the right one: a jrnl text file
+/// given as JSON lines, an Obsidian folder given as a file.
+public enum SourceGuess: String, Sendable {
+    case jsonLines, dayOne = "dayone", jrnl, markdown
+
+    /// The importer `path` looks like it needs, or nil when nothing tells.
+    public static func of(_ path: String) -> SourceGuess? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+        if isFolder.boolValue {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            if names.contains(where: { $0.hasSuffix(".json") }) && names.contains(where: { ["photos", "audios"].contains($0) }) { return .dayOne }
+            if names.contains(where: { $0.hasSuffix(".md") || $0 == ".obsidian" }) { return .markdown }
+            if let sub = FileManager.default.enumerator(atPath: path), sub.contains(where: { ($0 as? String)?.hasSuffix(".md") == true }) {
+                return .markdown
+            }
+            return nil
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return .dayOne }  // a zip: Day One exports one
+        let text = String(decoding: head, as: UTF8.self)
+        let start = text.drop { $0.isWhitespace }
+        if start.hasPrefix("{") {
+            // One object on the first line is Quire's JSON lines; a document with "entries"
+            // is jrnl's JSON export, or Day One's with "metadata".
+            let firstLine = start.prefix { $0 != "\n" }
+            if firstLine.hasSuffix("}") { return .jsonLines }
+            if text.contains("\"metadata\"") { return .dayOne }
+            if text.contains("\"entries\"") { return .jrnl }
+            return .jsonLines
+        }
+        // jrnl's text: `[2025-03-01 21:14] Title` or `2025-03-01 21:14 Title` lines.
+        let pattern = #"^\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}"#
+        if start.split(separator: "\n").prefix(20).contains(where: { $0.range(of: pattern, options: .regularExpression) != nil }) {
+            return .jrnl
+        }
+        if path.hasSuffix(".md") || start.hasPrefix("---") || start.hasPrefix("#") { return .markdown }
+        return nil
+    }
+
+    /// The command that imports such a source.
+    public func command(for path: String) -> String {
+        let quoted = path.contains(" ") ? "'\(path)'" : path
+        switch self {
+        case .jsonLines: return "quire import \(quoted)"
+        case .markdown:
+            var isFolder: ObjCBool = false
+            FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            if isFolder.boolValue { return "quire import markdown \(quoted)" }
+            let parent = (path as NSString).deletingLastPathComponent
+            return "quire import markdown " + (parent.isEmpty ? "." : parent.contains(" ") ? "'\(parent)'" : parent)
+        default: return "quire import \(rawValue) \(quoted)"
+        }
+    }
+}
