@@ -85,6 +85,7 @@ public final class Store {
         }
         try database.configure(Database.defensiveOption, 1)
         try QuireTokenizer.register(on: database)
+        try database.registerFunctions()
         if !readOnly { try migrator.migrate(limit: options.migrationLimit) }
 
         self.folder = folder

@@ -3,15 +3,16 @@ import QuireKit
 
 struct SearchCommand: Command {
     static let name = "search"
-    static let abstract = "Find entries by words in titles, bodies and transcripts."
+    static let abstract = "Find entries by words in titles, texts, transcripts, tags and places."
     static let usage = """
-        Usage: quire search QUERY [--limit N] [--json]
+        Usage: quire search QUERY [--journal J]... [--tag T]... [--from DATE] [--to DATE] [--limit N] [--json]
 
-        Every word must match. Case and accents are ignored; Russian words match in other
-        grammatical forms (Москва finds Москве); Japanese and Chinese words are found inside
-        sentences without spaces; `word*` matches words starting with "word".
+        Every word must match, in the title, the text, a voice note's transcript, a tag or
+        the place. Case and accents are ignored; Russian words match in other grammatical
+        forms (Москва finds Москве); Japanese and Chinese words are found inside sentences
+        without spaces; `word*` matches words starting with "word".
         """
-    static let options: [OptionSpec] = [
+    static let options: [OptionSpec] = OptionSpec.filters + [
         .value("limit", "N", "at most N results, best first (default 50)"),
         .flag("json", "a JSON array of {\"id\", \"created\", \"title\", \"snippet\"}"),
     ]
@@ -24,8 +25,9 @@ struct SearchCommand: Command {
             guard let n = Int(text), n > 0 else { throw CLIError.usage("--limit must be a positive number") }
             limit = n
         }
+        let filter = try Options.filter(arguments)
         let store = try context.openStore(reading: true)
-        let hits = try store.search(query, limit: limit)
+        let hits = try store.search(query, filter: filter, limit: limit)
         if arguments.flag("json") {
             var json = JSONOutput()
             json.array(hits) { j, hit in

@@ -27,8 +27,10 @@ public struct BookContents {
     /// SHA-256 of the entries' ids in order, for an identifier derived from the data.
     public let idDigest: String
 
-    /// Reads the live entries of `store` that `filter` selects, once, keeping only totals.
-    public init(store: Store, filter: EntryFilter) throws {
+    /// Reads the live entries of `store` that `filter` selects, once, keeping only totals;
+    /// `visit` sees each entry of that pass, in the book's order, with its month (what an
+    /// export must know of every entry before it writes any: where each one will be).
+    public init(store: Store, filter: EntryFilter, visit: ((Entry, _ monthKey: String) throws -> Void)? = nil) throws {
         self.filter = filter
         var count = 0, newest: Timestamp?, first: LocalDate?, last: LocalDate?
         var votes: [String: Int] = [:]
@@ -40,6 +42,7 @@ public struct BookContents {
             if first == nil { first = local }
             last = local
             if let code = TextLanguage(of: entry).code { votes[code, default: 0] += 1 }
+            try visit?(entry, local.monthKey)
             Array((entry.id + ",").utf8).withUnsafeBytes { digest.update($0) }
         }
         (entryCount, newestModified, self.first, self.last, languageVotes) = (count, newest, first, last, votes)

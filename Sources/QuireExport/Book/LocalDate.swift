@@ -12,6 +12,9 @@ public struct LocalDate: Equatable, Sendable {
     public let second: Int
     /// 0 = Sunday … 6 = Saturday.
     public let weekday: Int
+    /// No time of day was given: the timestamp is exactly midnight (a daily note, an entry
+    /// added with `--date 2025-03-01`). Books show its date alone, never a made-up 00:00.
+    public let isDateOnly: Bool
 
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
                              "September", "October", "November", "December"]
@@ -19,13 +22,14 @@ public struct LocalDate: Equatable, Sendable {
 
     /// The local date of `timestamp` at its offset.
     public init(_ timestamp: Timestamp) {
-        self.init(secondsSinceEpoch: floorDiv(timestamp.microseconds, 1_000_000) + Int64(timestamp.offsetSeconds))
+        self.init(secondsSinceEpoch: floorDiv(timestamp.microseconds, 1_000_000) + Int64(timestamp.offsetSeconds),
+                  dateOnly: timestamp.isDateOnly)
     }
 
     /// The date in UTC of `seconds` since 1970 (for `dcterms:modified` and zip times).
-    public init(utcSeconds seconds: Int64) { self.init(secondsSinceEpoch: seconds) }
+    public init(utcSeconds seconds: Int64) { self.init(secondsSinceEpoch: seconds, dateOnly: false) }
 
-    private init(secondsSinceEpoch seconds: Int64) {
+    private init(secondsSinceEpoch seconds: Int64, dateOnly: Bool) {
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         hour = secondOfDay / 3600
@@ -42,6 +46,7 @@ public struct LocalDate: Equatable, Sendable {
         day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
         month = Int(mp < 10 ? mp + 3 : mp - 9)
         year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        isDateOnly = dateOnly
     }
 
     public var monthName: String { Self.monthNames[month - 1] }
@@ -56,6 +61,8 @@ public struct LocalDate: Equatable, Sendable {
     public var longDay: String { weekdayName + ", " + String(day) + " " + monthName + " " + String(year) }
     /// `21:14`.
     public var clock: String { pad(hour, 2) + ":" + pad(minute, 2) }
+    /// `Saturday, 1 March 2025, 21:14`, or the date alone for a date-only entry.
+    public var longDayAndTime: String { isDateOnly ? longDay : longDay + ", " + clock }
     /// `2025-03-01T21:14:05Z` (for UTC dates).
     public var utcText: String { dayKey + "T" + clock + ":" + pad(second, 2) + "Z" }
 

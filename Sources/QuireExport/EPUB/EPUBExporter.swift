@@ -44,7 +44,8 @@ public struct EPUBExporter {
     static let package = "EPUB/"
 
     public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
-        let contents = try BookContents(store: store, filter: options.filter)
+        var monthOf: [String: String] = [:]  // entry id → its chapter, for links between entries
+        let contents = try BookContents(store: store, filter: options.filter) { entry, month in monthOf[entry.id] = month }
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
@@ -60,7 +61,8 @@ public struct EPUBExporter {
         do {
             try FileIO.makeFolder(staging)
             let zip = try ZipWriter(path: temp, time: zipTime)
-            var summary = try fill(zip, contents: contents, cover: cover, modified: zipTime, staging: staging, progress: progress)
+            var summary = try fill(zip, contents: contents, cover: cover, modified: zipTime, staging: staging,
+                                   entryLink: { id in monthOf[id].map { $0 + ".xhtml#e-" + id } }, progress: progress)
             let total = Int64(contents.entryCount) * 2
             try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
             // libzip creates the file as the umask allows (often world-readable): a book is the
@@ -92,7 +94,7 @@ public struct EPUBExporter {
 
     /// Adds every file of the book to `zip` (which writes them at close).
     private func fill(_ zip: ZipWriter, contents: BookContents, cover: Cover?, modified: LocalDate, staging: String,
-                      progress: ProgressHandler?) throws -> BookSummary {
+                      entryLink: (String) -> String?, progress: ProgressHandler?) throws -> BookSummary {
         var summary = BookSummary()
         let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount)
         let given = XMLText.clean(options.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -148,8 +150,8 @@ public struct EPUBExporter {
             var navEntries: [MustacheValue] = []
             for entry in monthEntries {
                 let anchor = "e-" + entry.id
-                let data = EntryData(entry, language: TextLanguage(of: entry), anchor: anchor,
-                                     book: language, withAudio: options.withAudio, store: store, assets: &assets, overlay: &overlay)
+                let data = EntryData(entry, language: TextLanguage(of: entry), anchor: anchor, book: language, withAudio: options.withAudio,
+                                     entryLink: entryLink, store: store, assets: &assets, overlay: &overlay)
                 entries.append(data.value)
                 navEntries.append(.object(["title": data.value.member("title") ?? .string(""), "href": .string(page + "#" + anchor)]))
                 done += 1

@@ -9,17 +9,21 @@ struct EntryData {
     /// - Parameters:
     ///   - anchor: the entry's id on its page (`e-<uuid>`).
     ///   - page: the page's path in the package (`text/2025-03.xhtml`), for overlays.
-    init(_ entry: Entry, language: TextLanguage, anchor: String, book: BookLanguage, withAudio: Bool, store: Store,
-         assets: inout EPUBAssets, overlay: inout MediaOverlay) {
+    ///   - entryLink: where another entry of the book is (`2025-03.xhtml#e-<id>`), or nil.
+    init(_ entry: Entry, language: TextLanguage, anchor: String, book: BookLanguage, withAudio: Bool,
+         entryLink: (String) -> String?, store: Store, assets: inout EPUBAssets, overlay: inout MediaOverlay) {
         let clean = XMLText.clean
         self.language = language
         let local = LocalDate(entry.created)
-        let title = entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle
+        // An untitled entry is headed by its date: its first line stays the start of its text,
+        // not a heading repeated above it.
+        let title = entry.title.isEmpty ? local.longDay : entry.title
         var object: [String: MustacheValue] = [
             "id": .string(entry.id),
             "anchor": .string(anchor),
             "title": .string(clean(title)),
-            "date": .string(local.longDay + ", " + local.clock),
+            // Below a date heading, the time alone (nothing for a date-only entry).
+            "date": entry.title.isEmpty ? (local.isDateOnly ? .null : .string(local.clock)) : .string(local.longDayAndTime),
             "datetime": .string(entry.created.text),
             "journal": .string(clean(entry.journal)),
             "starred": .bool(entry.starred),
@@ -46,6 +50,10 @@ struct EntryData {
             let src = "../" + assetsInPlace.asset(for: item, format: format, store: store).href
             inBook.insert(src)
             return src
+        } entryLink: { id in
+            guard let href = entryLink(id) else { return nil }
+            inBook.insert(href)
+            return href
         }
         assets = assetsInPlace
         let body = XHTMLPage.fragment(rendered, idPrefix: anchor + "-", headingShift: 2, inBook: inBook)

@@ -17,8 +17,10 @@ public enum MarkdownRenderer {
     /// Renders `markdown` to an HTML fragment whose void elements are self-closed (`<br />`).
     /// `resolve` gives each image or link naming one of the entry's attachments
     /// (`quire:media/<id>`) its target in the output; where it gives none, the image goes and
-    /// the link leaves only its text.
-    public static func html(_ markdown: String, resolve: ((_ mediaID: String, _ isImage: Bool) -> String?)? = nil) -> String {
+    /// the link leaves only its text. `entryLink` does the same for links to other entries
+    /// (`quire:entry/<id>`).
+    public static func html(_ markdown: String, resolve: (_ mediaID: String, _ isImage: Bool) -> String? = { _, _ in nil },
+                            entryLink: (_ entryID: String) -> String? = { _ in nil }) -> String {
         _ = registered
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES
         guard let parser = cmark_parser_new(options) else { return escapeAsParagraph(markdown) }
@@ -30,7 +32,9 @@ public enum MarkdownRenderer {
         guard let document = cmark_parser_finish(parser) else { return escapeAsParagraph(markdown) }
         defer { cmark_node_free(document) }
         showRawHTMLAsText(document)
-        if let resolve, markdown.contains(MediaReference.prefix) { resolveReferences(document, resolve) }
+        if markdown.contains(MediaReference.prefix) || markdown.contains(EntryReference.prefix) {
+            resolveReferences(document, resolve, entryLink)
+        }
         guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else {
             return escapeAsParagraph(markdown)
         }
@@ -58,11 +62,19 @@ public enum MarkdownRenderer {
         }
     }
 
-    private static func resolveReferences(_ document: OpaquePointer, _ resolve: (String, Bool) -> String?) {
+    private static func resolveReferences(_ document: OpaquePointer, _ resolve: (String, Bool) -> String?, _ entryLink: (String) -> String?) {
         for node in nodes(of: [CMARK_NODE_IMAGE, CMARK_NODE_LINK], in: document) {
-            guard let url = cmark_node_get_url(node).map({ String(cString: $0) }), let id = MediaReference.id(inTarget: url) else { continue }
+            guard let url = cmark_node_get_url(node).map({ String(cString: $0) }) else { continue }
             let isImage = cmark_node_get_type(node) == CMARK_NODE_IMAGE
-            if let target = resolve(id, isImage) {
+            let target: String?
+            if let id = MediaReference.id(inTarget: url) {
+                target = resolve(id, isImage)
+            } else if let id = EntryReference.id(inTarget: url) {
+                target = isImage ? nil : entryLink(id)
+            } else {
+                continue
+            }
+            if let target {
                 cmark_node_set_url(node, target)
                 continue
             }

@@ -30,7 +30,15 @@ public struct MarkdownExporter {
     }
 
     public func write(to outdir: String, progress: ProgressHandler? = nil) throws -> MarkdownSummary {
-        let contents = try BookContents(store: store, filter: filter)
+        // Each entry's file is named before any is written, so a link to a later entry finds it.
+        var files: [String: String] = [:]  // entry id → its path in the export
+        var takenEntryNames: [String: Set<String>] = [:]
+        let contents = try BookContents(store: store, filter: filter) { entry, month in
+            let folder = String(month.prefix(4)) + "/" + String(month.suffix(2))
+            let name = SafeName.unique(LocalDate(entry.created).dayKey + "-" + SafeName.slug(entry.displayTitle) + ".md",
+                                       in: &takenEntryNames[folder, default: []])
+            files[entry.id] = folder + "/" + name
+        }
         guard contents.entryCount > 0 else {
             throw ExportError(.invalid, detail: "no entries to export" + (filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
@@ -40,7 +48,6 @@ public struct MarkdownExporter {
         var summary = MarkdownSummary()
         var attachmentNames: [String: String] = [:] // blob id → name in attachments/
         var takenAttachmentNames = Set<String>()
-        var takenEntryNames: [String: Set<String>] = [:]
         var index: [(year: Int, months: [MustacheValue])] = []
         let total = Int64(contents.entryCount)
 
@@ -50,8 +57,7 @@ public struct MarkdownExporter {
             var entryLinks: [MustacheValue] = []
             for entry in entries {
                 let local = LocalDate(entry.created)
-                let name = SafeName.unique(local.dayKey + "-" + SafeName.slug(entry.displayTitle) + ".md", in: &takenEntryNames[folder, default: []])
-                let path = folder + "/" + name
+                let path = files[entry.id] ?? folder + "/" + entry.id + ".md"
                 var media: [MustacheValue] = []
                 var links: [String: String] = [:]  // media id → its link from this file
                 let inPlace = Set(MediaReference.ids(in: entry.body))
@@ -71,15 +77,17 @@ public struct MarkdownExporter {
                     let link = SafeName.linkPath("../../attachments/" + attachment)
                     links[item.id] = link
                     media.append(Self.mediaData(item, link: link, file: "../../attachments/" + attachment, name: attachment,
-                                                inPlace: inPlace.contains(item.id) && item.kind == .photo))
+                                                inPlace: inPlace.contains(item.id)))
                 }
                 var shown = entry
                 shown.body = MediaReference.rewrite(entry.body) { links[$0] }
+                // A link to an entry of this export leads to its file (and reads back as the link).
+                shown.body = EntryReference.rewrite(shown.body) { id in files[id].map { SafeName.linkPath("../../" + $0) } }
                 let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media))
                 try out.writeText(text, to: path)
                 written.append(path)
                 let title = MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)
-                let date = String(local.day) + " " + local.monthName + ", " + local.clock
+                let date = String(local.day) + " " + local.monthName + (local.isDateOnly ? "" : ", " + local.clock)
                 entryLinks.append(.object(["title": .string(title), "link": .string(SafeName.linkPath(path)), "date": .string(date)]))
                 summary.entries += 1
                 if summary.entries % 500 == 0 { progress?(Int64(summary.entries), total) }
@@ -150,15 +158,26 @@ public struct MarkdownExporter {
                 "name": location.name.map { .string(MarkdownText.yamlQuoted($0)) } ?? .null,
             ])
         }
-        let title = entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle
+        // An untitled entry is headed by its date, with the time below (none for a date-only
+        // entry): its first line stays the start of its text, not a heading repeated above it.
+        let heading = entry.title.isEmpty ? local.longDay : entry.title
+        let date: MustacheValue = entry.title.isEmpty ? (local.isDateOnly ? .null : .string(local.clock)) : .string(local.longDayAndTime)
+        let below = media.contains { item in
+            item.member("inPlace") == .bool(false) || (item.member("isVoice") == .bool(true) && item.member("quote") != nil)
+        }
         return .object([
             "yaml": .object(yaml),
             "tags": .list(entry.tags.map { .object(["name": .string($0), "yaml": .string(MarkdownText.yamlQuoted($0))]) }),
             "hasTags": .bool(!entry.tags.isEmpty),
-            "heading": .string(MarkdownText.inline(title)),
-            "date": .string(local.longDay + ", " + local.clock),
-            // Written as it is, then a line break and the end marker: `import markdown` reads it back exactly.
+            "heading": .string(MarkdownText.inline(heading)),
+            "date": date,
+            // Written as it is: `import markdown` reads it back exactly, up to the end marker
+            // where one is needed (attachments follow, or the text's own last line break
+            // would otherwise be lost).
             "body": .string(entry.body),
+            "hasAttachmentsBelow": .bool(below),
+            // … or where the text itself holds the marker's words, which the last marker ends.
+            "bodyEndsInLineBreak": .bool(entry.body.hasSuffix("\n") || entry.body.hasSuffix("\r") || entry.body.contains("<!-- quire:")),
             "media": .list(media),
             "hasMedia": .bool(!media.isEmpty),
         ])
@@ -192,9 +211,14 @@ public struct MarkdownExporter {
         case .voice: object["isVoice"] = .bool(true)
         case .video, .file: object["isOther"] = .bool(true)
         }
-        object["segments"] = .list(media.segments.filter { !$0.text.isEmpty }.map {
+        let segments = media.segments.filter { !$0.text.isEmpty }
+        object["segments"] = .list(segments.map {
             .object(["time": .string(clockText($0.start)), "text": .string(MarkdownText.inline($0.text))])
         })
+        // The transcript as one block quote: a quoted blank line between its parts, none after.
+        let parts = segments.isEmpty ? Transcript.paragraphs(media.transcript).map { "> " + MarkdownText.inline($0) }
+            : segments.map { "> **" + clockText($0.start) + "** " + MarkdownText.inline($0.text) }
+        if !parts.isEmpty { object["quote"] = .string(parts.joined(separator: "\n>\n")) }
         if media.segments.isEmpty {
             object["paragraphs"] = .list(Transcript.paragraphs(media.transcript).map { .string(MarkdownText.inline($0)) })
         }

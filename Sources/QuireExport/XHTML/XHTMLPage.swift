@@ -158,13 +158,21 @@ public enum XHTMLPage {
             if name == "code" || name == "pre", let language = XHTMLPage.attribute(node, "lang") {
                 attributes += " class=\"language-" + XMLText.escape(language) + "\""
             }
+            let opening = out.endIndex
             out += "<" + name + attributes
             if XHTMLPage.voidElements.contains(name) {
                 out += "/>"
                 return
             }
             out += ">"
+            let start = out.endIndex
             write(children: node.pointee.children)
+            // A paragraph left with nothing in it (its only content was an attachment shown
+            // elsewhere, or not at all) goes, so a page has no empty paragraph.
+            if name == "p", out[start...].allSatisfy(\.isWhitespace) {
+                out.removeSubrange(opening...)
+                return
+            }
             out += "</" + name + ">"
         }
 

@@ -23,6 +23,7 @@ public struct MarkdownFolderImporter {
         }
         let folder = try NoteFolder(root: path)
         let notes = folder.files.filter { $0.lowercased().hasSuffix(".md") }
+        let exported = folder.exportedNoteIDs()
         var missing: [String] = []
         var skipped: [String] = []
         var summary = try store.importEntries(journal: journal) { emit in
@@ -41,7 +42,7 @@ public struct MarkdownFolderImporter {
                 let item: ImportedEntry
                 let lacking: [String]
                 if let yaml, QuireNote.matches(yaml) {
-                    (item, lacking) = try QuireNote.entry(yaml, rest: rest, note: note, folder: folder) {
+                    (item, lacking) = try QuireNote.entry(yaml, rest: rest, note: note, folder: folder, exported: exported) {
                         ImportError(path: shown, place: "front matter", detail: $0)
                     }
                 } else if let created = ObsidianNote.date(yaml, note: note, zone: zone) {

@@ -81,6 +81,29 @@ struct NoteFolder {
         return parts.isEmpty ? nil : parts.joined(separator: "/")
     }
 
+    /// The note a `[[name]]` link means: `name.md` by path from the root when it has a
+    /// folder, else the note of that name nearest the root (Obsidian's lookup).
+    func note(named name: String) -> String? {
+        let file = name.lowercased().hasSuffix(".md") ? name : name + ".md"
+        if file.contains("/") { return resolve(file, from: "") }
+        return byName[file.lowercased()]
+    }
+
+    /// For each note `quire export markdown` wrote, its entry id, read from the first line of
+    /// its front matter (the export writes `id` first): links between exported notes come
+    /// back as links between entries.
+    func exportedNoteIDs() -> [String: String] {
+        var ids: [String: String] = [:]
+        for note in files where note.lowercased().hasSuffix(".md") {
+            guard let head = try? SourceFile.beneath(folder: root, relative: note).head(64) else { continue }
+            let text = String(decoding: head, as: UTF8.self)
+            guard text.hasPrefix("---\nid: \"") else { continue }
+            let id = String(text.dropFirst(9).prefix(36)).lowercased()
+            if UUID(uuidString: id) != nil { ids[note] = id }
+        }
+        return ids
+    }
+
     func source(_ relative: String) -> AttachmentSource {
         .file(.beneath(folder: root, relative: relative))
     }

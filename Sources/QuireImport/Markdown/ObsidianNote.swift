@@ -22,10 +22,11 @@ enum ObsidianNote {
     }
 
     static func entry(_ yaml: YAMLNode?, rest: Substring, created: Timestamp, note: String, folder: NoteFolder) -> (ImportedEntry, [String]) {
-        let id = StableID.derived("markdown\u{0}" + note)
+        let id = Self.id(note)
         var (title, body) = TitleLine.split(String(rest.drop { $0 == "\n" }))
-        if let given = yaml?["title"]?.text { title = given }
+        if let given = yaml?["title"]?.text { title = given } else if title.isEmpty { title = fileTitle(note) }
         while body.hasSuffix("\n") { body.removeLast() }
+        body = WikiLinks.resolve(body, folder: folder, id: Self.id)
         var tags: [String] = []
         if let node = yaml?["tags"] ?? yaml?["tag"] {
             let raw = node.items?.compactMap(\.text) ?? (node.text ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
@@ -36,6 +37,20 @@ enum ObsidianNote {
         let entry = Entry(id: id, journal: yaml?["journal"]?.text ?? Store.defaultJournal, title: title, body: embeds.body,
                           created: created, modified: created, tags: tags, starred: false, location: nil, media: [])
         return (ImportedEntry(entry: entry, modified: nil, media: embeds.media, editedWhenChanged: true), embeds.missing)
+    }
+
+    /// The entry id of the note at `path` in the folder.
+    static func id(_ note: String) -> String { StableID.derived("markdown\u{0}" + note) }
+
+    /// A note's name is its title in Obsidian: `Bastille day.md` is "Bastille day", and
+    /// `2025-07-14 Bastille day.md` too; a daily note named by its date alone has none.
+    static func fileTitle(_ note: String) -> String {
+        var stem = Substring(((note as NSString).lastPathComponent as NSString).deletingPathExtension)
+        let date = stem.prefix(10)
+        if date.count == 10, date.enumerated().allSatisfy({ i, c in [4, 7].contains(i) ? c == "-" : c.isASCII && c.isNumber }) {
+            stem = stem.dropFirst(10).drop { $0 == " " || $0 == "-" || $0 == "_" || $0 == "." }
+        }
+        return stem.trimmingCharacters(in: .whitespaces)
     }
 
     /// `#tag` and `#nested/tag` at a word's start, outside code; a bare number is no tag.

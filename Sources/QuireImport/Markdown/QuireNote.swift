@@ -14,7 +14,9 @@ enum QuireNote {
         return UUID(uuidString: id) != nil
     }
 
-    static func entry(_ yaml: YAMLNode, rest: Substring, note: String, folder: NoteFolder,
+    /// - Parameter exported: the entry id of each note of the folder that Quire exported, by
+    ///   path, so links between them come back as links between entries.
+    static func entry(_ yaml: YAMLNode, rest: Substring, note: String, folder: NoteFolder, exported: [String: String],
                       fail: (String) -> ImportError) throws -> (ImportedEntry, [String]) {
         func text(_ key: String, in node: YAMLNode = yaml) throws -> String? {
             guard let value = node[key] else { return nil }
@@ -78,23 +80,28 @@ enum QuireNote {
             links[file] = mediaID.lowercased()
         }
 
-        var body = Self.body(rest)
+        let title = try text("title") ?? ""
+        var body = Self.body(rest, dateLine: !(title.isEmpty && created.isDateOnly))
         body = Self.linksToReferences(body, links: links)
+        body = Self.linksToEntries(body, note: note, exported: exported)
         let embeds = Embeds(body: body, note: note, entryID: id, folder: folder, known: media)
-        let entry = Entry(id: id, journal: try text("journal") ?? Store.defaultJournal, title: try text("title") ?? "", body: embeds.body,
+        let entry = Entry(id: id, journal: try text("journal") ?? Store.defaultJournal, title: title, body: embeds.body,
                           created: created, modified: try date("modified") ?? created, tags: tags, starred: starred == "true",
                           location: location, media: [])
         return (ImportedEntry(entry: entry, modified: try date("modified"), media: embeds.media, editedWhenChanged: true), embeds.missing)
     }
 
-    /// The text as the export wrote it: after `# heading`, a blank line, `*date*` and a blank
-    /// line, up to the line break before the end marker.
-    static func body(_ rest: Substring) -> String {
+    /// The text as the export wrote it: after `# heading` and a blank line, and (unless the
+    /// entry is untitled and date-only, where the export writes none) `*date*` and a blank
+    /// line; up to the line break before the end marker, or to the end less its line break.
+    static func body(_ rest: Substring, dateLine: Bool) -> String {
         var text = rest
         if text.hasPrefix("\n") { text = text.dropFirst() }
         let lines = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
-        if lines.count == 5, lines[0].hasPrefix("# "), lines[1].isEmpty, lines[2].hasPrefix("*"), lines[2].hasSuffix("*"), lines[3].isEmpty {
+        if dateLine, lines.count == 5, lines[0].hasPrefix("# "), lines[1].isEmpty, lines[2].hasPrefix("*"), lines[2].hasSuffix("*"), lines[3].isEmpty {
             text = lines[4]
+        } else if !dateLine, lines.count >= 3, lines[0].hasPrefix("# "), lines[1].isEmpty {
+            text = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)[2]
         }
         if let end = text.range(of: "\n" + endMarker, options: .backwards) {
             return String(text[..<end.lowerBound])
@@ -103,6 +110,17 @@ enum QuireNote {
         var trimmed = String(text)
         while trimmed.hasSuffix("\n") { trimmed.removeLast() }
         return trimmed
+    }
+
+    /// `](../06/2025-06-01-walk.md)` to another exported note back to `](quire:entry/<id>)`.
+    static func linksToEntries(_ body: String, note: String, exported: [String: String]) -> String {
+        guard body.contains(".md)") else { return body }
+        let from = (note as NSString).deletingLastPathComponent
+        return MediaReference.rewriteTargets(body) { target in
+            guard target.hasSuffix(".md"), !target.contains("://"),
+                  let path = NoteFolder.normalize(from + "/" + (target.removingPercentEncoding ?? target)), let id = exported[path] else { return nil }
+            return EntryReference.target(id)
+        }
     }
 
     /// `](../../attachments/x.jpg)` for an attachment of this entry back to `](quire:media/<id>)`.

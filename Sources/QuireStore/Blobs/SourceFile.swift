@@ -42,6 +42,15 @@ public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
         return try FileIO.readAll(fd, limit: limit, path: description)
     }
 
+    /// The file's first `count` bytes (fewer when it is shorter).
+    public func head(_ count: Int) throws -> Data {
+        let fd = try open()
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = try bytes.withUnsafeMutableBytes { try FileIO.readSome(fd, $0, path: description) }
+        return Data(bytes.prefix(n))
+    }
+
     /// Whether the file is there at all (a link included), without following anything.
     public var exists: Bool {
         var info = stat()

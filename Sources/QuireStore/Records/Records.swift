@@ -100,12 +100,12 @@ public struct Entry: Equatable, Sendable {
         self.media = media
     }
 
-    /// The title, or the first line of the body when there is none.
+    /// The title, or the words of the first line of the body that has words, when there is
+    /// none (Markdown marks, links' targets and images left out).
     public var displayTitle: String {
         if !title.isEmpty { return title }
-        let firstLine = body.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
-        return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
+        let firstLine = body.split(whereSeparator: \.isNewline).lazy.map(PlainText.line).first { !$0.isEmpty } ?? ""
+        return firstLine.count > 60 ? String(firstLine.prefix(59)) + "…" : firstLine
     }
 }
 

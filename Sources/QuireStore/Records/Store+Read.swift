@@ -44,7 +44,24 @@ extension Store {
     /// all in memory.
     public func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false,
                              _ body: (Entry) throws -> Void) throws {
-        var sql = Self.entryColumns + " WHERE e.deleted = 0"
+        let (conditions, values) = Self.conditions(filter)
+        var sql = Self.entryColumns + " WHERE e.deleted = 0" + conditions
+        // `created` is RFC 3339 with the writer's offset: its first 19 characters are the local
+        // date and time, which sort as text.
+        sql += localTimeOrder ? " ORDER BY substr(e.created, 1, 19), e.created_us, e.id" : " ORDER BY e.created_us, e.id"
+        // A separate statement: `body` may itself read entries through the cached ones.
+        let statement = try database.prepare(sql)
+        try statement.forEach(values) { row in
+            var entry = Self.readEntry(row).entry
+            try attachDetails(&entry)
+            try body(entry)
+        }
+    }
+
+    /// `filter` as SQL conditions on `e` (an entry) and `j` (its journal), each beginning
+    /// with ` AND`, and their values.
+    static func conditions(_ filter: EntryFilter) -> (String, [SQLValue]) {
+        var sql = ""
         var values: [SQLValue] = []
         if !filter.journals.isEmpty {
             sql += " AND j.name IN (" + filter.journals.map { _ in "?" }.joined(separator: ", ") + ")"
@@ -62,16 +79,7 @@ extension Store {
             sql += " AND e.created_us <= ?"
             values.append(.integer(to.microseconds))
         }
-        // `created` is RFC 3339 with the writer's offset: its first 19 characters are the local
-        // date and time, which sort as text.
-        sql += localTimeOrder ? " ORDER BY substr(e.created, 1, 19), e.created_us, e.id" : " ORDER BY e.created_us, e.id"
-        // A separate statement: `body` may itself read entries through the cached ones.
-        let statement = try database.prepare(sql)
-        try statement.forEach(values) { row in
-            var entry = Self.readEntry(row).entry
-            try attachDetails(&entry)
-            try body(entry)
-        }
+        return (sql, values)
     }
 
     private func attachDetails(_ entry: inout Entry) throws {

@@ -163,7 +163,8 @@ extension Store {
         guard try searchDeferred() else { return }
         try database.execute("""
             DELETE FROM search;
-            INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
+            INSERT INTO search (rowid, title, body, transcripts, tags, place)
+                SELECT rowid, title, body, transcripts, tags, place FROM search_source;
             """)
         try setMeta("restoring_indexed", "1")
     }

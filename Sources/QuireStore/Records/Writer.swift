@@ -12,7 +12,7 @@ final class Writer {
 
     /// Blobs a deletion or change here may have left unneeded: checked after commit.
     var freedBlobs: Set<String> = []
-    /// Entries whose searchable text (title, body, transcripts, deletion) changed.
+    /// Entries whose searchable text (title, body, transcripts, tags, place, deletion) changed.
     var searchDirty: Set<String> = []
     /// The newest clock merged from other devices in this transaction.
     var receivedClock: HLC?
@@ -53,8 +53,8 @@ final class Writer {
         for id in searchDirty { try insert.run([.text(id)]) }
         try database.execute("""
             DELETE FROM search WHERE rowid IN (SELECT e.rowid FROM entries e JOIN temp.search_dirty d ON d.id = e.id);
-            INSERT INTO search (rowid, title, body, transcripts)
-                SELECT s.rowid, s.title, s.body, s.transcripts FROM temp.search_dirty d JOIN search_source s ON s.id = d.id;
+            INSERT INTO search (rowid, title, body, transcripts, tags, place)
+                SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d JOIN search_source s ON s.id = d.id;
             DELETE FROM temp.search_dirty;
             """)
         searchDirty.removeAll()

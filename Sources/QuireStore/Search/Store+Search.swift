@@ -20,7 +20,7 @@ public struct SearchHit: Equatable, Sendable {
 
 extension Store {
     /// Builds an FTS5 query from what a person typed: every word must match (in the title,
-    /// body or a transcript); `word*` matches a prefix. Quoting every term means no input can
+    /// text, a transcript, a tag or the place); `word*` matches a prefix. Quoting every term means no input can
     /// be an FTS5 syntax error.
     /// - Throws: `.invalid` when the query has no words at all.
     static func ftsQuery(_ input: String) throws -> String {
@@ -36,19 +36,26 @@ extension Store {
         return terms.joined(separator: " ")
     }
 
-    /// Entries whose title, body or transcripts contain every word of `query`, best first.
-    public func search(_ query: String, limit: Int = 50) throws -> [SearchHit] {
+    /// Entries whose title, text, transcripts, tags or place hold every word of `query`, of
+    /// those `filter` selects, best first (a title counts most, then tags).
+    public func search(_ query: String, filter: EntryFilter = EntryFilter(), limit: Int = 50) throws -> [SearchHit] {
         let match = try Self.ftsQuery(query)
+        let (conditions, values) = Self.conditions(filter)
+        // Words of scripts without spaces are indexed two characters at a time: a snippet
+        // of them needs more tokens to show as much text.
+        let tokens = query.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) || (0x3400...0x9FFF).contains($0.value)
+            || (0xAC00...0xD7AF).contains($0.value) } ? 40 : 16
         // Rank first, then make snippets for the page of results only: SQLite would otherwise
         // compute a snippet (re-tokenising the text) for every match before sorting.
-        return try database.cached("""
+        return try database.prepare("""
             SELECT e.id, e.created, e.created_us, e.title, e.body,
-                   snippet(search, -1, char(1), char(2), '…', 12)
+                   snippet(search, -1, char(1), char(2), '…', \(tokens))
             FROM search JOIN entries e ON e.rowid = search.rowid
             WHERE search MATCH ?1 AND search.rowid IN (
-                SELECT rowid FROM search WHERE search MATCH ?1 ORDER BY bm25(search, 4.0, 1.0, 1.0) LIMIT ?2)
-            ORDER BY bm25(search, 4.0, 1.0, 1.0), e.created_us DESC
-            """).rows([.text(match), .integer(Int64(max(1, limit)))]) { row in
+                SELECT s.rowid FROM search s JOIN entries e ON e.rowid = s.rowid JOIN journals j ON j.id = e.journal_id
+                WHERE search MATCH ?1\(conditions) ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) LIMIT \(max(1, limit)))
+            ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0), e.created_us DESC
+            """).rows([.text(match)] + values) { row in
             let created = Timestamp(rfc3339: row.text(1)) ?? Timestamp(microseconds: row.int(2), offsetSeconds: 0)
             var title = row.text(3)
             if title.isEmpty {

@@ -134,6 +134,14 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// `YYYY-MM-DD HH:MM` in the timestamp's own offset (how the writer saw the clock).
+    /// Exactly midnight at its own offset, to the microsecond: no time of day was given (a
+    /// daily note, `--date 2025-03-01`). Books and exports show such an entry's date alone.
+    public var isDateOnly: Bool {
+        let local = microseconds + Int64(offsetSeconds) * 1_000_000
+        let day: Int64 = 86_400_000_000
+        return ((local % day) + day) % day == 0
+    }
+
     public var localMinute: String {
         let t = Array(text.utf8)
         guard t.count >= 16 else { return text }

@@ -75,7 +75,7 @@ import Testing
     }
 
     /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
-    @Test(arguments: [1, 2, 3, 4])
+    @Test(arguments: [1, 2, 3, 4, 5])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
         let fixture = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version))
@@ -90,6 +90,7 @@ import Testing
         #expect(entry.title == "Старая запись" && entry.tags == ["архив"] && entry.media.first?.transcript == "голосовая заметка о поездке")
         #expect(try upgraded.search("поездки").map(\.id) == ["e1"])  // transcripts indexed on upgrade
         #expect(try upgraded.search("東京").map(\.id) == ["e1"])
+        #expect(try upgraded.search("архив").map(\.id) == ["e1"], "tags are searched since migration 0006")
         #expect(try upgraded.integrityCheck() == "ok")
     }
 

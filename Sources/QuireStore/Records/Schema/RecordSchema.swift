@@ -96,9 +96,9 @@ struct RecordSchema: Sendable {
         ("created", ["created", "created_us"], .instant, .lastWriterWins, false, "created"),
         ("modified", ["modified"], .instant, .lastWriterWins, false, "modified"),
         ("starred", ["starred"], .flag, .lastWriterWins, false, "starred"),
-        ("location", ["latitude", "longitude", "place"], .location, .lastWriterWins, false, "location"),
+        ("location", ["latitude", "longitude", "place"], .location, .lastWriterWins, true, "location"),
         ("deleted", ["deleted"], .tombstone, .lastWriterWins, false, nil),
-        ("tag:", [], .tag, .lastWriterWins, false, "tags"),
+        ("tag:", [], .tag, .lastWriterWins, true, "tags"),
     ])
 
     static let media = RecordSchema(.media, table: "media", [
