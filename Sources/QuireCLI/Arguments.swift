@@ -8,6 +8,8 @@ struct Arguments {
         var repeatable: Set<String> = []
         /// Options without a value.
         var flags: Set<String> = []
+        /// One-letter names (`-n`) of options and flags, by letter.
+        var short: [Character: String] = [:]
     }
 
     private(set) var values: [String: [String]] = [:]
@@ -20,16 +22,21 @@ struct Arguments {
         while i < args.count {
             let arg = args[i]
             i += 1
-            if onlyPositionals || !arg.hasPrefix("--") || arg == "-" {
-                if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-" && arg != "-h" {
+            var long = arg
+            if !onlyPositionals, arg.count == 2, arg.hasPrefix("-"), let letter = arg.last, let name = spec.short[letter] {
+                long = "--" + name
+            }
+            if onlyPositionals || !long.hasPrefix("--") || long == "-" {
+                // A negative number is a positional (`--interval -5` is checked by its command).
+                if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-h" && Double(arg) == nil {
                     throw .usage("unknown option '\(arg)'")
                 }
                 if arg == "-h" { setFlags.insert("help"); continue }
                 positionals.append(arg)
                 continue
             }
-            if arg == "--" { onlyPositionals = true; continue }
-            var name = String(arg.dropFirst(2))
+            if long == "--" { onlyPositionals = true; continue }
+            var name = String(long.dropFirst(2))
             var inline: String?
             if let eq = name.firstIndex(of: "=") {
                 inline = String(name[name.index(after: eq)...])
@@ -103,6 +110,15 @@ struct OptionSpec: Sendable {
     let help: String
     /// The subcommands it belongs to ("" for none given); nil: the whole command.
     var subcommands: Set<String>?
+    /// A one-letter name too (`-n`).
+    var short: Character?
+
+    /// The option, also as `-letter`.
+    func short(_ letter: Character) -> OptionSpec {
+        var copy = self
+        copy.short = letter
+        return copy
+    }
 
     /// The option, taken only by `subcommands` (`quire remote set --user`).
     func only(_ subcommands: String...) -> OptionSpec {
@@ -124,11 +140,12 @@ struct OptionSpec: Sendable {
         OptionSpec(name: name, kind: .repeated(placeholder), help: help, subcommands: nil)
     }
 
-    /// `--name VALUE`.
+    /// `--name VALUE`, or `-n, --name VALUE`.
     var label: String {
+        let names = (short.map { "-\($0), " } ?? "") + "--" + name
         switch kind {
-        case .flag: return "--" + name
-        case .value(let p), .repeated(let p): return "--" + name + " " + p
+        case .flag: return names
+        case .value(let p), .repeated(let p): return names + " " + p
         }
     }
 
@@ -136,6 +153,7 @@ struct OptionSpec: Sendable {
     static func spec(_ options: [OptionSpec]) -> Arguments.Spec {
         var spec = Arguments.Spec()
         for option in options {
+            if let letter = option.short { spec.short[letter] = option.name }
             switch option.kind {
             case .flag: spec.flags.insert(option.name)
             case .value: spec.options.insert(option.name)
@@ -167,7 +185,7 @@ extension OptionSpec {
     static let filters: [OptionSpec] = [
         repeated("journal", "J", "only entries of journal J (repeat for several)"),
         repeated("tag", "T", "only entries with tag T (repeat: all of them)"),
-        value("from", "DATE", "created at or after DATE (RFC 3339 or YYYY-MM-DD)"),
-        value("to", "DATE", "created at or before DATE (a bare date includes that whole day)"),
+        value("from", "DATE", "created at or after DATE (RFC 3339, YYYY-MM-DD, or words: yesterday, last monday)"),
+        value("to", "DATE", "created at or before DATE (a bare date or a day's name includes that whole day)"),
     ]
 }

@@ -58,8 +58,9 @@ final class Context {
             } else {
                 line = "\r\(label) \(done)"
             }
-            FileHandle.standardError.write(Data(line.utf8))
-            if total > 0 && done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+            // A finished bar is cleared, not left standing: an import's or export's phases
+            // each reach their end, and the line saying what was done replaces the bar.
+            FileHandle.standardError.write(Data((total > 0 && done >= total ? "\r\u{1B}[2K" : line).utf8))
         }
     }
 

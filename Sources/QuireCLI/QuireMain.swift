@@ -7,7 +7,7 @@ enum QuireMain {
 
     static let commands: [any Command.Type] = [
         AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, TranscriptCommand.self,
-        ListCommand.self, ShowCommand.self, SearchCommand.self, ConflictsCommand.self,
+        ListCommand.self, ShowCommand.self, SearchCommand.self, TagsCommand.self, JournalsCommand.self, ConflictsCommand.self,
         ImportCommand.self, ExportCommand.self, RemoteCommand.self, PasswdCommand.self,
         SyncCommand.self, StatusCommand.self, RestoreCommand.self, VerifyCommand.self, PruneCommand.self, ServiceCommand.self,
     ]
@@ -17,7 +17,8 @@ enum QuireMain {
         for command in commands {
             text += "  " + command.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.abstract + "\n"
         }
-        text += "\nRun `quire COMMAND --help` for a command's options. Exit codes: 0 done, 1 failed, 2 usage error."
+        text += "\nRun `quire COMMAND --help` for a command's options; `quire --version` (-V) prints the version.\n"
+            + "Exit codes: 0 done, 1 failed, 2 usage error."
         return text
     }
 
@@ -59,11 +60,15 @@ enum QuireMain {
             }
             return 0
         }
-        if name == "--version" || name == "version" {
+        if name == "--version" || name == "-V" || name == "version" {
             print("quire \(version)")
             return 0
         }
         guard let command = commands.first(where: { $0.name == name }) else {
+            if let near = nearest(name) {
+                return report(.failure("unknown command '\(name)'", hint: "did you mean `quire \(near)`? (`quire --help` lists every command)"),
+                              command: nil, exitCode: 2)
+            }
             return report(.usage("unknown command '\(name)'"), command: nil)
         }
         do {
@@ -87,7 +92,30 @@ enum QuireMain {
         }
     }
 
-    static func report(_ error: CLIError, command: (any Command.Type)?) -> Int32 {
+    /// The command `typed` was most likely meant to be: at most two letters off, or a start.
+    static func nearest(_ typed: String) -> String? {
+        let names = commands.map { $0.name } + ["help", "version"]
+        let scored = names.map { ($0, editDistance(typed.lowercased(), $0)) }.filter { $0.1 <= 2 }
+        if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }
+        return typed.count >= 2 ? names.first { $0.hasPrefix(typed.lowercased()) } : nil
+    }
+
+    /// Levenshtein distance, with a swap of two neighbours counting one (`lsit` → `list`).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        guard !x.isEmpty else { return y.count }
+        guard !y.isEmpty else { return x.count }
+        var d = (0...x.count).map { i in (0...y.count).map { j in i == 0 ? j : j == 0 ? i : 0 } }
+        for i in 1...x.count {
+            for j in 1...y.count {
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[x.count][y.count]
+    }
+
+    static func report(_ error: CLIError, command: (any Command.Type)?, exitCode: Int32? = nil) -> Int32 {
         let stderr = FileHandle.standardError
         // A progress line may stand unfinished on a terminal: the error replaces it.
         if isatty(STDERR_FILENO) == 1 { stderr.write(Data("\r\u{1B}[2K".utf8)) }
@@ -100,7 +128,7 @@ enum QuireMain {
             stderr.write(Data("quire: error: \(oneLine(message))\n".utf8))
             if let hint { stderr.write(Data("hint: \(oneLine(hint))\n".utf8)) }
         }
-        return error.exitCode
+        return exitCode ?? error.exitCode
     }
 
     /// Error messages are one line, whatever they quote, with no control character in it: they

@@ -8,30 +8,66 @@ import Glibc
 /// on the terminal — never from a plain argument, never printed.
 enum Secrets {
     /// The repository passphrase: `--passphrase-file F`, `QUIRE_PASSPHRASE`, or a prompt.
+    /// At the prompt an empty answer, a new passphrase shorter than `minimumLength` and two
+    /// answers that differ are each said and asked again (three tries); from a file or the
+    /// environment a short new passphrase is taken with a warning, an empty one refused.
     static func passphrase(_ arguments: Arguments, context: Context, confirm: Bool = false,
                            fileOption: String = "passphrase-file", variable: String = "QUIRE_PASSPHRASE",
                            prompt: String = "Repository passphrase") throws -> SecureBytes {
         var bytes: [UInt8]
         if let path = arguments.value(fileOption) {
             bytes = try readSecretFile(path, what: "passphrase file")
+            guard !bytes.isEmpty else { throw CLIError.failure("the passphrase file \(path) is empty", hint: "put the passphrase in it, on one line") }
         } else if let value = context.environment[variable] {
             bytes = Array(value.utf8)
+            guard !bytes.isEmpty else { throw CLIError.failure("\(variable) is set but empty", hint: "unset it to be asked, or set it to the passphrase") }
         } else if isatty(STDIN_FILENO) == 1 {
-            bytes = try promptHidden(prompt + ": ")
-            if confirm {
-                var again = try promptHidden("Again: ")
-                defer { wipe(&again) }
-                guard again == bytes else {
-                    wipe(&bytes)
-                    throw CLIError.failure("the two passphrases differ", hint: "run the command again")
-                }
-            }
+            bytes = try ask(prompt, confirm: confirm, context: context)
         } else {
             throw CLIError.failure("no passphrase given", hint: "set \(variable), use --\(fileOption) F, or run on a terminal to be asked")
         }
         defer { wipe(&bytes) }
-        guard !bytes.isEmpty else { throw CLIError.failure("the passphrase is empty", hint: nil) }
         return try SecureBytes(copying: bytes)
+    }
+
+    /// The prompt refuses a short new passphrase; one from a file or the environment is the
+    /// person's (or a script's) deliberate choice, taken with a word of warning once it is
+    /// in use (said after the command succeeded, so an error stays one line).
+    static func warnIfShort(_ passphrase: SecureBytes, context: Context) {
+        guard passphrase.count < minimumLength else { return }
+        context.printError("warning: the passphrase has only \(passphrase.count) characters; anyone who gets a copy of the repository "
+                           + "may guess it. `quire passwd` changes it (four random words make a good one).")
+    }
+
+    /// What a new passphrase needs at least, at the prompt (four random words are about 25).
+    static let minimumLength = 10
+
+    /// Asks at the terminal, saying what was wrong and asking again, three times at most.
+    private static func ask(_ prompt: String, confirm: Bool, context: Context) throws -> [UInt8] {
+        for attempt in 1...3 {
+            var bytes = try promptHidden(prompt + ": ")
+            let last = attempt == 3
+            if bytes.isEmpty {
+                if last { break }
+                context.printError("The passphrase is empty; type it and press Enter (Ctrl-C stops).")
+                continue
+            }
+            guard confirm else { return bytes }
+            if bytes.count < minimumLength {
+                wipe(&bytes)
+                if last { break }
+                context.printError("That is too short to keep a journal safe: at least \(minimumLength) characters "
+                                   + "(four random words make a good passphrase). Try again.")
+                continue
+            }
+            var again = try promptHidden("Again: ")
+            defer { wipe(&again) }
+            if again == bytes { return bytes }
+            wipe(&bytes)
+            if last { break }
+            context.printError("The two passphrases differ; once more.")
+        }
+        throw CLIError.failure("no passphrase was agreed on after three tries", hint: "run the command again when ready")
     }
 
     /// The WebDAV password, if any: `--password-file F` (or the one `remote set` remembered),
@@ -56,17 +92,19 @@ enum Secrets {
         return bytes
     }
 
+    /// Echo goes off before the prompt shows, so nothing typed once it shows is echoed; what
+    /// was typed ahead is kept, not flushed (TCSADRAIN), as a fast typist expects.
     private static func promptHidden(_ prompt: String) throws -> [UInt8] {
-        FileHandle.standardError.write(Data(prompt.utf8))
         var old = termios()
         let hasTerminal = tcgetattr(STDIN_FILENO, &old) == 0
         if hasTerminal {
             var quiet = old
             quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+            tcsetattr(STDIN_FILENO, TCSADRAIN, &quiet)
         }
+        FileHandle.standardError.write(Data(prompt.utf8))
         defer {
-            if hasTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
+            if hasTerminal { tcsetattr(STDIN_FILENO, TCSADRAIN, &old) }
             FileHandle.standardError.write(Data("\n".utf8))
         }
         var bytes: [UInt8] = []

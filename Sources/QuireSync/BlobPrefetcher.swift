@@ -27,10 +27,13 @@ final class BlobPrefetcher: @unchecked Sendable {
     private var closed = false
     private let finished = DispatchGroup()
     private let makeTemp: () throws -> String
+    /// The bytes downloaded so far, by every worker.
+    let meter: ByteMeter
 
     /// Starts one thread per repository in `workers`.
-    init(workers: [Repository], temporaryPath: @escaping () throws -> String) {
+    init(workers: [Repository], meter: ByteMeter = ByteMeter(), temporaryPath: @escaping () throws -> String) {
         makeTemp = temporaryPath
+        self.meter = meter
         for repository in workers {
             finished.enter()
             let owned = Owned(repository)  // used by this thread alone
@@ -57,9 +60,10 @@ final class BlobPrefetcher: @unchecked Sendable {
         }
     }
 
-    /// Waits until `local` is downloaded (the temporary file's path) or failed (the error).
-    /// The caller owns the file afterwards.
-    func take(_ local: String) -> Result<String, Error> {
+    /// Waits until `local` is downloaded (the temporary file's path) or failed (the error),
+    /// calling `whileWaiting` every half second meanwhile (to show progress). The caller
+    /// owns the file afterwards.
+    func take(_ local: String, whileWaiting: () -> Void = {}) -> Result<String, Error> {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -74,7 +78,11 @@ final class BlobPrefetcher: @unchecked Sendable {
             case nil:
                 return .failure(SyncError(.missing, detail: "an attachment was never asked for"))
             default:
-                condition.wait()
+                if !condition.wait(until: Date().addingTimeInterval(0.5)) {
+                    condition.unlock()
+                    whileWaiting()
+                    condition.lock()
+                }
             }
         }
     }
@@ -114,7 +122,7 @@ final class BlobPrefetcher: @unchecked Sendable {
 
             let outcome: State
             do {
-                try repository.download(remote, to: temp)
+                try repository.download(remote, to: temp, meter: meter)
                 outcome = .done(temp: temp)
             } catch let error as RemoteError where error.kind == .notFound {
                 outcome = .failed(SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server"))

@@ -34,7 +34,9 @@ public enum KeyCache {
         }
     }
 
-    public static func forget(storeFolder: String) {
-        unlink(path(storeFolder))
+    /// Removes the kept key; false when none was kept.
+    @discardableResult
+    public static func forget(storeFolder: String) -> Bool {
+        unlink(path(storeFolder)) == 0
     }
 }

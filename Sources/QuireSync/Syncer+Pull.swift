@@ -26,7 +26,9 @@ extension Syncer {
         }
         let downloads = startDownloads(ahead: plan.ranges)
         defer { downloads?.stop() }
-        let pulling = PullProgress(segments: plan.segmentCount, report: progress)
+        let pulling = PullProgress(segments: plan.segmentCount, meter: downloadMeter, report: progress)
+        pullProgress = pulling
+        defer { pullProgress = nil }
         for range in plan.ranges {
             let device = range.device
             var (seq, hash) = logs[device] ?? (0, "")
@@ -176,7 +178,7 @@ extension Syncer {
         let scouts = segments > 1 ? Array(repositories.prefix(min(segments, max(1, repositories.count / 4)))) : []
         repositories.removeFirst(scouts.count)
         let blobs = store.blobs
-        let prefetcher = BlobPrefetcher(workers: repositories) { try blobs.temporaryPath() }
+        let prefetcher = BlobPrefetcher(workers: repositories, meter: downloadMeter) { try blobs.temporaryPath() }
         let scout = scouts.isEmpty ? nil : SegmentScout(segments: plan, repositories: scouts, prefetcher: prefetcher, blobs: blobs)
         return Downloads(prefetcher: prefetcher, scout: scout)
     }
@@ -185,7 +187,7 @@ extension Syncer {
     func startPrefetcher() -> BlobPrefetcher? {
         guard !workerBackends.isEmpty else { return nil }
         let blobs = store.blobs
-        return BlobPrefetcher(workers: workerRepositories()) { try blobs.temporaryPath() }
+        return BlobPrefetcher(workers: workerRepositories(), meter: downloadMeter) { try blobs.temporaryPath() }
     }
 
     /// One repository handle per worker connection.

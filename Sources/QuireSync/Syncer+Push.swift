@@ -44,6 +44,7 @@ extension Syncer {
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
         var next = 0
         var carried = Set<String>()  // blobs considered for carrying inline in this push
+        var pushedRecords = Set<String>()  // the records the pushed changes belong to
         let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
         // Segments go up over the upload connections while the next ones are made: their
         // hashes chain locally, and none is part of the log before the head names it, so the
@@ -98,7 +99,9 @@ extension Syncer {
             (seq, hash) = (segment.seq, ready.hash)
             report.segmentsPushed += 1
             report.changesPushed += chunk.count
+            for change in chunk { pushedRecords.insert(change.recordID) }
         }
+        report.recordsPushed += pushedRecords.count
         try landPacks()
         try sender.drain()
         // 3. The head, then the old heads go. Only a published head makes segments part of the

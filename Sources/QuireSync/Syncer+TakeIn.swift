@@ -114,7 +114,7 @@ extension Syncer {
         defer { for blob in arrived { unlink(blob.path) } }  // gone once adopted; left over only after an error
         var failure: Error?
         for item in needed {
-            switch prefetcher.take(item.local) {
+            switch prefetcher.take(item.local, whileWaiting: { self.pullProgress?.refresh() }) {
             case .success(let temp):
                 checkpoint("blob-downloaded")
                 arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote.id))
@@ -134,7 +134,7 @@ extension Syncer {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
         do {
-            try repository.download(remote, to: temp)
+            try repository.download(remote, to: temp, meter: downloadMeter)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
         }

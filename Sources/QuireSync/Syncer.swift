@@ -7,7 +7,9 @@ import QuireStore
 public struct SyncReport: Equatable, Sendable {
     public var segmentsPulled = 0
     public var segmentsPushed = 0
+    /// Field changes pushed, and the records they belong to (what `Store.pendingCount` counted).
     public var changesPushed = 0
+    public var recordsPushed = 0
     public var fieldsMerged = 0
     public var conflicts = 0
     public var blobsUploaded = 0
@@ -51,6 +53,9 @@ public final class Syncer {
 
     /// Test hook: called at named points; a test may crash the process there.
     var checkpoint: (String) -> Void = { _ in }
+    /// Bytes of attachments downloaded, and the line that shows them while a pull runs.
+    let downloadMeter = ByteMeter()
+    var pullProgress: PullProgress?
 
     var backend: Backend { repository.backend }
     static let headsFolder = "heads"

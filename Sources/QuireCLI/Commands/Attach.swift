@@ -8,7 +8,8 @@ struct AttachCommand: Command {
         Usage: quire attach ENTRY_ID FILE [--kind voice|photo|video|file]
                             [--transcript TEXT | --transcript-file F | --srt F | --vtt F] [--duration SECONDS]
 
-        The file is copied into the store (streamed; the same bytes are stored once).
+        The file is copied into the store (streamed; the same bytes are stored once, and the
+        same file attached to the same entry again is not added twice).
         """
     static let options: [OptionSpec] = [
         .value("kind", "K", "what it is: voice, photo, video or file (default: guessed from the file type)"),
@@ -16,7 +17,7 @@ struct AttachCommand: Command {
         .value("transcript-file", "F", "the transcript from a UTF-8 text file"),
         .value("srt", "F", "a SubRip file: a timed transcript, its text the cues' text joined"),
         .value("vtt", "F", "a WebVTT file: the same"),
-        .value("duration", "SECONDS", "length of a recording"),
+        .value("duration", "SECONDS", "length of a recording (default: read from the file, for WAV, FLAC,\nM4A/MP4, Ogg and MP3)"),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -36,8 +37,21 @@ struct AttachCommand: Command {
         let transcript = try Options.transcript(arguments, context: context, textOption: "transcript", fileOption: "transcript-file")
         let store = try context.openStore()
         let entryID = try Options.entryID(positionals[0], in: store)
+        let before = Set(try store.entry(id: entryID)?.media.map(\.id) ?? [])
         let media = try store.attach(to: entryID, NewAttachment(path: positionals[1], kind: kind, duration: duration,
                                                                 transcript: transcript?.0 ?? "", segments: transcript?.1 ?? []))
         context.print(media.id)
+        if before.contains(media.id) {
+            context.printError("\(positionals[1]) is attached to this entry already (as \(Format.short(media.id))); nothing was added.")
+            return
+        }
+        if let length = media.duration, let end = media.segments.map(\.end).max(), end > length + 1 {
+            context.printError("warning: the transcript runs to \(Format.seconds(end)), past the end of the recording "
+                               + "(\(Format.seconds(length))): is it the transcript of this recording?")
+        }
+        if context.stderrIsTerminal {
+            context.printError("Attached \(media.kind.rawValue) \(Format.short(media.id)) (\(media.filename), \(Format.size(media.size))"
+                               + (media.duration.map { ", " + Format.seconds($0) } ?? "") + ") to \(Format.short(entryID)).")
+        }
     }
 }

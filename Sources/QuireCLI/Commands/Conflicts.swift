@@ -27,7 +27,8 @@ struct ConflictsCommand: Command {
         }
         if revisions.isEmpty { context.print("No conflicts."); return }
         for r in revisions {
-            context.print("\(r.record) \(Format.short(r.recordID)) \(r.field) (from device \(Format.short(r.device))):")
+            let device = r.device == store.deviceID ? "this machine" : "device \(Format.short(r.device))"
+            context.print("\(r.record) \(Format.short(r.recordID)) \(r.field), the version \(device) wrote (the other one won):")
             context.print("    " + r.value.split(whereSeparator: \.isNewline).joined(separator: " "))
         }
     }

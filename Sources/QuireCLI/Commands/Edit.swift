@@ -1,21 +1,27 @@
 import Foundation
 import QuireKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct EditCommand: Command {
     static let name = "edit"
-    static let abstract = "Change an entry's title, text, date, journal or tags."
+    static let abstract = "Change an entry: in your editor, or its title, text, date, journal or tags by option."
     static let usage = """
-        Usage: quire edit ID [--title T] [--body TEXT | --body-file F] [--date D] [--journal J]
+        Usage: quire edit ID                      open the entry in $VISUAL or $EDITOR
+               quire edit ID [--title T] [--body TEXT | --body-file F] [--date D] [--journal J]
                              [--add-tag T]... [--remove-tag T]... [--star | --unstar]
 
-        Only what is given changes; an edit that changes nothing writes nothing.
-        ID is an entry id or a unique prefix of 8 or more characters.
+        Without options the entry opens in your editor: its title on the first line, a blank
+        line, then its text; save and quit to keep the changes (nothing changes if you quit
+        without saving). With options, only what is given changes; an edit that changes
+        nothing writes nothing. ID is an entry id or a unique prefix of 8 or more characters.
         """
     static let options: [OptionSpec] = [
         .value("title", "T", "the new title"),
         .value("body", "TEXT", "the new text"),
         .value("body-file", "F", "the new text from F (- for standard input)"),
-        .value("date", "D", "when it happened: RFC 3339 with offset, or YYYY-MM-DD"),
+        .value("date", "D", "when it happened: RFC 3339, YYYY-MM-DD or words (yesterday)"),
         .value("journal", "J", "move it to journal J"),
         .repeated("add-tag", "T", "add tag T; repeat for more"),
         .repeated("remove-tag", "T", "remove tag T; repeat for more"),
@@ -30,9 +36,79 @@ struct EditCommand: Command {
         let body = try Options.body(arguments, context: context, stdinFallback: false)
         let store = try context.openStore()
         let entryID = try Options.entryID(id, in: store)
-        let starred: Bool? = arguments.flag("star") ? true : arguments.flag("unstar") ? false : nil
-        try store.edit(entryID: entryID, EntryEdit(title: arguments.value("title"), body: body, created: created,
-                                                   journal: arguments.value("journal"), addTags: arguments.all("add-tag"),
-                                                   removeTags: arguments.all("remove-tag"), starred: starred))
+        guard let before = try store.entry(id: entryID) else { throw CLIError.failure("no entry with id \(id)", hint: nil) }
+        var edit = EntryEdit(title: arguments.value("title"), body: body, created: created, journal: arguments.value("journal"),
+                             addTags: arguments.all("add-tag"), removeTags: arguments.all("remove-tag"),
+                             starred: arguments.flag("star") ? true : arguments.flag("unstar") ? false : nil)
+        if arguments.given.isEmpty {
+            guard let (title, text) = try EditorSession(context: context, store: store).edit(before) else {
+                context.printError("No change: \(Format.short(entryID)) is as it was.")
+                return
+            }
+            edit = EntryEdit(title: title, body: text)
+        }
+        let after = try store.edit(entryID: entryID, edit)
+        let changed = Self.changes(from: before, to: after)
+        if context.stderrIsTerminal || arguments.given.isEmpty {
+            context.printError(changed.isEmpty ? "No change: \(Format.short(entryID)) is as it was."
+                               : "Changed the \(changed.joined(separator: ", ")) of \(Format.short(entryID)).")
+        }
+    }
+
+    static func changes(from a: Entry, to b: Entry) -> [String] {
+        var names: [String] = []
+        if a.title != b.title { names.append("title") }
+        if a.body != b.body { names.append("text") }
+        if a.created != b.created { names.append("date") }
+        if a.journal != b.journal { names.append("journal") }
+        if a.tags != b.tags { names.append("tags") }
+        if a.starred != b.starred { names.append("star") }
+        return names
+    }
+}
+
+/// The entry in the person's editor: a file in the store's own folder (0600, beside the
+/// journal it holds, never in a shared temporary folder), the title on its first line, a
+/// blank line, the text; read back after the editor exits.
+struct EditorSession {
+    let context: Context
+    let store: Store
+
+    /// The new title and text, or nil when the file came back unchanged.
+    /// - Throws: when there is no terminal or editor, or the editor fails.
+    func edit(_ entry: Entry) throws -> (String, String)? {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CLIError.usage("say what to change (--title, --body, --add-tag …), or run on a terminal to edit in $EDITOR")
+        }
+        let editor = [context.environment["VISUAL"], context.environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty }
+            ?? ["/usr/bin/editor", "/usr/bin/nano", "/usr/bin/vi"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let editor else {
+            throw CLIError.failure("no editor to open", hint: "set EDITOR (export EDITOR=nano), or give --title/--body")
+        }
+        let file = store.folder + "/edit-" + entry.id.prefix(8) + ".md"
+        let original = entry.title + "\n\n" + entry.body + (entry.body.hasSuffix("\n") ? "" : "\n")
+        try FileIO.writeDurably(to: file, mode: 0o600, sync: false) { fd in
+            try Array(original.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
+        }
+        defer { unlink(file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The editor command may carry its own arguments (`code --wait`); the file is "$1".
+        process.arguments = ["-c", editor + " \"$1\"", "quire-edit", file]
+        process.environment = context.environment
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw CLIError.failure("the editor (\(editor)) ended with status \(process.terminationStatus); nothing was changed", hint: nil)
+        }
+        let edited = try context.readText(file, what: "edited entry")
+        guard edited != original else { return nil }
+        var lines = edited.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let title = lines.isEmpty ? "" : String(lines.removeFirst()).trimmingCharacters(in: .whitespaces)
+        var text = lines.first.map(String.init) ?? ""
+        if text.hasPrefix("\n") { text.removeFirst() }
+        // The text keeps its own last line break only if it had one.
+        if !entry.body.hasSuffix("\n"), text.hasSuffix("\n") { text.removeLast() }
+        return (title, text)
     }
 }

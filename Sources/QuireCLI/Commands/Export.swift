@@ -8,6 +8,7 @@ struct ExportCommand: Command {
         Usage: quire export json OUTDIR [filters]
                quire export markdown OUTDIR [filters] [--templates DIR]
                quire export epub OUT.epub [filters] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
+               quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
 
         json: OUTDIR/entries.jsonl and OUTDIR/media/…, deterministic (entries sorted by date
@@ -21,10 +22,14 @@ struct ExportCommand: Command {
         epub: an EPUB 3 book: a cover (generated, or --cover IMAGE), contents by year, month
         and entry, a chapter per month, photos embedded, every transcript printed.
 
-        Exporting the same entries twice gives the same bytes, in any time zone.
+        templates: writes the built-in templates (markdown/…, epub/…) into DIR, to change
+        and give back with --templates DIR; files already in DIR are left alone.
+
+        Exporting the same entries twice gives the same bytes, in any time zone. What an
+        export writes is the journal in plaintext: files are made readable by you alone.
         """
     static let options: [OptionSpec] = OptionSpec.filters + [
-        .value("templates", "DIR", "use DIR/markdown/… and DIR/epub/… instead of the built-in templates,\nfile by file (copy them from the templates/ folder of the source)"),
+        .value("templates", "DIR", "use DIR/markdown/… and DIR/epub/… instead of the built-in templates,\nfile by file (`quire export templates DIR` writes them out to start from)"),
         .value("title", "T", "epub: book title (default: the journal filtered on, else \"Journal\")"),
         .value("author", "A", "epub: author shown on the cover"),
         .value("cover", "IMAGE", "epub: a cover image instead of the generated cover"),
@@ -43,18 +48,37 @@ struct ExportCommand: Command {
         if format == "json", arguments.value("templates") != nil {
             throw CLIError.usage("--templates applies to `export markdown` and `export epub`")
         }
+        if format == "templates" {
+            guard arguments.given.isEmpty || arguments.given == ["json"] else { throw CLIError.usage("`export templates` takes only DIR") }
+            let written = try TemplateSet.writeDefaults(to: output)
+            if arguments.flag("json") {
+                var json = JSONOutput()
+                json.object([("written", .strings(written))])
+                context.print(json.text)
+            } else {
+                context.printError(written.isEmpty ? "\(output) already holds every template; nothing was written."
+                                   : "Wrote \(written.count) templates into \(output); change them and give --templates \(output) to an export.")
+            }
+            return
+        }
         var json = JSONOutput()
+        /// What was written, told on a terminal (scripts read --json).
+        func tell(_ text: String) {
+            if !arguments.flag("json") && context.stderrIsTerminal { context.printError(text) }
+        }
         switch format {
         case "json":
             let store = try context.openStore(reading: true)
             let summary = try store.exportJSON(to: output, filter: filter, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("media_files", .int(summary.mediaFiles))])
+            tell("Wrote \(Format.count(summary.entries, "entry", "entries")) and \(Format.count(summary.mediaFiles, "attachment file")) to \(output)/entries.jsonl and \(output)/media/.")
         case "markdown":
             let templates = try TemplateSet(overrides: arguments.value("templates"))
             let store = try context.openStore(reading: true)
             let summary = try MarkdownExporter(store: store, filter: filter, templates: templates)
                 .write(to: output, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments))])
+            tell("Wrote \(Format.count(summary.entries, "entry", "entries")) as Markdown and \(Format.count(summary.attachments, "attachment")) into \(output) (index: \(output)/index.md).")
         case "epub":
             guard output.hasSuffix(".epub") || !FileManager.default.fileExists(atPath: output) else {
                 throw CLIError.usage("\(output) exists and is not an .epub file; name the book OUT.epub")
@@ -71,11 +95,9 @@ struct ExportCommand: Command {
                 .write(to: output, progress: context.progress("writing book"))
             json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),
                          ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes)))])
-            if !arguments.flag("json") && context.stderrIsTerminal {
-                context.printError("Wrote \(output): \(summary.entries) entries in \(summary.chapters) chapters, \(Format.size(summary.bytes)).")
-            }
+            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) in \(Format.count(summary.chapters, "chapter")), \(Format.size(summary.bytes)).")
         default:
-            throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub)")
+            throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub, templates)")
         }
         if arguments.flag("json") { context.print(json.text) }
     }

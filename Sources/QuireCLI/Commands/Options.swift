@@ -20,7 +20,8 @@ enum Options {
     static func date(_ arguments: Arguments, _ name: String, endOfDay: Bool = false) throws -> Timestamp? {
         guard let text = arguments.value(name) else { return nil }
         guard let date = Timestamp.parseLenient(text, endOfDay: endOfDay) else {
-            throw CLIError.usage("--\(name) '\(text)' is not a date: use RFC 3339 (2025-03-01T21:14:05+03:00) or 2025-03-01")
+            throw CLIError.usage("--\(name) '\(text)' is not a date: use RFC 3339 (2025-03-01T21:14:05+03:00), 2025-03-01, "
+                                 + "or words such as today, yesterday, last monday, 3 days ago")
         }
         return date
     }
@@ -74,6 +75,11 @@ enum Options {
 /// Text shown to people (scripts use --json).
 enum Format {
     static func short(_ id: String) -> String { String(id.prefix(8)) }
+
+    /// `1 entry`, `3 entries`: a count with its noun.
+    static func count(_ n: Int, _ one: String, _ many: String? = nil) -> String {
+        "\(n) " + (n == 1 ? one : many ?? one + "s")
+    }
 
     static func entryLine(_ entry: Entry) -> String {
         var line = short(entry.id) + "  " + entry.created.localMinute + "  " + (entry.starred ? "★ " : "") + entry.displayTitle

@@ -47,7 +47,9 @@ struct RemoteCommand: Command {
         case "check": try check(arguments, context: context)
         case "forget-key":
             _ = try arguments.positionals("forget-key")
-            KeyCache.forget(storeFolder: try context.openStore().folder)
+            let had = KeyCache.forget(storeFolder: try context.openStore().folder)
+            context.printError(had ? "Removed the repository key kept on this machine: the next sync asks for the passphrase."
+                               : "No repository key was kept on this machine.")
         case let other?: throw CLIError.usage("unknown remote command '\(other)' (set, init, check, forget-key)")
         }
     }
@@ -93,6 +95,7 @@ struct RemoteCommand: Command {
         if let existing = try store.remoteSettings()?.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
         let repository = try journal.createRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
+        Secrets.warnIfShort(passphrase, context: context)
         if context.stderrIsTerminal {
             context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(repository.backend.location). Keep the passphrase safe: without it nothing can be restored.")
         }
@@ -103,7 +106,9 @@ struct RemoteCommand: Command {
         let store = try context.openStore()
         let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
         guard try store.remoteSettings() != nil else { throw JournalError.noRemote }
-        let repository = try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context))
+        let repository = try SyncSession.askingAgain(arguments, context: context) {
+            try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context))
+        }
         context.print("ok: repository \(repository.id.prefix(8)) at \(repository.backend.location) opens with this passphrase")
     }
 }

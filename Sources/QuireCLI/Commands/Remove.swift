@@ -15,9 +15,21 @@ struct RemoveCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         let id = try arguments.positionals("ID")[0]
         let store = try context.openStore()
+        let told: String
         switch try store.resolve(id) {
-        case .entry(let entryID): try store.remove(entryID: entryID)
-        case .media(let mediaID): try store.remove(mediaID: mediaID)
+        case .entry(let entryID):
+            let entry = try store.entry(id: entryID)
+            try store.remove(entryID: entryID)
+            let attachments = entry?.media.count ?? 0
+            told = "Deleted the entry \(Format.short(entryID))" + (entry.map { " “\($0.displayTitle)”" } ?? "")
+                + (attachments > 0 ? " and its \(Format.count(attachments, "attachment"))" : "")
+        case .media(let mediaID):
+            let media = try store.media(id: mediaID)
+            try store.remove(mediaID: mediaID)
+            told = "Deleted the \(media?.kind.rawValue ?? "attachment") \(Format.short(mediaID))" + (media.map { " (\($0.filename))" } ?? "")
+        }
+        if context.stderrIsTerminal {
+            context.printError(told + (try store.remoteSettings() != nil ? "; the deletion reaches your other machines at the next sync." : "."))
         }
     }
 }

@@ -26,7 +26,9 @@ struct RestoreCommand: Command {
         let (journal, unlock, traffic) = SyncSession.journal(store, arguments, context: context)
         let report: SyncReport
         do {
-            report = try journal.restore(from: address, unlock, progress: SyncSession.progress(context))
+            report = try SyncSession.askingAgain(arguments, context: context) {
+                try journal.restore(from: address, unlock, progress: SyncSession.progress(context))
+            }
         } catch {
             SyncSession.endProgress(context)
             // A restore that failed before it began leaves nothing behind that it made, so the

@@ -29,7 +29,7 @@ struct StatusCommand: Command {
             return
         }
         context.print("entries:    \(try store.entryCount())")
-        context.print("pending:    \(pending == 0 ? "nothing to push" : "\(pending) changed record\(pending == 1 ? "" : "s") to push")")
+        context.print("pending:    \(pending == 0 ? "nothing to push" : Format.count(pending, "changed record") + " to push (quire sync)")")
         context.print("last sync:  \(last ?? "never")")
         context.print("remote:     \(remote?.url ?? "none (quire remote set URL)")")
         if let id = remote?.repositoryID { context.print("repository: \(id)") }

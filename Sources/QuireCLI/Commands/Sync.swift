@@ -26,7 +26,7 @@ struct SyncCommand: Command {
         .flag("watch", "sync again every --interval seconds, and soon after a change made here,\nuntil Ctrl-C or SIGTERM (which stop it cleanly after the current step);\nwhile the server fails, each try waits longer (15 s, 30 s, … up to 30 min)"),
         .value("interval", "SECONDS", "with --watch: seconds between syncs (default 300)"),
         .flag("cached-key-only", "never ask for the passphrase: use the key cached by an earlier sync,\nor fail (the user service runs with it)"),
-        .flag("json", "{\"requests\", \"bytes_up\", \"bytes_down\", \"segments_pulled\", \"segments_pushed\",\n\"fields_merged\", \"conflicts\", ...}"),
+        .flag("json", "{\"requests\", \"bytes_up\", \"bytes_down\", \"segments_pulled\", \"segments_pushed\",\n\"records_pushed\", \"changes_pushed\", \"fields_merged\", \"conflicts\", ...}"),
         .passphraseFile,
     ]
 
@@ -56,20 +56,33 @@ struct SyncCommand: Command {
                 var json = JSONOutput()
                 json.object(traffic.members(since: before) + [("segments_pulled", .int(report.segmentsPulled)),
                              ("segments_pushed", .int(report.segmentsPushed)), ("changes_pushed", .int(report.changesPushed)),
+                             ("records_pushed", .int(report.recordsPushed)),
                              ("fields_merged", .int(report.fieldsMerged)), ("conflicts", .int(report.conflicts)),
                              ("blobs_uploaded", .int(report.blobsUploaded)), ("blobs_downloaded", .int(report.blobsDownloaded))])
                 context.print(json.text)
             } else if context.stderrIsTerminal || arguments.flag("watch") {
-                context.printError("Synced: \(report.segmentsPulled) pulled, \(report.changesPushed) changes pushed"
-                                   + (report.conflicts > 0 ? ", \(report.conflicts) conflicts kept (quire conflicts)" : "") + ".")
+                var parts = [report.recordsPushed == 0 ? "nothing to push"
+                             : "\(Format.count(report.recordsPushed, "changed record")) pushed (\(Format.count(report.changesPushed, "field change")))"]
+                parts.append(report.fieldsMerged == 0 ? "nothing new pulled"
+                             : "\(Format.count(report.fieldsMerged, "field")) merged from \(Format.count(report.segmentsPulled, "segment"))")
+                if report.blobsUploaded + report.blobsDownloaded > 0 {
+                    parts.append("\(Format.count(report.blobsUploaded, "attachment")) up, \(report.blobsDownloaded) down")
+                }
+                if report.conflicts > 0 { parts.append("\(Format.count(report.conflicts, "conflict")) kept (quire conflicts)") }
+                context.printError("Synced: " + parts.joined(separator: "; ") + ".")
             }
             before = traffic.totals
         }
         guard arguments.flag("watch") else {
-            let report = try journal.sync(unlock, progress: SyncSession.progress(context))
+            let report = try SyncSession.askingAgain(arguments, context: context) { try journal.sync(unlock, progress: SyncSession.progress(context)) }
             SyncSession.endProgress(context)
             return show(report)
         }
+        try SyncSession.askingAgain(arguments, context: context) { try watch(journal, unlock, interval: interval, arguments, context, show) }
+    }
+
+    private static func watch(_ journal: Journal, _ unlock: Unlock, interval: Double, _ arguments: Arguments, _ context: Context,
+                              _ show: (SyncReport) -> Void) throws {
         try journal.watch(unlock, interval: interval, progress: SyncSession.progress(context), shouldStop: { stopRequested != 0 }) { round, next in
             SyncSession.endProgress(context)
             switch round {

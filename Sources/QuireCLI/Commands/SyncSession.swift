@@ -56,6 +56,22 @@ enum SyncSession {
         return (journal, unlock, traffic)
     }
 
+    /// Runs `body`; where the passphrase came from the prompt and opened no key, says so and
+    /// runs it again (asking again), three tries in all. A mistyped passphrase costs a retype,
+    /// not the command.
+    static func askingAgain<T>(_ arguments: Arguments, context: Context, _ body: () throws -> T) throws -> T {
+        let prompted = arguments.value("passphrase-file") == nil && context.environment["QUIRE_PASSPHRASE"] == nil && isatty(STDIN_FILENO) == 1
+        var tries = 1
+        while true {
+            do {
+                return try body()
+            } catch let error as CryptoError where error.kind == .wrongPassphrase && prompted && tries < 3 {
+                tries += 1
+                context.printError("That passphrase opens no key of this repository; try again (\(tries) of 3).")
+            }
+        }
+    }
+
     /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the
     /// named step, proving that every step can be interrupted.
     static func installCrashPoint(_ syncer: Syncer, context: Context) {

@@ -22,6 +22,11 @@ struct TranscriptCommand: Command {
             throw CLIError.usage("give one of --text, --file, --srt or --vtt")
         }
         let store = try context.openStore()
-        try store.setTranscript(mediaID: try Options.mediaID(id, in: store), text: text, segments: segments)
+        let media = try store.setTranscript(mediaID: try Options.mediaID(id, in: store), text: text, segments: segments)
+        if context.stderrIsTerminal {
+            context.printError("Set the transcript of \(media.kind == .voice ? "voice note" : media.kind.rawValue) \(Format.short(media.id)): "
+                               + (segments.isEmpty ? Format.count(text.split(whereSeparator: \.isWhitespace).count, "word")
+                                  : Format.count(segments.count, "timed segment")) + ".")
+        }
     }
 }

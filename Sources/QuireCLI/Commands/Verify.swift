@@ -36,9 +36,9 @@ struct VerifyCommand: Command {
             context.print(String(json.text.dropLast()) + ", \"problems\": " + problems.text + "}")
         } else {
             for problem in report.problems { context.print("problem: \(problem)") }
-            context.print("\(report.devices) devices, \(report.segments) segments, \(report.blobs) attachments"
+            context.print("\(Format.count(report.devices, "device")), \(Format.count(report.segments, "segment")), \(Format.count(report.blobs, "attachment"))"
                           + (arguments.flag("read-data") ? " (\(report.blobsRead) read in full)" : "") + ": "
-                          + (report.problems.isEmpty ? "all present and authentic" : "\(report.problems.count) problems"))
+                          + (report.problems.isEmpty ? "all present and authentic" : Format.count(report.problems.count, "problem")))
         }
         if !report.problems.isEmpty {
             throw CLIError.failure("the repository has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (listed above)",

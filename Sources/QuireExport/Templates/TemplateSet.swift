@@ -51,6 +51,29 @@ public final class TemplateSet {
         self.origins = origins
     }
 
+    /// Writes the built-in templates into `folder` (`epub/…`, `markdown/…`), to be copied
+    /// and changed, then given back with `--templates`. Files already there are left alone.
+    /// - Returns: the relative paths written.
+    /// - Throws: `ExportError.io` naming what could not be written.
+    public static func writeDefaults(to folder: String) throws -> [String] {
+        var written: [String] = []
+        for (path, base64) in EmbeddedTemplates.base64.sorted(by: { $0.key < $1.key }) {
+            guard let data = Data(base64Encoded: base64) else { continue }
+            let target = folder + "/" + path
+            guard !FileManager.default.fileExists(atPath: target) else { continue }
+            do {
+                try FileIO.makeFolder(PathText.parent(target))
+                try FileIO.writeDurably(to: target, mode: 0o644, sync: false) { fd in
+                    try data.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: target) }
+                }
+            } catch let error as StoreError {
+                throw ExportError(.io, path: error.path ?? target, detail: error.detail)
+            }
+            written.append(path)
+        }
+        return written
+    }
+
     /// Where template `path` came from (a file under `--templates`, or `templates/…`).
     public func origin(of path: String) -> String { origins[path] ?? "templates/" + path }
 

@@ -132,11 +132,24 @@ public struct EntryFilter: Sendable {
     public var tags: [String] = []
     public var from: Timestamp?
     public var to: Timestamp?
+    /// Only starred entries.
+    public var starredOnly = false
+    /// Only entries written on this day of the year, `MM-DD` at their own offset, in any year
+    /// ("on this day": `EntryFilter.onThisDay()`).
+    public var monthDay: String?
 
     public init(journals: [String] = [], tags: [String] = [], from: Timestamp? = nil, to: Timestamp? = nil) {
         self.journals = journals
         self.tags = tags
         self.from = from
         self.to = to
+    }
+
+    /// `MM-DD` of `date` in `zone`: the day "on this day" looks for in every year.
+    public static func monthDay(of date: Date = Date(), in zone: TimeZone = .current) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.month, .day], from: date)
+        return String(format: "%02d-%02d", parts.month ?? 1, parts.day ?? 1)
     }
 }

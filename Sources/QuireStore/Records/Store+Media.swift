@@ -24,24 +24,30 @@ public struct NewAttachment: Sendable {
 
 extension Store {
     /// Attaches a file to entry `entryID`, streaming its bytes into `blobs/` (stored once
-    /// however often attached). The kind is guessed from the file's type when not given.
+    /// however often attached). The kind is guessed from the file's type when not given; a
+    /// recording's duration is read from the file when not given (`MediaDuration`). The same
+    /// bytes attached to the same entry again are not added twice: the attachment already
+    /// there is returned, so a retried command changes nothing.
     /// - Throws: `.notFound` for an unknown entry, `.fileUnreadable` for a missing file,
     ///   `.invalid` for a negative duration or disordered segments.
     @discardableResult
     public func attach(to entryID: String, _ attachment: NewAttachment) throws -> Media {
         let filename = attachment.filename ?? (attachment.path as NSString).lastPathComponent
         let mime = attachment.mime ?? MimeTypes.guess(filename: filename)
+        let kind = attachment.kind ?? MediaKind.guess(mime: mime)
         try Self.checkTimings(duration: attachment.duration, segments: attachment.segments)
+        let duration = attachment.duration ?? (kind == .voice || kind == .video ? MediaDuration.of(file: attachment.path) : nil)
         return try write { writer in
             guard let entry = try storedEntry(id: entryID), !entry.deleted else {
                 throw StoreError(.notFound, detail: "no entry with id \(entryID)")
             }
             let blob = try writer.addBlob(.file(.named(attachment.path)))
+            if let already = entry.entry.media.first(where: { $0.blobID == blob.id }) { return already }
             let position = (entry.entry.media.map(\.position).max() ?? -1) + 1
             let transcript = attachment.segments.isEmpty ? attachment.transcript : Segment.transcript(of: attachment.segments)
             let media = Media(id: StableID.random(), entryID: entryID, position: position,
-                              kind: attachment.kind ?? MediaKind.guess(mime: mime), blobID: blob.id, size: blob.size,
-                              filename: filename, mime: mime, duration: attachment.duration,
+                              kind: kind, blobID: blob.id, size: blob.size,
+                              filename: filename, mime: mime, duration: duration,
                               transcript: transcript, segments: attachment.segments)
             try writer.save(media, previous: nil)
             return media

@@ -42,13 +42,16 @@ extension Store {
     /// or, with `localTimeOrder`, in the order of the wall-clock time each was written at
     /// (its date and time at its own offset, then instant, then id) — without holding them
     /// all in memory.
-    public func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false,
-                             _ body: (Entry) throws -> Void) throws {
+    /// With `newestFirst`, the newest come first; `limit` keeps the first so many of that order.
+    public func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false, newestFirst: Bool = false,
+                             limit: Int? = nil, _ body: (Entry) throws -> Void) throws {
         let (conditions, values) = Self.conditions(filter)
         var sql = Self.entryColumns + " WHERE e.deleted = 0" + conditions
         // `created` is RFC 3339 with the writer's offset: its first 19 characters are the local
         // date and time, which sort as text.
-        sql += localTimeOrder ? " ORDER BY substr(e.created, 1, 19), e.created_us, e.id" : " ORDER BY e.created_us, e.id"
+        let order = newestFirst ? " DESC" : ""
+        sql += (localTimeOrder ? " ORDER BY substr(e.created, 1, 19)\(order), " : " ORDER BY ") + "e.created_us\(order), e.id\(order)"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
         // A separate statement: `body` may itself read entries through the cached ones.
         let statement = try database.prepare(sql)
         try statement.forEach(values) { row in
@@ -78,6 +81,12 @@ extension Store {
         if let to = filter.to {
             sql += " AND e.created_us <= ?"
             values.append(.integer(to.microseconds))
+        }
+        if filter.starredOnly { sql += " AND e.starred = 1" }
+        if let monthDay = filter.monthDay {
+            // `created` is RFC 3339 at the writer's offset: characters 6–10 are its MM-DD.
+            sql += " AND substr(e.created, 6, 5) = ?"
+            values.append(.text(monthDay))
         }
         return (sql, values)
     }
@@ -185,4 +194,22 @@ public struct FieldChange: Equatable, Sendable {
     public var field: String
     public var hlc: HLC
     public var device: String
+}
+
+extension Store {
+    /// Every tag of a live entry with how many entries carry it, most used first (then by name).
+    public func tagCounts() throws -> [(name: String, count: Int)] {
+        try database.prepare("""
+            SELECT t.tag, count(*) FROM entry_tags t JOIN entries e ON e.id = t.entry_id
+            WHERE e.deleted = 0 GROUP BY t.tag ORDER BY count(*) DESC, t.tag
+            """).rows { ($0.text(0), Int($0.int(1))) }
+    }
+
+    /// Every journal that holds a live entry with how many it holds, by name.
+    public func journalCounts() throws -> [(name: String, count: Int)] {
+        try database.prepare("""
+            SELECT j.name, count(*) FROM entries e JOIN journals j ON j.id = e.journal_id
+            WHERE e.deleted = 0 GROUP BY j.name ORDER BY j.name
+            """).rows { ($0.text(0), Int($0.int(1))) }
+    }
 }

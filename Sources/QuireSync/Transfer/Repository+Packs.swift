@@ -28,12 +28,20 @@ extension Repository {
     /// is one ranged GET per part; each part's stream names the blob, the part and the count,
     /// so a pack whose bytes were changed, cut or swapped fails, naming the pack.
     /// - Throws: `RemoteError.notFound` when an object is gone, `CryptoError` when damaged.
+    /// `meter` counts the bytes as they arrive (for a progress line).
     public func download(_ blob: RemoteBlob, to destination: String) throws {
+        try download(blob, to: destination, meter: nil)
+    }
+
+    func download(_ blob: RemoteBlob, to destination: String, meter: ByteMeter?) throws {
         guard let location = blob.location else { return try downloadBlob(blob.id, to: destination) }
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
         let file = try FileSink(path: temp, cached: false)
-        try readParts(blob.id, location) { try file.write($0) } restart: { try file.reset(to: $0) }
+        try readParts(blob.id, location) { bytes in
+            try file.write(bytes)
+            meter?.add(bytes.count)
+        } restart: { try file.reset(to: $0) }
         try file.sync()
         guard rename(temp, destination) == 0 else {
             throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")

@@ -54,24 +54,57 @@ public final class TransferProgress {
     }
 }
 
-/// A pull's progress line: segments merged out of those to pull, attachments taken in, and
-/// the time left at the pace so far.
+/// Bytes counted from several threads (the download connections), read by the one showing
+/// progress.
+final class ByteMeter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count: Int64 = 0
+    func add(_ n: Int) { lock.withLock { count += Int64(n) } }
+    var total: Int64 { lock.withLock { count } }
+}
+
+/// A pull's progress line: segments merged out of those to pull, attachments taken in with
+/// the bytes downloaded and their rate, and the time left at the pace so far. Shown before
+/// each segment and, while the pull waits for an attachment, every half second.
 final class PullProgress {
     private let total: Int
     private let report: ((String) -> Void)?
+    private let meter: ByteMeter
     private let started = Date()
     private var done = 0
+    private var attachments = 0
+    private var lastRefresh = Date.distantPast
 
-    init(segments: Int, report: ((String) -> Void)?) {
+    /// The meter's count when this pull began (a watch's syncer pulls many times).
+    private let baseline: Int64
+
+    init(segments: Int, meter: ByteMeter, report: ((String) -> Void)?) {
         total = segments
+        self.meter = meter
         self.report = report
+        baseline = meter.total
     }
 
     /// Called before each segment: those before it are merged.
     func show(_ sync: SyncReport) {
         defer { done += 1 }
+        attachments = sync.blobsDownloaded
+        refresh(force: true)
+    }
+
+    /// Shows the line again with the bytes downloaded since (at most twice a second).
+    func refresh(force: Bool = false) {
         guard let report, total > 0 else { return }
-        report("pulling \(done)/\(total) segments, \(sync.blobsDownloaded) attachments"
-               + (TransferProgress.timeLeft(since: started, done: Double(done), of: Double(total)) ?? ""))
+        let now = Date()
+        guard force || now.timeIntervalSince(lastRefresh) >= 0.5 else { return }
+        lastRefresh = now
+        let bytes = meter.total - baseline
+        var line = "pulling \(min(done, total))/\(total) segment\(total == 1 ? "" : "s"), \(attachments) attachment\(attachments == 1 ? "" : "s") in"
+        let elapsed = now.timeIntervalSince(started)
+        if bytes > 0 {
+            line += ", \(ByteCount.text(bytes)) down"
+            if elapsed >= 1 { line += " at \(ByteCount.text(Int64(Double(bytes) / elapsed)))/s" }
+        }
+        report(line + (TransferProgress.timeLeft(since: started, now: now, done: Double(done), of: Double(total)) ?? ""))
     }
 }

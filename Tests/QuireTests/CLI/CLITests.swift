@@ -49,7 +49,7 @@ import Testing
         let store = dir.path + "/s"
         expectOneLineError(try QuireBinary.run(["frobnicate"], store: store), status: 2, mentioning: "unknown command")
         expectOneLineError(try QuireBinary.run(["add", "--colour", "red"], store: store), status: 2, mentioning: "--colour")
-        expectOneLineError(try QuireBinary.run(["add", "--date", "last tuesday", "--body", "x"], store: store), status: 2, mentioning: "not a date")
+        expectOneLineError(try QuireBinary.run(["add", "--date", "the day after tomorrow", "--body", "x"], store: store), status: 2, mentioning: "not a date")
         expectOneLineError(try QuireBinary.run(["add", "--body", "x", "--body-file", "y"], store: store), status: 2, mentioning: "only one")
         expectOneLineError(try QuireBinary.run(["show"], store: store), status: 2, mentioning: "missing ID")
         expectOneLineError(try QuireBinary.run(["export", "pdf", dir.path], store: store), status: 2, mentioning: "pdf")
@@ -62,8 +62,8 @@ import Testing
     @Test func optionsBelongToTheirCommand() throws {
         let dir = TempDir()
         let store = dir.path + "/s", elsewhere = dir.path + "/elsewhere"
-        // "--store" is the title's value here, so "x" is a stray argument; no store named x.
-        expectOneLineError(try QuireBinary.run(["add", "--title", "--store", "x"], store: store, stdin: ""), status: 2, mentioning: "'x'")
+        // "--store" is the tag's value here, so "x" is a stray argument; no store named x.
+        expectOneLineError(try QuireBinary.run(["list", "--tag", "--store", "x"], store: store, stdin: ""), status: 2, mentioning: "'x'")
         let titled = try QuireBinary.run(["add", "--title", "--store", "--body", "b"], store: store)
         #expect(titled.status == 0)
         #expect(try QuireBinary.run(["list"], store: store).stdout.contains("--store"))

@@ -167,4 +167,55 @@ import Testing
         #expect(run.status == 1 && run.stderr.contains(repo) && run.stderr.contains("permission denied"), "\(run.stderr)")
         #expect(!run.stderr.contains("keys/"), "\(run.stderr)")
     }
+
+    /// The prompt says what was wrong and asks again: a passphrase too short for a new
+    /// repository, two that differ, an empty one; a wrong one when opening.
+    @Test func thePromptForgivesAndExplains() throws {
+        let dir = TempDir()
+        let (a, repo) = (dir.path + "/a", "file://" + dir.path + "/repo")
+        #expect(try QuireBinary.run(["add", "--title", "первая", "--body", "x"], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", repo], store: a).status == 0)
+        let good = "correct horse battery staple"
+        let initialise = try Terminal(["remote", "init"], store: a, environment: Self.env)
+        #expect(initialise.waitFor("New repository passphrase: "))
+        initialise.type("abc")
+        #expect(initialise.waitFor("too short"), "\(initialise.output)")
+        #expect(initialise.waitFor("New repository passphrase: ", times: 2))
+        initialise.type(good)
+        #expect(initialise.waitFor("Again: "))
+        initialise.type(good + "!")
+        #expect(initialise.waitFor("The two passphrases differ; once more."))
+        #expect(initialise.waitFor("New repository passphrase: ", times: 3))
+        initialise.type(good)
+        #expect(initialise.waitFor("Again: ", times: 2))
+        initialise.type(good)
+        #expect(initialise.finish() == 0, "\(initialise.output)")
+        #expect(!initialise.output.contains(good), "a passphrase is never echoed")
+        #expect(try QuireBinary.run(["sync"], store: a, environment: Self.env).status == 0)
+
+        let restore = try Terminal(["restore", repo], store: dir.path + "/new", environment: Self.env)
+        #expect(restore.waitFor("Repository passphrase: "))
+        restore.type("")
+        #expect(restore.waitFor("The passphrase is empty"), "\(restore.output)")
+        #expect(restore.waitFor("Repository passphrase: ", times: 2))
+        restore.type("wrong words entirely")
+        #expect(restore.waitFor("That passphrase opens no key of this repository; try again (2 of 3)."), "\(restore.output)")
+        #expect(restore.waitFor("Repository passphrase: ", times: 3))
+        restore.type(good)
+        #expect(restore.finish() == 0, "\(restore.output)")
+        #expect(try QuireBinary.run(["list"], store: dir.path + "/new").stdout.contains("первая"))
+    }
+
+    /// A short passphrase from the environment is the script's choice: taken, with a warning
+    /// after the repository is made.
+    @Test func aShortPassphraseFromTheEnvironmentIsWarnedOf() throws {
+        let dir = TempDir()
+        let a = dir.path + "/a"
+        #expect(try QuireBinary.run(["add", "--body", "x"], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", "file://" + dir.path + "/repo"], store: a).status == 0)
+        let run = try QuireBinary.run(["remote", "init"], store: a, environment: Self.env.merging(["QUIRE_PASSPHRASE": "abc"]) { $1 })
+        #expect(run.status == 0 && run.stderr.contains("warning: the passphrase has only 3 characters"), "\(run.stderr)")
+        let empty = try QuireBinary.run(["sync"], store: dir.path + "/b", environment: ["QUIRE_PASSPHRASE": ""])
+        #expect(empty.status == 1)
+    }
 }

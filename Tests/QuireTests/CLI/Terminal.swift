@@ -51,15 +51,15 @@ final class Terminal: @unchecked Sendable {
     /// Everything written to the terminal so far.
     var output: String { condition.withLock { String(decoding: screen, as: UTF8.self) } }
 
-    /// Waits until the terminal shows `text` (after what earlier waits consumed); false if
-    /// the program ended first or the test hung.
+    /// Waits until the terminal has shown `text` `times` times; false if the program ended
+    /// first or the test hung.
     @discardableResult
-    func waitFor(_ text: String) -> Bool {
+    func waitFor(_ text: String, times: Int = 1) -> Bool {
         let limit = Date().addingTimeInterval(Hang.limit)
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if String(decoding: screen, as: UTF8.self).contains(text) { return true }
+            if String(decoding: screen, as: UTF8.self).components(separatedBy: text).count > times { return true }
             if closed || !condition.wait(until: limit) { return false }
         }
     }

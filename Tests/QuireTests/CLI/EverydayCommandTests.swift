@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import QuireStore
+
+/// What jrnl, Day One and Obsidian users reach for, and what a command tells a person when
+/// it worked, driven as a person types them (a pseudo-terminal where it is a terminal's).
+@Suite struct EverydayCommandTests {
+    func run(_ arguments: [String], _ store: String, stdin: String? = nil, environment: [String: String] = [:]) throws -> QuireRun {
+        let result = try QuireBinary.run(arguments, store: store, environment: environment, stdin: stdin)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return result
+    }
+
+    func id(_ run: QuireRun) -> String { run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    @Test func wordsOnTheCommandLineNaturalDatesAndTheNewest() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        _ = try run(["add", "Went", "to", "the", "sea."], store)
+        _ = try run(["add", "--date", "yesterday", "--star", "--tag", "sea", "Yesterday's", "swim"], store)
+        _ = try run(["add", "--date", "2020-01-01", "An", "old", "one"], store)
+        let all = try run(["list", "--json"], store).stdout
+        #expect(all.contains(#""body": "Went to the sea.""#))
+        let newest = try run(["list", "-n", "1"], store).stdout
+        #expect(newest.contains("Went to the sea.") && !newest.contains("swim"), "\(newest)")
+        let two = try run(["list", "-n", "2", "--newest-first"], store).stdout.split(separator: "\n")
+        #expect(two.count == 2 && two[0].contains("Went to the sea.") && two[1].contains("Yesterday's swim"))
+        #expect(try run(["list", "--starred"], store).stdout.split(separator: "\n").count == 1)
+        #expect(try run(["list", "--from", "yesterday"], store).stdout.split(separator: "\n").count == 2)
+        #expect(try run(["list", "--to", "last week"], store).stdout.contains("An old one"))
+        let bad = try QuireBinary.run(["list", "--from", "the day before"], store: store)
+        #expect(bad.status == 2 && bad.stderr.contains("or words such as today, yesterday"))
+        // On this day: today's month and day in any year.
+        let today = EntryFilter.monthDay()
+        _ = try run(["add", "--date", "2019-\(today)", "Years ago today"], store)
+        let onThisDay = try run(["list", "--on-this-day"], store).stdout
+        #expect(onThisDay.contains("Years ago today") && onThisDay.contains("Went to the sea.") && !onThisDay.contains("An old one"), "\(onThisDay)")
+    }
+
+    @Test func tagsAndJournalsWithTheirCounts() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        _ = try run(["add", "--tag", "sea", "--tag", "summer", "a"], store)
+        _ = try run(["add", "--tag", "sea", "--journal", "Travel", "b"], store)
+        let tags = try JSONValue.parse(try run(["tags", "--json"], store).stdout).array?.compactMap(\.object) ?? []
+        #expect(tags.map { $0["tag"]?.string } == ["sea", "summer"] && tags.first?["entries"]?.integer == 2)
+        #expect(try run(["tags"], store).stdout == "2  #sea\n1  #summer\n")
+        let journals = try run(["journals"], store).stdout
+        #expect(journals == "1  Journal\n1  Travel\n")
+    }
+
+    /// `quire edit ID` with no option opens $EDITOR on the entry (title, blank line, text);
+    /// what is saved is the entry, and saying nothing changes nothing.
+    @Test func editWithoutOptionsOpensTheEditor() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        let entry = id(try run(["add", "--title", "Old title", "Old text."], store))
+        let editor = dir.file("editor.sh", "#!/bin/sh\nprintf 'New title\\n\\nNew text, written in the editor.\\n' > \"$1\"\n")
+        chmod(editor, 0o755)
+        let terminal = try Terminal(["edit", String(entry.prefix(8))], store: store, environment: ["EDITOR": editor])
+        #expect(terminal.finish() == 0, "\(terminal.output)")
+        #expect(terminal.output.contains("Changed the title, text of \(entry.prefix(8))."), "\(terminal.output)")
+        let shown = try run(["show", entry, "--json"], store).stdout
+        #expect(shown.contains(#""title": "New title""#) && shown.contains(#""body": "New text, written in the editor.""#), "\(shown)")
+        let unchanged = dir.file("same.sh", "#!/bin/sh\nexit 0\n")
+        chmod(unchanged, 0o755)
+        let again = try Terminal(["edit", entry], store: store, environment: ["EDITOR": unchanged])
+        #expect(again.finish() == 0 && again.output.contains("No change"), "\(again.output)")
+        // Without a terminal there is no editor to show: a usage error that says what to give.
+        let piped = try QuireBinary.run(["edit", entry], store: store, environment: ["EDITOR": editor])
+        #expect(piped.status == 2 && piped.stderr.contains("--title"), "\(piped.stderr)")
+    }
+
+    /// Each command that changes something says what it did, on a terminal.
+    @Test func commandsSayWhatTheyDid() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        let entry = id(try run(["add", "--title", "Note", "x"], store))
+        _ = dir.file("memo.wav", bytes: wav(seconds: 2))
+        let media = id(try run(["attach", entry, dir.path + "/memo.wav"], store))
+        func onTerminal(_ arguments: [String]) throws -> String {
+            let terminal = try Terminal(arguments, store: store)
+            #expect(terminal.finish() == 0, "\(arguments): \(terminal.output)")
+            return terminal.output
+        }
+        #expect(try onTerminal(["edit", entry, "--add-tag", "t"]).contains("Changed the tags of \(entry.prefix(8))."))
+        #expect(try onTerminal(["edit", entry, "--add-tag", "t"]).contains("No change"))
+        #expect(try onTerminal(["transcript", media, "--text", "three short words"]).contains("Set the transcript of voice note \(media.prefix(8)): 3 words."))
+        #expect(try onTerminal(["export", "markdown", dir.path + "/md"]).contains("Wrote 1 entry as Markdown and 1 attachment into \(dir.path)/md"))
+        let json = try onTerminal(["export", "json", dir.path + "/dump"])
+        #expect(json.contains("Wrote 1 entry and 1 attachment file to \(dir.path)/dump/entries.jsonl"), "\(json)")
+        #expect(!json.contains("[####"), "a finished bar does not stay on the screen: \(json)")
+        #expect(try onTerminal(["rm", media]).contains("Deleted the voice \(media.prefix(8)) (memo.wav)."))
+        #expect(try onTerminal(["rm", entry]).contains("Deleted the entry \(entry.prefix(8)) “Note”."))
+        let written = dir.path + "/tpl"
+        let templates = try run(["export", "templates", written], store)
+        #expect(templates.status == 0 && FileManager.default.fileExists(atPath: written + "/epub/entry.xhtml")
+                && FileManager.default.fileExists(atPath: written + "/markdown/entry.md"))
+    }
+
+    /// The same file attached twice is there once; a recording's duration comes from the
+    /// file; a transcript running past the recording's end is said.
+    @Test func attachingIsIdempotentAndReadsTheDuration() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        let entry = id(try run(["add", "x"], store))
+        _ = dir.file("memo.wav", bytes: wav(seconds: 3))
+        let first = id(try run(["attach", entry, dir.path + "/memo.wav"], store))
+        let again = try run(["attach", entry, dir.path + "/memo.wav"], store)
+        #expect(id(again) == first && again.stderr.contains("attached to this entry already"))
+        let shown = try run(["show", entry, "--json"], store).stdout
+        #expect(shown.components(separatedBy: #""kind": "voice""#).count == 2, "one attachment: \(shown)")
+        #expect(shown.contains(#""duration": 3"#), "\(shown)")
+        _ = dir.file("late.srt", "1\n00:00:00,000 --> 00:00:02,000\nHello\n\n2\n00:00:02,000 --> 00:00:09,000\nmuch later\n")
+        _ = dir.file("other.wav", bytes: wav(seconds: 3, tone: 9))
+        let late = try run(["attach", entry, dir.path + "/other.wav", "--srt", dir.path + "/late.srt"], store)
+        #expect(late.stderr.contains("warning: the transcript runs to 0:09, past the end of the recording (0:03)"), "\(late.stderr)")
+    }
+
+    @Test func aMistypedCommandIsGuessedAndTheVersionShown() throws {
+        let typo = try QuireBinary.run(["lsit"])
+        #expect(typo.status == 2 && typo.stderr.contains("did you mean `quire list`?"), "\(typo.stderr)")
+        #expect(try QuireBinary.run(["-V"]).stdout.hasPrefix("quire "))
+        #expect(try QuireBinary.run(["add", "--help"]).stdout.contains("[--star]"))
+    }
+
+    /// A WAV file of silence (or a tone byte) lasting `seconds` at 8 kHz, 8-bit mono.
+    func wav(seconds: Int, tone: UInt8 = 128) -> [UInt8] {
+        let rate = 8000, data = rate * seconds
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        return Array("RIFF".utf8) + le(36 + data, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(1, 2) + le(1, 2)
+            + le(rate, 4) + le(rate, 4) + le(1, 2) + le(8, 2) + Array("data".utf8) + le(data, 4) + Array(repeating: tone, count: data)
+    }
+}
