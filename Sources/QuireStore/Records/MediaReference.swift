@@ -3,24 +3,18 @@
 /// reference (`dayone-moment://…`, `![[photo.png]]`); exports resolve it to the attachment
 /// (a relative link in Markdown, the image itself in the book).
 public enum MediaReference {
-    public static let prefix = "quire:media/"
+    static let scheme = QuireLink(prefix: "quire:media/")
+    public static var prefix: String { scheme.prefix }
 
     /// The link target naming attachment `id`.
-    public static func target(_ id: String) -> String { prefix + id }
+    public static func target(_ id: String) -> String { scheme.target(id) }
 
     /// The attachment id a link target names, or nil when it names none.
-    public static func id(inTarget target: String) -> String? {
-        guard target.hasPrefix(prefix) else { return nil }
-        let id = String(target.dropFirst(prefix.count))
-        return StableID.isValid(id) ? id : nil
-    }
+    public static func id(inTarget target: String) -> String? { scheme.id(inTarget: target) }
 
     /// `text` with every `(quire:media/<id>)` link target whose id `replace` knows swapped
     /// for what it returns; other text is left byte for byte.
-    public static func rewrite(_ text: String, _ replace: (String) -> String?) -> String {
-        guard text.contains("](" + prefix) else { return text }
-        return rewriteTargets(text) { target in id(inTarget: target).flatMap(replace) }
-    }
+    public static func rewrite(_ text: String, _ replace: (String) -> String?) -> String { scheme.rewrite(text, replace) }
 
     /// `text` with each Markdown link or image target (`](target)`, up to the first `)`)
     /// that `replace` has a new one for swapped; the rest left byte for byte.
@@ -48,5 +42,24 @@ public enum MediaReference {
             return nil
         }
         return found
+    }
+}
+
+/// A link scheme by which an entry's text names a record of the journal by id
+/// (`quire:media/<id>`, `quire:entry/<id>`).
+struct QuireLink: Sendable {
+    let prefix: String
+
+    func target(_ id: String) -> String { prefix + id }
+
+    func id(inTarget target: String) -> String? {
+        guard target.hasPrefix(prefix) else { return nil }
+        let id = String(target.dropFirst(prefix.count))
+        return StableID.isValid(id) ? id : nil
+    }
+
+    func rewrite(_ text: String, _ replace: (String) -> String?) -> String {
+        guard text.contains("](" + prefix) else { return text }
+        return MediaReference.rewriteTargets(text) { target in id(inTarget: target).flatMap(replace) }
     }
 }
