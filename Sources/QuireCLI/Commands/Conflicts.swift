@@ -3,23 +3,48 @@ import QuireKit
 
 struct ConflictsCommand: Command {
     static let name = "conflicts"
-    static let abstract = "List concurrent edits that lost a merge and were kept as revisions."
+    static let abstract = "List concurrent edits that lost a merge, and keep or dismiss them."
     static let usage = """
         Usage: quire conflicts [--json]
+               quire conflicts keep ID       make that version the text again (a new edit)
+               quire conflicts dismiss ID    the version that won stays; stop listing this one
 
         When two machines change the same text field (title, body, transcript) before syncing,
-        the later write wins and the other is kept here, never dropped.
+        the later write wins and the other is kept here, never dropped. Keeping or dismissing
+        one syncs: your other machines stop listing it too. ID is the conflict's id (the
+        first 8 or more of its characters), as the list shows it.
         """
-    static let options: [OptionSpec] = [.flag("json", "a JSON array of {\"record\", \"id\", \"field\", \"value\", \"device\"}")]
+    static let options: [OptionSpec] = [
+        OptionSpec.flag("json", "a JSON array of {\"conflict\", \"record\", \"id\", \"field\", \"value\", \"device\"}").only(""),
+    ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
-        _ = try arguments.positionals()
+        let action = arguments.positionals.first ?? ""
+        if !action.isEmpty && arguments.flag("json") { throw CLIError.usage("--json goes with `quire conflicts` alone") }
+        switch action {
+        case "":
+            _ = try arguments.positionals()
+            try list(arguments, context: context)
+        case "keep", "dismiss":
+            let id = try arguments.positionals(action, "ID")[1]
+            let store = try context.openStore()
+            let revision = try store.conflict(id)
+            if action == "keep" { try store.keep(revision) } else { try store.dismiss(revision) }
+            context.printError(action == "keep"
+                ? "Kept it: the \(revision.field) of \(revision.record) \(Format.short(revision.recordID)) is that version again; it syncs like any edit."
+                : "Dismissed it: the version that won stays; your other machines stop listing it after their next sync.")
+        default:
+            throw CLIError.usage("unknown conflicts command '\(action)' (keep, dismiss)")
+        }
+    }
+
+    static func list(_ arguments: Arguments, context: Context) throws {
         let store = try context.openStore(reading: true)
         let revisions = try store.conflicts()
         if arguments.flag("json") {
             var json = JSONOutput()
             json.array(revisions) { j, r in
-                j.object([("record", .string(r.record)), ("id", .string(r.recordID)), ("field", .string(r.field)),
+                j.object([("conflict", .string(r.id)), ("record", .string(r.record)), ("id", .string(r.recordID)), ("field", .string(r.field)),
                           ("value", .string(r.value)), ("device", .string(r.device))])
             }
             context.print(json.text)
@@ -28,8 +53,9 @@ struct ConflictsCommand: Command {
         if revisions.isEmpty { context.print("No conflicts."); return }
         for r in revisions {
             let device = r.device == store.deviceID ? "this machine" : "device \(Format.short(r.device))"
-            context.print("\(r.record) \(Format.short(r.recordID)) \(r.field), the version \(device) wrote (the other one won):")
+            context.print("\(r.id.prefix(8))  \(r.record) \(Format.short(r.recordID)) \(r.field), the version \(device) wrote (the other one won):")
             context.print("    " + r.value.split(whereSeparator: \.isNewline).joined(separator: " "))
         }
+        context.printError("`quire conflicts keep ID` makes one the text again; `quire conflicts dismiss ID` lets the winner stand.")
     }
 }

@@ -117,6 +117,12 @@ public struct Revision: Equatable, Sendable {
     public var value: String
     public var hlc: HLC
     public var device: String
+
+    /// A name for it that a person can type (16 hex digits; any 8 or more of the first name
+    /// it), the same on every device.
+    public var id: String { String(SHA256.hex(of: key.text.utf8).prefix(16)) }
+
+    var key: RevisionKey { RevisionKey(record: record, recordID: recordID, field: field, hlc: hlc, device: device) }
 }
 
 /// Kinds of synced records, as named in `field_clocks.record`.

@@ -59,7 +59,7 @@ extension Store {
 
     /// This device's writes to `record`, each with the field's current value and clock, by field.
     public func changes(of record: PendingRecord) throws -> [SyncChange] {
-        if record.kind == .revision { return try revisionChange(record.id).map { [$0] } ?? [] }
+        if record.kind == .revision { return try revisionChanges(record.id) }
         let values = try fieldValues(record.kind, record.id)
         var changes: [SyncChange] = []
         // This device's own writes: their device is this one, no lookup needed.
@@ -100,12 +100,12 @@ extension Store {
         }
         // Kept revisions travel in snapshots too.
         let revisions = try database.prepare("""
-            SELECT r.record, r.record_id, r.field, r.hlc, d.id, r.value FROM revisions r JOIN devices d ON d.num = r.device
+            SELECT r.record, r.record_id, r.field, r.hlc, d.id, r.value, r.dismissed FROM revisions r JOIN devices d ON d.num = r.device
             ORDER BY r.record, r.record_id, r.field, r.hlc, d.id
             """)
         try revisions.forEach { row in
             let key = RevisionKey(record: row.text(0), recordID: row.text(1), field: row.text(2), hlc: HLC(rawValue: row.int(3)), device: row.text(4))
-            try body(SyncChange(record: .revision, recordID: key.text, field: "value", value: .string(row.text(5)), hlc: key.hlc, device: key.device))
+            for change in Self.revisionChanges(key, value: row.text(5), dismissed: row.int(6) != 0) { try body(change) }
         }
     }
 
@@ -123,15 +123,27 @@ extension Store {
         return map
     }
 
-    /// A kept revision as a change, for pushing and snapshots.
-    func revisionChange(_ id: String) throws -> SyncChange? {
-        guard let key = RevisionKey(id) else { return nil }
+    /// A kept revision as changes, for pushing: its text, and its dismissal if it was.
+    func revisionChanges(_ id: String) throws -> [SyncChange] {
+        guard let key = RevisionKey(id) else { return [] }
         return try database.cached("""
-            SELECT r.value FROM revisions r JOIN devices d ON d.num = r.device
+            SELECT r.value, r.dismissed FROM revisions r JOIN devices d ON d.num = r.device
             WHERE r.record = ? AND r.record_id = ? AND r.field = ? AND r.hlc = ? AND d.id = ?
             """).first([.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)]) {
-            SyncChange(record: .revision, recordID: id, field: "value", value: .string($0.text(0)), hlc: key.hlc, device: key.device)
+            Self.revisionChanges(key, value: $0.text(0), dismissed: $0.int(1) != 0)
+        } ?? []
+    }
+
+    /// The text first (none while it has not arrived), then the dismissal.
+    static func revisionChanges(_ key: RevisionKey, value: String, dismissed: Bool) -> [SyncChange] {
+        var changes: [SyncChange] = []
+        if !value.isEmpty || !dismissed {
+            changes.append(SyncChange(record: .revision, recordID: key.text, field: "value", value: .string(value), hlc: key.hlc, device: key.device))
         }
+        if dismissed {
+            changes.append(SyncChange(record: .revision, recordID: key.text, field: "dismissed", value: .bool(true), hlc: key.hlc, device: key.device))
+        }
+        return changes
     }
 
     /// Forgets outbox records whose changes (up to `watermark`) the server confirmed.

@@ -160,11 +160,11 @@ extension Store {
         return first
     }
 
-    /// Concurrent edits kept as revisions, newest first.
+    /// Concurrent edits kept as revisions and not dismissed, newest first.
     public func conflicts() throws -> [Revision] {
         try database.prepare("""
             SELECT r.record, r.record_id, r.field, r.value, r.hlc, d.id FROM revisions r JOIN devices d ON d.num = r.device
-            ORDER BY r.hlc DESC, d.id
+            WHERE r.dismissed = 0 ORDER BY r.hlc DESC, d.id
             """)
             .rows { Revision(record: $0.text(0), recordID: $0.text(1), field: $0.text(2), value: $0.text(3),
                              hlc: HLC(rawValue: $0.int(4)), device: $0.text(5)) }

@@ -27,11 +27,22 @@ extension Writer {
             receivedClock = max(receivedClock ?? .zero, change.hlc)
             if change.record == .revision {
                 // Revisions travel as immutable records, so a device whose write won learns of
-                // the one that lost even when the loser never pushed it as a field write.
-                if let text = change.value.string, let key = RevisionKey(change.recordID) {
-                    try database.cached("INSERT OR IGNORE INTO revisions (record, record_id, field, value, hlc, device) VALUES (?, ?, ?, ?, ?, ?)")
-                        .run([.text(key.record), .text(key.recordID), .text(key.field), .text(text), .integer(key.hlc.rawValue),
-                              .integer(try deviceNumber(key.device))])
+                // the one that lost even when the loser never pushed it as a field write. A
+                // dismissal (field "dismissed") may come before the text, from another
+                // device's log: the row is made then, its text filled in when it comes.
+                guard let key = RevisionKey(change.recordID) else { continue }
+                let row: [SQLValue] = [.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue),
+                                       .integer(try deviceNumber(key.device))]
+                if change.field == "dismissed", change.value == .bool(true) {
+                    try database.cached("""
+                        INSERT INTO revisions (record, record_id, field, hlc, device, value, dismissed) VALUES (?, ?, ?, ?, ?, '', 1)
+                        ON CONFLICT DO UPDATE SET dismissed = 1
+                        """).run(row)
+                } else if let text = change.value.string {
+                    try database.cached("""
+                        INSERT INTO revisions (record, record_id, field, hlc, device, value) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT DO UPDATE SET value = excluded.value WHERE revisions.value = ''
+                        """).run(row + [.text(text)])
                 }
                 continue
             }

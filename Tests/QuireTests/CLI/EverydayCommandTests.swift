@@ -131,4 +131,36 @@ import Testing
         return Array("RIFF".utf8) + le(36 + data, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(1, 2) + le(1, 2)
             + le(rate, 4) + le(rate, 4) + le(1, 2) + le(8, 2) + Array("data".utf8) + le(data, 4) + Array(repeating: tone, count: data)
     }
+
+    /// Two machines edit one title before syncing: the loser is listed with an id; `keep`
+    /// makes it the title again and `dismiss` lets the winner stand, on both machines.
+    @Test func conflictsCanBeKeptOrDismissed() throws {
+        let dir = TempDir()
+        let env = ["QUIRE_KDF_COST": "1,8192", "QUIRE_PASSPHRASE": "pw"]
+        let (a, b, repo) = (dir.path + "/a", dir.path + "/b", "file://" + dir.path + "/repo")
+        let entry = id(try run(["add", "--title", "first", "x"], a))
+        _ = try run(["remote", "set", repo], a)
+        _ = try run(["remote", "init"], a, environment: env)
+        _ = try run(["sync"], a, environment: env)
+        _ = try run(["restore", repo], b, environment: env)
+        _ = try run(["edit", entry, "--title", "from A", "--body", "body A"], a)
+        _ = try run(["edit", entry, "--title", "from B", "--body", "body B"], b)
+        for store in [a, b, a] { _ = try run(["sync"], store, environment: env) }
+        func conflicts(_ store: String) throws -> [[String: JSONValue]] {
+            try (JSONValue.parse(try run(["conflicts", "--json"], store).stdout).array ?? []).compactMap(\.object)
+        }
+        let listed = try conflicts(b)
+        #expect(listed.count == 2, "\(listed)")
+        let title = try #require(listed.first { $0["field"]?.string == "title" })
+        let body = try #require(listed.first { $0["field"]?.string == "body" })
+        let lostTitle = try #require(title["value"]?.string)
+        _ = try run(["conflicts", "keep", String(try #require(title["conflict"]?.string).prefix(8))], b)
+        _ = try run(["conflicts", "dismiss", try #require(body["conflict"]?.string)], b)
+        #expect(try conflicts(b).isEmpty)
+        for store in [b, a] { _ = try run(["sync"], store, environment: env) }
+        #expect(try conflicts(a).isEmpty)
+        #expect(try run(["show", entry, "--json"], a).stdout.contains(#""title": "\#(lostTitle)""#))
+        let unknown = try QuireBinary.run(["conflicts", "dismiss", "ffffffff"], store: a)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no conflict with id ffffffff"))
+    }
 }

@@ -67,7 +67,8 @@ import Testing
             INSERT INTO field_clocks (record, record_id, field, hlc, device) VALUES ('entry', 'e1', 'title', 112368000000000000, 1);
             UPDATE meta SET value = '11111111-2222-4333-8444-555555555555' WHERE key = 'device_id';
             UPDATE devices SET id = '11111111-2222-4333-8444-555555555555' WHERE num = 1;
-            INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;
+            \(version >= 6 ? "INSERT INTO search (rowid, title, body, transcripts, tags, place) SELECT rowid, title, body, transcripts, tags, place FROM search_source;"
+                : "INSERT INTO search (rowid, title, body, transcripts) SELECT rowid, title, body, transcripts FROM search_source;")
             PRAGMA wal_checkpoint(TRUNCATE);
             PRAGMA journal_mode = DELETE;
             """)
@@ -75,7 +76,7 @@ import Testing
     }
 
     /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
-    @Test(arguments: [1, 2, 3, 4, 5])
+    @Test(arguments: [1, 2, 3, 4, 5, 6])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
         let fixture = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version))

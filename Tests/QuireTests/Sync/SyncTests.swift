@@ -85,6 +85,41 @@ import Testing
         #expect(try world.dump(c) == world.dump(a))
     }
 
+    /// A conflict dismissed on one device is dismissed on every device, restored ones too;
+    /// one kept there becomes the field's value everywhere. A dismissal that arrives before
+    /// the revision it names is not lost.
+    @Test func conflictsDismissedOrKeptSettleEverywhere() throws {
+        let world = try SyncWorld(devices: 0)
+        let clockA = ManualClock(), clockB = ManualClock()
+        let a = try world.makeDevice("a", clock: clockA), b = try world.makeDevice("b", clock: clockB)
+        let first = try a.add(NewEntry(title: "first", body: "body"))
+        try world.sync(a); try world.sync(b)
+        clockA.advance(20); clockB.advance(10)  // A's writes win
+        try a.edit(entryID: first.id, EntryEdit(title: "A's title", body: "A's body"))
+        try b.edit(entryID: first.id, EntryEdit(title: "B's title", body: "B's body"))
+        try world.sync(a); try world.sync(b); try world.sync(a)
+        #expect(Set(try a.conflicts().map(\.value)) == ["B's title", "B's body"])
+        let title = try #require(try b.conflicts().first { $0.field == "title" })
+        let body = try #require(try b.conflicts().first { $0.field == "body" })
+        #expect(try b.conflict(String(title.id.prefix(8))) == title)
+        try b.dismiss(title)
+        try b.keep(body)
+        #expect(try b.conflicts().isEmpty && b.entry(id: first.id)?.body == "B's body")
+        try world.sync(b); try world.sync(a)
+        #expect(try a.conflicts().isEmpty, "the dismissal and the kept one synced")
+        #expect(try a.entry(id: first.id)?.body == "B's body" && a.entry(id: first.id)?.title == "A's title")
+        #expect(try world.dump(a) == world.dump(b))
+        let c = try world.makeDevice("c")
+        _ = try world.syncer(c).restore()
+        #expect(try c.conflicts().isEmpty, "a restored device sees none either")
+        // The dismissal alone, before its revision: kept, then the text fills in.
+        let d = try world.makeDevice("d")
+        let key = title.key
+        try d.merge([SyncChange(record: .revision, recordID: key.text, field: "dismissed", value: .bool(true), hlc: key.hlc, device: key.device)])
+        try d.merge([SyncChange(record: .revision, recordID: key.text, field: "value", value: .string("B's title"), hlc: key.hlc, device: key.device)])
+        #expect(try d.conflicts().isEmpty)
+    }
+
     @Test func deletionsAreTombstonesThatSync() throws {
         let world = try SyncWorld(devices: 2)
         let (a, b) = (world.stores[0], world.stores[1])
