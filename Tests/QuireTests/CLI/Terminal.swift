@@ -70,7 +70,8 @@ final class Terminal: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
-    /// Waits for the program to end (killing it after `Hang.limit`); its exit status.
+    /// Waits for the program to end (killing it after `Hang.limit`); its exit status, or -1
+    /// when what it wrote was not all read by then (the test hung: it fails, never goes on).
     func finish() -> Int32 {
         let ended = DispatchSemaphore(value: 0)
         Thread.detachNewThread { [process] in
@@ -81,7 +82,10 @@ final class Terminal: @unchecked Sendable {
         process.waitUntilExit()
         // What it wrote before it ended is read to the end.
         let limit = Date().addingTimeInterval(Hang.limit)
-        condition.withLock { while !closed && condition.wait(until: limit) {} }
-        return process.terminationStatus
+        let read = condition.withLock { () -> Bool in
+            while !closed && condition.wait(until: limit) {}
+            return closed
+        }
+        return read ? process.terminationStatus : -1
     }
 }
