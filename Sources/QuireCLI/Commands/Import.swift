@@ -58,13 +58,12 @@ struct ImportCommand: Command {
         } else {
             let path = try arguments.positionals("FILE.jsonl")[0]
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
-            var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-            let what = isFolder.boolValue ? "is a folder, not a file of Quire's JSON lines" : "is not Quire's JSON lines"
+            let isFolder = SourceGuess.isFolder(path)
+            let what = isFolder ? "is a folder, not a file of Quire's JSON lines" : "is not Quire's JSON lines"
             if let guess = SourceGuess.of(path), guess != .jsonLines {
-                throw CLIError.failure("\(path) \(what); it looks like a \(Self.describe(guess, path: path))", hint: "did you mean `\(guess.command(for: path))`?")
+                throw CLIError.failure("\(path) \(what); it looks like a \(guess.description(of: path))", hint: "did you mean `\(guess.command(for: path))`?")
             }
-            if isFolder.boolValue {
+            if isFolder {
                 throw CLIError.failure("\(path) \(what)", hint: "name the format: quire import dayone|jrnl|markdown \(path)")
             }
             guard FileManager.default.isReadableFile(atPath: path) else {
@@ -93,21 +92,10 @@ struct ImportCommand: Command {
         }
     }
 
-    static func describe(_ guess: SourceGuess, path: String) -> String {
-        var isFolder: ObjCBool = false
-        FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-        switch guess {
-        case .jsonLines: return "file of Quire's JSON lines"
-        case .dayOne: return "Day One export"
-        case .jrnl: return "jrnl journal"
-        case .markdown: return isFolder.boolValue ? "folder of Markdown notes (Obsidian's, or a Quire export)" : "Markdown note, which comes in with its folder"
-        }
-    }
-
     /// An importer's refusal, with the importer that fits better where the source tells.
     static func withGuess(_ error: ImportError, path: String, asked: String) -> Error {
         guard let guess = SourceGuess.of(path), guess.rawValue != asked else { return error }
-        return CLIError.failure(Messages.text(of: error) + " (it looks like a \(describe(guess, path: path)))",
+        return CLIError.failure(Messages.text(of: error) + " (it looks like a \(guess.description(of: path)))",
                                 hint: "did you mean `\(guess.command(for: path))`?")
     }
 

@@ -43,15 +43,30 @@ public enum SourceGuess: String, Sendable {
         return nil
     }
 
+    /// Whether `path` is a folder.
+    public static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    /// What such a source is, in words ("jrnl journal"), as `path` shows it.
+    public func description(of path: String) -> String {
+        switch self {
+        case .jsonLines: return "file of Quire's JSON lines"
+        case .dayOne: return "Day One export"
+        case .jrnl: return "jrnl journal"
+        case .markdown:
+            return Self.isFolder(path) ? "folder of Markdown notes (Obsidian's, or a Quire export)" : "Markdown note, which comes in with its folder"
+        }
+    }
+
     /// The command that imports such a source.
     public func command(for path: String) -> String {
         let quoted = path.contains(" ") ? "'\(path)'" : path
         switch self {
         case .jsonLines: return "quire import \(quoted)"
         case .markdown:
-            var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-            if isFolder.boolValue { return "quire import markdown \(quoted)" }
+            if Self.isFolder(path) { return "quire import markdown \(quoted)" }
             let parent = (path as NSString).deletingLastPathComponent
             return "quire import markdown " + (parent.isEmpty ? "." : parent.contains(" ") ? "'\(parent)'" : parent)
         default: return "quire import \(rawValue) \(quoted)"
