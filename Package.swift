@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
@@ -30,7 +32,7 @@ let package = Package(
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
-        .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
         .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireKit"]),

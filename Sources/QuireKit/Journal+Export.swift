@@ -11,6 +11,12 @@ extension Journal {
         try EPUBExporter(store: store, options: options, templates: try templates ?? TemplateSet()).write(to: path, progress: progress)
     }
 
+    /// Writes the journal (or the entries `options.filter` picks) as a PDF book to print at `path`.
+    @discardableResult
+    public func exportPDF(to path: String, options: PDFOptions = PDFOptions(), progress: ProgressHandler? = nil) throws -> BookSummary {
+        try PDFExporter(store: store, options: options).write(to: path, progress: progress)
+    }
+
     /// Writes one Markdown file per entry, with its attachments, into `folder`.
     @discardableResult
     public func exportMarkdown(to folder: String, filter: EntryFilter = EntryFilter(), templates: TemplateSet? = nil,

@@ -3,11 +3,12 @@ import QuireKit
 
 struct ExportCommand: Command {
     static let name = "export"
-    static let abstract = "Export the journal: json (lossless dump), markdown (a file per entry), epub (a book)."
+    static let abstract = "Export the journal: json (lossless dump), markdown (a file per entry), epub or pdf (a book)."
     static let usage = """
         Usage: quire export json OUTDIR [filters]
                quire export markdown OUTDIR [filters] [--templates DIR]
                quire export epub OUT.epub [filters] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
+               quire export pdf OUT.pdf [filters] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
                quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
 
@@ -22,6 +23,12 @@ struct ExportCommand: Command {
         epub: an EPUB 3 book: a cover (generated, or --cover IMAGE), contents by year, month
         and entry, a chapter per month, photos embedded, every transcript printed.
 
+        pdf: a book to print, typeset by Quire (Pango and cairo): a cover, a title page,
+        contents by year and month with page numbers, a calendar opening each year, each month
+        from a right-hand page, photos whole, voice notes as their timed transcripts, fonts
+        embedded; bookmarks year → month → entry. --page-size a5 (the default), a4, letter,
+        6x9in or WxH with mm, cm, in or pt (e.g. 150x210mm).
+
         templates: writes the built-in templates (markdown/…, epub/…) into DIR, to change
         and give back with --templates DIR; files already in DIR are left alone.
 
@@ -30,9 +37,11 @@ struct ExportCommand: Command {
         """
     static let options: [OptionSpec] = OptionSpec.filters + [
         .value("templates", "DIR", "use DIR/markdown/… and DIR/epub/… instead of the built-in templates,\nfile by file (`quire export templates DIR` writes them out to start from)"),
-        .value("title", "T", "epub: book title (default: the journal filtered on, else \"Journal\")"),
-        .value("author", "A", "epub: author shown on the cover"),
-        .value("cover", "IMAGE", "epub: a cover image instead of the generated cover"),
+        .value("title", "T", "epub, pdf: book title (default: the journal filtered on, else \"Journal\")"),
+        .value("author", "A", "epub, pdf: author shown on the title page"),
+        .value("cover", "IMAGE", "epub, pdf: a cover image instead of the generated cover"),
+        .value("page-size", "SIZE", "pdf: a5 (default), a4, letter, 6x9in, or WxH in mm, cm, in or pt"),
+        .flag("no-photos", "pdf: leave photos out (a book of text alone)"),
         .flag("with-audio", "epub: embed voice notes in formats every EPUB reader plays (MP3, M4A,\nOgg Opus), with read-along highlighting where the transcript is timed"),
         .flag("json", "print a summary as JSON"),
     ]
@@ -41,9 +50,15 @@ struct ExportCommand: Command {
         let positionals = try arguments.positionals("FORMAT", "OUTPUT")
         let filter = try Options.filter(arguments)
         let (format, output) = (positionals[0], positionals[1])
-        let bookOnly = ["title", "author", "cover"].filter { arguments.value($0) != nil } + (arguments.flag("with-audio") ? ["with-audio"] : [])
-        if format != "epub", let option = bookOnly.first {
-            throw CLIError.usage("--\(option) applies to `export epub` only")
+        let bookOnly = ["title", "author", "cover"].filter { arguments.value($0) != nil }
+        if format != "epub" && format != "pdf", let option = bookOnly.first {
+            throw CLIError.usage("--\(option) applies to `export epub` and `export pdf` only")
+        }
+        if format != "epub", arguments.flag("with-audio") { throw CLIError.usage("--with-audio applies to `export epub` only") }
+        let pdfOnly = (arguments.value("page-size") != nil ? ["page-size"] : []) + (arguments.flag("no-photos") ? ["no-photos"] : [])
+        if format != "pdf", let option = pdfOnly.first { throw CLIError.usage("--\(option) applies to `export pdf` only") }
+        if format == "pdf", arguments.value("templates") != nil {
+            throw CLIError.usage("--templates applies to `export markdown` and `export epub`; the PDF book is typeset, not templated")
         }
         if format == "json", arguments.value("templates") != nil {
             throw CLIError.usage("--templates applies to `export markdown` and `export epub`")
@@ -96,8 +111,31 @@ struct ExportCommand: Command {
             json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),
                          ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes)))])
             tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) in \(Format.count(summary.chapters, "chapter")), \(Format.size(summary.bytes)).")
+        case "pdf":
+            guard output.hasSuffix(".pdf") || !FileManager.default.fileExists(atPath: output) else {
+                throw CLIError.usage("\(output) exists and is not a .pdf file; name the book OUT.pdf")
+            }
+            var options = PDFOptions()
+            options.filter = filter
+            options.title = arguments.value("title")
+            options.author = arguments.value("author")
+            options.cover = arguments.value("cover")
+            options.withPhotos = !arguments.flag("no-photos")
+            if let size = arguments.value("page-size") {
+                guard let parsed = PageSize(parsing: size) else {
+                    throw CLIError.usage("unknown page size '\(size)': give a5, a4, letter, 6x9in, or WxH with mm, cm, in or pt (3 to 20 in a side)")
+                }
+                options.pageSize = parsed
+            }
+            let journal = Journal(store: try context.openStore(reading: true))
+            let summary = try journal.exportPDF(to: output, options: options, progress: context.progress("typesetting"))
+            for warning in summary.warnings { context.printError("warning: " + warning) }
+            json.object([("entries", .int(summary.entries)), ("pages", .int(summary.pages)), ("months", .int(summary.chapters)),
+                         ("images", .int(summary.images)), ("recordings", .int(summary.recordings)), ("bytes", .int(Int(summary.bytes))),
+                         ("warnings", .strings(summary.warnings))])
+            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize)), \(Format.size(summary.bytes)).")
         default:
-            throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub, templates)")
+            throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub, pdf, templates)")
         }
         if arguments.flag("json") { context.print(json.text) }
     }

@@ -23,6 +23,11 @@ public struct BookSummary: Equatable, Sendable {
     public var recordings = 0
     public var overlays = 0
     public var bytes: Int64 = 0
+    /// Pages of a PDF book.
+    public var pages = 0
+    /// What was left out or could not be done well, one line each (a damaged photo, a script
+    /// no installed font shows); the book was still made.
+    public var warnings: [String] = []
 }
 
 /// Writes an EPUB 3 book of the journal: a cover, a contents page (year → month → entry)

@@ -21,25 +21,98 @@ public enum MarkdownRenderer {
     /// (`quire:entry/<id>`).
     public static func html(_ markdown: String, resolve: (_ mediaID: String, _ isImage: Bool) -> String? = { _, _ in nil },
                             entryLink: (_ entryID: String) -> String? = { _ in nil }) -> String {
+        parsed(markdown, resolve: resolve, entryLink: entryLink) { document, parser in
+            guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else { return nil }
+            defer { free(rendered) }
+            return String(cString: rendered)
+        } ?? escapeAsParagraph(markdown)
+    }
+
+    /// The same parse as `html`, as a tree of blocks (for the PDF book).
+    static func blocks(_ markdown: String, resolve: (_ mediaID: String, _ isImage: Bool) -> String? = { _, _ in nil },
+                       entryLink: (_ entryID: String) -> String? = { _ in nil }) -> [MarkdownBlock] {
+        parsed(markdown, resolve: resolve, entryLink: entryLink) { document, _ in children(of: document).compactMap(block) }
+            ?? [.paragraph([.text(markdown)])]
+    }
+
+    private static let options = CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES
+
+    /// Parses `markdown` with the GFM extensions, shows raw HTML as text, resolves references,
+    /// and hands the document to `body`; nil when cmark cannot parse.
+    private static func parsed<T>(_ markdown: String, resolve: (String, Bool) -> String?, entryLink: (String) -> String?,
+                                  _ body: (OpaquePointer, OpaquePointer) -> T?) -> T? {
         _ = registered
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES
-        guard let parser = cmark_parser_new(options) else { return escapeAsParagraph(markdown) }
+        guard let parser = cmark_parser_new(options) else { return nil }
         defer { cmark_parser_free(parser) }
         for name in extensionNames {
             if let ext = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, ext) }
         }
         cmark_parser_feed(parser, markdown, markdown.utf8.count)
-        guard let document = cmark_parser_finish(parser) else { return escapeAsParagraph(markdown) }
+        guard let document = cmark_parser_finish(parser) else { return nil }
         defer { cmark_node_free(document) }
         showRawHTMLAsText(document)
         if markdown.contains(MediaReference.prefix) || markdown.contains(EntryReference.prefix) {
             resolveReferences(document, resolve, entryLink)
         }
-        guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else {
-            return escapeAsParagraph(markdown)
+        return body(document, parser)
+    }
+
+    private static func children(of node: OpaquePointer) -> [OpaquePointer] {
+        var result: [OpaquePointer] = []
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            result.append(current)
+            child = cmark_node_next(current)
         }
-        defer { free(rendered) }
-        return String(cString: rendered)
+        return result
+    }
+
+    private static func literal(_ node: OpaquePointer) -> String { cmark_node_get_literal(node).map { String(cString: $0) } ?? "" }
+
+    private static func block(_ node: OpaquePointer) -> MarkdownBlock? {
+        let kind = cmark_node_get_type_string(node).map { String(cString: $0) } ?? ""
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_PARAGRAPH: return .paragraph(inlines(of: node))
+        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), inlines(of: node))
+        case CMARK_NODE_BLOCK_QUOTE: return .quote(children(of: node).compactMap(block))
+        case CMARK_NODE_CODE_BLOCK:
+            let code = literal(node)
+            return .code(code.hasSuffix("\n") ? String(code.dropLast()) : code)
+        case CMARK_NODE_THEMATIC_BREAK: return .rule
+        case CMARK_NODE_LIST:
+            let items = children(of: node).map { item -> MarkdownListItem in
+                let isTask = cmark_node_get_type_string(item).map { String(cString: $0) } == "tasklist"
+                return MarkdownListItem(checked: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
+                                        blocks: children(of: item).compactMap(block))
+            }
+            return .list(ordered: cmark_node_get_list_type(node) == CMARK_ORDERED_LIST, start: Int(cmark_node_get_list_start(node)), items: items)
+        case CMARK_NODE_FOOTNOTE_DEFINITION: return .footnote(label: literal(node), children(of: node).compactMap(block))
+        default:
+            guard kind == "table" else { return nil }
+            let rows = children(of: node)
+            let header = rows.prefix { cmark_gfm_extensions_get_table_row_is_header($0) != 0 }.count
+            return .table(rows: rows.map { children(of: $0).map(inlines) }, headerRows: header)
+        }
+    }
+
+    private static func inlines(of node: OpaquePointer) -> [MarkdownInline] { children(of: node).compactMap(inline) }
+
+    private static func inline(_ node: OpaquePointer) -> MarkdownInline? {
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_TEXT: return .text(literal(node))
+        case CMARK_NODE_EMPH: return .emphasis(inlines(of: node))
+        case CMARK_NODE_STRONG: return .strong(inlines(of: node))
+        case CMARK_NODE_CODE: return .code(literal(node))
+        case CMARK_NODE_SOFTBREAK: return .softBreak
+        case CMARK_NODE_LINEBREAK: return .lineBreak
+        case CMARK_NODE_LINK: return .link(url: cmark_node_get_url(node).map { String(cString: $0) } ?? "", inlines(of: node))
+        case CMARK_NODE_IMAGE:
+            return .image(url: cmark_node_get_url(node).map { String(cString: $0) } ?? "", alt: PlainInline.text(inlines(of: node)))
+        case CMARK_NODE_FOOTNOTE_REFERENCE: return .footnoteReference(literal(node))
+        default:
+            if cmark_node_get_type_string(node).map({ String(cString: $0) }) == "strikethrough" { return .strikethrough(inlines(of: node)) }
+            return nil
+        }
     }
 
     /// Replaces each raw HTML block with a paragraph of its literal text, and each inline HTML

@@ -1,0 +1,2 @@
+#include <pango/pangocairo.h>
+#include <cairo-pdf.h>

@@ -1,0 +1,176 @@
+import QuireStore
+
+/// One pass over the whole book, front to back: cover, title page, contents, then per year
+/// its calendar and per month its entries. Run once to measure and once to draw.
+struct BookSetter {
+    let store: Store
+    let options: PDFOptions
+    let plan: PDFExporter.Plan
+    let fonts = FontContext()
+
+    func set(on canvas: PDFCanvas?, places known: PDFExporter.Places?,
+             progress: (Int64) -> Void) throws -> (places: PDFExporter.Places, summary: BookSummary) {
+        let geometry = PageGeometry(options.pageSize)
+        let flow = PageFlow(geometry: geometry, fonts: fonts, canvas: canvas)
+        var places = PDFExporter.Places()
+        var summary = BookSummary()
+        let size = geometry.bodySize
+        let language = plan.language
+
+        try frontMatter(flow)
+        contentsPages(flow, known: known)
+
+        var hyphenators: [String: Hyphenator?] = [:]
+        func hyphenator(_ language: String) -> Hyphenator? {
+            if let known = hyphenators[language] { return known }
+            let made = Hyphenator(language: language)
+            hyphenators[language] = made
+            return made
+        }
+        var setter = EntryTypesetter(flow: flow, store: store, book: language, withPhotos: options.withPhotos, entryTarget: { id in
+            plan.entryIDs.contains(id) ? .destination("e-" + id) : nil
+        }, hyphenator: hyphenator)
+
+        var yearOutline: Int32 = 0
+        var done: Int64 = 0
+        var missingFonts: [String: Int] = [:]
+        var currentYear: Int?
+        try plan.contents.forEachMonth(in: store) { month, entries in
+            if month.year != currentYear {
+                currentYear = month.year
+                flow.runningHead = nil
+                flow.newPage()
+                flow.showsHead = false
+                places.years[month.year] = flow.page
+                canvas?.destination("y-\(month.year)", y: 0)
+                YearCalendar(year: month.year, days: plan.days).draw(in: flow, language: language)
+                yearOutline = canvas?.addOutline(parent: 0, title: String(month.year), destination: "y-\(month.year)") ?? 0
+            }
+            flow.runningHead = month.title
+            flow.headLanguage = language
+            flow.newRightHandPage()
+            flow.showsHead = false
+            places.months[month.key] = flow.page
+            canvas?.destination("m-" + month.key, y: 0)
+            let monthOutline = canvas?.addOutline(parent: yearOutline, title: month.title, destination: "m-" + month.key) ?? 0
+            monthOpening(month, flow: flow, size: size)
+            for entry in entries {
+                let unknownBefore = flow.unknownGlyphs
+                try setter.set(entry)
+                let title = entry.title.isEmpty ? LocalDate(entry.created).longDayAndTime : entry.title
+                canvas?.addOutline(parent: monthOutline, title: title, destination: "e-" + entry.id)
+                if flow.unknownGlyphs > unknownBefore { missingFonts[Self.fontPackage(for: entry), default: 0] += 1 }
+                done += 1
+                if done % 100 == 0 { progress(done) }
+            }
+            summary.chapters += 1
+        }
+        flow.endPage()
+        places.pages = flow.page
+        summary.entries = plan.contents.entryCount
+        summary.pages = flow.page
+        summary.images = setter.photos
+        summary.recordings = setter.recordings
+        if !setter.leftOut.isEmpty {
+            let names = Array(Set(setter.leftOut)).sorted()
+            let shown = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? " and \(names.count - 8) more" : "")
+            summary.warnings.append("\(setter.leftOut.count == 1 ? "1 photo" : "\(setter.leftOut.count) photos") left out (damaged, unreadable, or not JPEG or PNG): " + shown)
+        }
+        for (package, count) in missingFonts.sorted(by: { $0.key < $1.key }) {
+            summary.warnings.append("\(count == 1 ? "1 entry has" : "\(count) entries have") characters no installed font can show: install \(package)")
+        }
+        return (places, summary)
+    }
+
+    /// The Debian package whose fonts an entry's script needs.
+    static func fontPackage(for entry: Entry) -> String {
+        switch TextLanguage(of: entry).code {
+        case "ja", "zh", "ko": return "fonts-noto-cjk"
+        case .some: return "fonts-noto-core"
+        case nil:
+            let text = entry.title + entry.body
+            return text.unicodeScalars.contains { $0.properties.isEmojiPresentation } ? "fonts-noto-color-emoji" : "fonts-noto-core"
+        }
+    }
+
+    // MARK: Front matter
+
+    private func frontMatter(_ flow: PageFlow) throws {
+        let geometry = flow.geometry
+        let size = geometry.bodySize
+        let title = plan.title, language = plan.language
+        // The cover: the image, as large as the page allows, or the title set large.
+        flow.newPage()
+        flow.showsHead = false
+        flow.showsFolio = false
+        if let cover = plan.cover {
+            let scale = min(geometry.size.width / Double(cover.width), geometry.size.height / Double(cover.height))
+            let w = Double(cover.width) * scale, h = Double(cover.height) * scale
+            try flow.canvas?.draw(cover, x: (geometry.size.width - w) / 2, y: (geometry.size.height - h) / 2, width: w, height: h)
+            flow.move(toAtLeast: 0)
+        } else {
+            flow.move(toAtLeast: geometry.size.height * 0.3)
+            flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2.6, leading: 1.1, alignment: .center, language: language))
+            flow.space(size * 1.2)
+            flow.paragraph(StyledText(plan.contents.dateRange), style: TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language), .init(gray: 0.35))
+        }
+        // Its back, blank; then the title page and its back, the colophon.
+        flow.newPage()
+        flow.showsFolio = false
+        flow.newPage()
+        flow.showsHead = false
+        flow.showsFolio = false
+        flow.move(toAtLeast: geometry.size.height * 0.22)
+        flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2, leading: 1.1, alignment: .center, language: language))
+        if let author = plan.author {
+            flow.space(size * 1.5)
+            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.3, alignment: .center, language: language))
+        }
+        flow.space(size * 3)
+        let count = plan.contents.entryCount
+        var facts = StyledText(plan.contents.dateRange + "\n" + (count == 1 ? "1 entry" : "\(count) entries"), language: language)
+        facts.language = language
+        flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, leading: 1.5, alignment: .center, language: language), .init(gray: 0.35))
+        flow.newPage()
+        flow.showsHead = false
+        flow.showsFolio = false
+        flow.move(toAtLeast: geometry.size.height - geometry.bottom - size * 4)
+        flow.paragraph(StyledText("Typeset by Quire from the journal’s own entries."),
+                       style: TextStyle(font: BookFonts.sans(language), size: size * 0.75, alignment: .natural, language: language), .init(gray: 0.45))
+    }
+
+    /// Years and months with their pages; a link on each row.
+    private func contentsPages(_ flow: PageFlow, known: PDFExporter.Places?) {
+        let size = flow.geometry.bodySize, language = plan.language
+        flow.newRightHandPage()
+        flow.showsHead = false
+        flow.move(toAtLeast: flow.geometry.top + size * 3)
+        flow.paragraph(StyledText("Contents"), style: TextStyle(font: BookFonts.serif(language), size: size * 1.8, language: language))
+        flow.space(size * 1.5)
+        var year: Int?
+        let row = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.45, language: language)
+        var bold = row
+        bold.font = BookFonts.sans(language) + " Bold"
+        for month in plan.months {
+            if month.year != year {
+                year = month.year
+                flow.space(size * 0.6)
+                flow.entryRow(StyledText(String(month.year)), page: known?.years[month.year], destination: "y-\(month.year)", style: bold, indent: 0)
+            }
+            flow.entryRow(StyledText(LocalDate.monthNames[max(0, min(11, Int(month.key.suffix(2)).map { $0 - 1 } ?? 0))]),
+                          page: known?.months[month.key], destination: "m-" + month.key, style: row, indent: size * 1.5)
+        }
+    }
+
+    /// The top of a month's first page: its name large, the year under it.
+    private func monthOpening(_ month: BookContents.Month, flow: PageFlow, size: Double) {
+        let language = plan.language
+        flow.move(toAtLeast: flow.geometry.top + flow.geometry.textHeight * 0.12)
+        let name = LocalDate.monthNames[max(0, min(11, (Int(month.key.suffix(2)) ?? 1) - 1))]
+        flow.paragraph(StyledText(name, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2.2, leading: 1.1, language: language))
+        flow.paragraph(StyledText(String(month.year), language: language), style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, letterSpacing: 1, language: language), .init(gray: 0.45))
+        flow.space(size * 1.2)
+        flow.canvas?.line(x1: flow.left, y1: flow.y, x2: flow.left + size * 4, y2: flow.y, width: 0.6, gray: 0.4)
+        flow.space(size * 0.6)
+    }
+}

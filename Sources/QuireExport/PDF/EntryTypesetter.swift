@@ -1,0 +1,274 @@
+import Foundation
+import QuireStore
+
+/// Sets one entry into a page flow: its heading (title, or its date where it has none), a
+/// line of date, time, tags and place, the body from cmark-gfm's tree, the photos it does
+/// not show in place, and each voice note as its transcript with the times of its segments.
+struct EntryTypesetter {
+    let flow: PageFlow
+    let store: Store
+    let book: String
+    let withPhotos: Bool
+    /// Where another entry of the book is, for links between entries.
+    let entryTarget: (String) -> PDFCanvas.Target?
+    let hyphenator: (String) -> Hyphenator?
+
+    /// Photos left out (damaged, unreadable, a format a page cannot show), by file name.
+    var leftOut: [String] = []
+    var photos = 0
+    var recordings = 0
+
+    private var size: Double { flow.geometry.bodySize }
+
+    /// Sets `entry`, naming the place its heading starts `e-<id>`.
+    mutating func set(_ entry: Entry) throws {
+        let language = TextLanguage(of: entry).code ?? book
+        let local = LocalDate(entry.created)
+        let hyphens = hyphenator(language)
+        var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
+        body.language = language
+
+        var heading = TextStyle(font: BookFonts.sans(language) + " Bold", size: size * 1.25, leading: 1.15, language: language)
+        heading.language = language
+        flow.space(size * 1.8)
+        let title = entry.title.isEmpty ? local.longDay : entry.title
+        flow.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true))
+        flow.canvas?.destination("e-" + entry.id, y: flow.lastStart.y)
+
+        // A right-to-left entry's date line runs right to left too, though it starts with Latin.
+        var meta = StyledText(TextLanguage(of: entry).direction == "rtl" ? "\u{200F}" : "")
+        let lead = meta.byteCount
+        meta.append(entry.title.isEmpty ? (local.isDateOnly ? "" : local.clock) : local.longDayAndTime)
+        func separator() -> String { meta.byteCount > lead ? "  ·  " : "" }
+        if entry.starred { meta.append(meta.byteCount > lead ? "  ★" : "★") }
+        if !entry.tags.isEmpty { meta.append(separator() + entry.tags.map { "#" + $0 }.joined(separator: " ")) }
+        if let location = entry.location {
+            meta.append(separator() + (location.name.flatMap { $0.isEmpty ? nil : $0 } ?? EntryData.coordinates(location)))
+        }
+        if meta.byteCount > lead {
+            flow.space(size * 0.2)
+            let style = TextStyle(font: BookFonts.sans(language), size: size * 0.8, leading: 1.2, language: language)
+            flow.paragraph(meta, style: style, .init(keepWithNext: true, gray: 0.38))
+        }
+        flow.space(size * 0.55)
+
+        var shownInPlace = Set<String>()
+        let blocks = MarkdownRenderer.blocks(entry.body) { id, isImage in
+            guard let index = entry.media.firstIndex(where: { $0.id == id }) else { return nil }
+            guard isImage, entry.media[index].kind == .photo else { return nil }
+            shownInPlace.insert(id)
+            return "quire-photo:\(index)"
+        } entryLink: { id in
+            entryTarget(id) == nil ? nil : "quire-entry:" + id
+        }
+        var inlines = InlineSetter(hyphens: hyphens, entryTarget: entryTarget, language: language)
+        for block in blocks { try set(block, entry: entry, body: body, inlines: &inlines, indent: 0) }
+
+        for item in entry.media where !shownInPlace.contains(item.id) {
+            try set(item, language: language, body: body, inlines: inlines)
+        }
+    }
+
+    // MARK: Blocks
+
+    private mutating func set(_ block: MarkdownBlock, entry: Entry, body: TextStyle, inlines: inout InlineSetter, indent: Double,
+                              marker: StyledText? = nil, bar: Bool = false) throws {
+        var decoration = PageFlow.Decoration(indent: indent, bar: bar)
+        decoration.marker = marker
+        decoration.markerStyle = body
+        switch block {
+        case .paragraph(let content):
+            // A photo inside a paragraph stands between the text before and after it.
+            for piece in inlines.pieces(content) {
+                switch piece {
+                case .text(var text):
+                    text.trimEnd()
+                    flow.paragraph(text, style: body, decoration)
+                    decoration.marker = nil
+                case .photo(let index):
+                    if index < entry.media.count { try photo(entry.media[index]) }
+                }
+            }
+            if let marker = decoration.marker { flow.paragraph(marker, style: body, PageFlow.Decoration(indent: indent)) }
+            flow.space(size * 0.45)
+        case .heading(let level, let content):
+            var style = body
+            style.font = BookFonts.sans(body.language) + " Bold"
+            style.size = size * (level <= 1 ? 1.15 : level == 2 ? 1.05 : 1)
+            style.justify = false
+            flow.space(size * 0.5)
+            let text = inlines.text(content)
+            flow.paragraph(text, style: style, PageFlow.Decoration(indent: indent, keepWithNext: true))
+            flow.space(size * 0.3)
+        case .quote(let children):
+            for child in children { try set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
+        case .code(let code):
+            var style = body
+            style.font = "Noto Sans Mono, DejaVu Sans Mono, monospace"
+            style.size = size * 0.85
+            style.justify = false
+            style.leading = 1.25
+            flow.paragraph(StyledText(code, language: body.language), style: style, PageFlow.Decoration(indent: indent + 4, ground: true))
+            flow.space(size * 0.8)
+        case .rule:
+            flow.rule()
+        case .list(let ordered, let start, let items):
+            for (number, item) in items.enumerated() {
+                let label: String
+                if let checked = item.checked { label = checked ? "☑" : "☐" } else { label = ordered ? "\(start + number)." : "•" }
+                var first = true
+                for child in item.blocks {
+                    try set(child, entry: entry, body: body, inlines: &inlines, indent: indent + size * 1.8,
+                            marker: first ? StyledText(label) : nil, bar: bar)
+                    first = false
+                }
+                if item.blocks.isEmpty { flow.paragraph(StyledText(label), style: body, PageFlow.Decoration(indent: indent)) }
+            }
+        case .table(let rows, let headerRows):
+            var style = body
+            style.size = size * 0.88
+            for (index, row) in rows.enumerated() {
+                flow.row(row.map { inlines.text($0) }, style: style, header: index < headerRows)
+            }
+            flow.space(size * 0.6)
+        case .footnote(let label, let children):
+            var first = true
+            var small = body
+            small.size = size * 0.85
+            for child in children {
+                try set(child, entry: entry, body: small, inlines: &inlines, indent: indent + size * 1.8,
+                        marker: first ? StyledText(label + ".") : nil)
+                first = false
+            }
+        }
+    }
+
+    // MARK: Attachments
+
+    private mutating func photo(_ media: Media) throws {
+        guard withPhotos else { return }
+        let path = store.blobs.path(for: media.blobID)
+        guard let image = PageImage(path: path) else {
+            leftOut.append(media.filename)
+            return
+        }
+        flow.space(size * 0.3)
+        do {
+            try flow.photo(image)
+            photos += 1
+        } catch {
+            leftOut.append(media.filename)
+        }
+        flow.space(size * 0.6)
+    }
+
+    private mutating func set(_ media: Media, language: String, body: TextStyle, inlines: InlineSetter) throws {
+        let isVoice = media.kind == .voice || media.mime.hasPrefix("audio/")
+        if media.kind == .photo || (media.kind == .file && media.mime.hasPrefix("image/")) {
+            return try photo(media)
+        }
+        var label = body
+        label.font = BookFonts.sans(language)
+        label.size = size * 0.8
+        label.justify = false
+        var caption = StyledText(isVoice ? "Voice note" : "Attachment: " + media.filename, language: language)
+        if let duration = media.duration, duration > 0 { caption.append(" · " + clockText(duration)) }
+        if !isVoice { caption.append(" · " + ByteCount.text(media.size)) }
+        flow.space(size * 0.3)
+        flow.paragraph(caption, style: label, .init(keepWithNext: isVoice, gray: 0.38))
+        guard isVoice else { return }
+        recordings += 1
+        flow.space(size * 0.25)
+        let texts = media.segments.filter { !$0.text.isEmpty }
+        if texts.isEmpty {
+            for paragraph in Transcript.paragraphs(media.transcript) {
+                flow.paragraph(inlines.plain(paragraph), style: body)
+                flow.space(size * 0.3)
+            }
+        } else {
+            var time = label
+            time.alignment = .end
+            for segment in texts {
+                var decoration = PageFlow.Decoration(indent: size * 3)
+                decoration.marker = StyledText(clockText(segment.start))
+                decoration.markerStyle = time
+                flow.paragraph(inlines.plain(segment.text), style: body, decoration)
+                flow.space(size * 0.15)
+            }
+        }
+        flow.space(size * 0.4)
+    }
+}
+
+/// Inline Markdown into styled text: emphasis, strong, code, strikethrough, links (to the web
+/// or to another entry of the book), hyphenated by the entry's language.
+struct InlineSetter {
+    enum Piece {
+        case text(StyledText)
+        case photo(Int)
+    }
+
+    let hyphens: Hyphenator?
+    let entryTarget: (String) -> PDFCanvas.Target?
+    let language: String
+
+    func plain(_ text: String) -> StyledText { StyledText(hyphens?.hyphenate(text) ?? text, language: language) }
+
+    /// The inlines as text, images dropped.
+    func text(_ inlines: [MarkdownInline]) -> StyledText {
+        var result = StyledText(language: language)
+        append(inlines, to: &result, photo: nil)
+        return result
+    }
+
+    /// The inlines cut where a photo stands.
+    func pieces(_ inlines: [MarkdownInline]) -> [Piece] {
+        var pieces: [Piece] = []
+        var current = StyledText(language: language)
+        append(inlines, to: &current) { before, index in
+            pieces.append(.text(before))
+            pieces.append(.photo(index))
+        }
+        pieces.append(.text(current))
+        return pieces.filter { if case .text(let t) = $0 { return !t.text.allSatisfy(\.isWhitespace) } else { return true } }
+    }
+
+    /// Appends `inlines`; at a photo, hands the text before it and the photo to `photo`
+    /// and goes on with an empty text (without `photo`, the photo is left out).
+    private func append(_ inlines: [MarkdownInline], to text: inout StyledText, photo: ((StyledText, Int) -> Void)?) {
+        for inline in inlines {
+            switch inline {
+            case .text(let t): text.append(hyphens?.hyphenate(t) ?? t)
+            case .code(let t): text.append(t, style: .mono)
+            case .emphasis(let c): text.styled(.italic) { append(c, to: &$0, photo: photo) }
+            case .strong(let c): text.styled(.bold) { append(c, to: &$0, photo: photo) }
+            case .strikethrough(let c): text.styled(.strike) { append(c, to: &$0, photo: photo) }
+            case .link(let url, let c):
+                if let target = target(of: url) {
+                    text.linked(target) { append(c, to: &$0, photo: photo) }
+                } else {
+                    append(c, to: &text, photo: photo)
+                }
+            case .image(let url, let alt):
+                if url.hasPrefix("quire-photo:"), let index = Int(url.dropFirst("quire-photo:".count)) {
+                    if let photo {
+                        photo(text, index)
+                        text = StyledText(language: language)
+                    }
+                } else if !alt.isEmpty {
+                    text.append("[" + alt + "]", style: .gray)
+                }
+            case .footnoteReference(let label): text.append("[" + label + "]", style: .small)
+            case .softBreak: text.append(" ")
+            case .lineBreak: text.append("\u{2028}")
+            }
+        }
+    }
+
+    private func target(of url: String) -> PDFCanvas.Target? {
+        if url.hasPrefix("quire-entry:") { return entryTarget(String(url.dropFirst("quire-entry:".count))) }
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("mailto:") else { return nil }
+        return .uri(url)
+    }
+}

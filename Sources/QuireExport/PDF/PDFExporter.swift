@@ -1,0 +1,114 @@
+import Foundation
+import QuireStore
+
+/// What `quire export pdf` was asked for.
+public struct PDFOptions {
+    public var filter = EntryFilter()
+    /// Book title; "Journal" (or the one journal filtered on) when nil.
+    public var title: String?
+    public var author: String?
+    /// A JPEG or PNG for the cover; a typeset cover when nil.
+    public var cover: String?
+    public var pageSize = PageSize.a5
+    /// Photos on the pages; without them the book is text alone.
+    public var withPhotos = true
+
+    public init() {}
+}
+
+/// Writes the journal as a book to print, typeset by Quire itself with Pango on cairo's PDF
+/// surface: a cover, a title page, the contents by year and month with page numbers, and for
+/// each year a calendar page, then each month from a right-hand page with its name as the
+/// running head. Fonts are embedded and subset with their Unicode maps (text can be searched
+/// and copied), the outline runs year → month → entry, and contents and calendar link to
+/// their pages.
+///
+/// The book is set twice: the first pass only measures (see `PageFlow`), so the second knows
+/// every month's and entry's page before it draws the contents. Pages are written as they
+/// are made, so memory does not grow with the journal. The same entries and options give the
+/// same bytes (the dates inside are the newest entry's, or `SOURCE_DATE_EPOCH`); the file is
+/// written under a temporary name beside `path` and renamed into place.
+public struct PDFExporter {
+    let store: Store
+    let options: PDFOptions
+
+    public init(store: Store, options: PDFOptions) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Where each part of the book fell, learnt by the measuring pass.
+    struct Places {
+        var months: [String: Int] = [:]
+        var years: [Int: Int] = [:]
+        var pages = 0
+    }
+
+    /// What the book is made from, read once before it is set.
+    struct Plan {
+        let contents: BookContents
+        let months: [BookContents.Month]
+        let days: [String: YearCalendar.Day]
+        let entryIDs: Set<String>
+        let title: String
+        let author: String?
+        let language: String
+        let cover: PageImage?
+    }
+
+    public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
+        var months: [BookContents.Month] = []
+        var days: [String: YearCalendar.Day] = [:]
+        var ids = Set<String>()
+        let contents = try BookContents(store: store, filter: options.filter) { entry, key in
+            let local = LocalDate(entry.created)
+            if months.last?.key != key { months.append(BookContents.Month(key: key, title: local.monthTitle, year: local.year)) }
+            days[local.dayKey, default: YearCalendar.Day(firstEntry: entry.id)].add(entry)
+            ids.insert(entry.id)
+        }
+        guard contents.entryCount > 0, let modified = contents.newestModified else {
+            throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
+        }
+        let cover = try options.cover.map { file -> PageImage in
+            guard FileManager.default.isReadableFile(atPath: file) else { throw ExportError(.invalid, path: file, detail: "cannot read the cover image") }
+            guard let image = PageImage(path: file) else { throw ExportError(.invalid, path: file, detail: "the cover must be a JPEG or PNG image") }
+            return image
+        }
+        let given = (options.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = given.isEmpty ? (options.filter.journals.count == 1 ? options.filter.journals[0] : "Journal") : given
+        let author = options.author?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount).code
+        let plan = Plan(contents: contents, months: months, days: days, entryIDs: ids, title: title, author: author, language: language, cover: cover)
+
+        let parent = PathText.parent(path)
+        let folder = parent.isEmpty ? "." : parent
+        try OutputFolder.check(folder)
+        let temp = folder + "/.quire-pdf-" + UUID().uuidString.lowercased()
+        let total = Int64(contents.entryCount) * 2
+        do {
+            let setter = BookSetter(store: store, options: options, plan: plan)
+            let measured = try setter.set(on: nil, places: nil) { progress?($0, total) }
+            let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height)
+            canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
+            var summary = try setter.set(on: canvas, places: measured.places) { progress?(Int64(contents.entryCount) + $0, total) }.summary
+            try canvas.finish()
+            guard chmod(temp, 0o600) == 0, rename(temp, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
+            FileIO.syncFolder(folder)
+            summary.bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            progress?(total, total)
+            return summary
+        } catch {
+            unlink(temp)
+            throw OutputFolder.naming(path, for: error, temporary: temp)
+        }
+    }
+
+    /// The book's date: `SOURCE_DATE_EPOCH` when set (reproducible builds' convention), else
+    /// the newest entry's modification time, in UTC.
+    static func date(newest: Timestamp) -> String {
+        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = Int64(text), seconds >= 0 {
+            return LocalDate(utcSeconds: seconds).utcText
+        }
+        return LocalDate(utcSeconds: floorDiv(newest.microseconds, 1_000_000)).utcText
+    }
+}

@@ -1,0 +1,261 @@
+/// Fills pages from top to bottom, the way a compositor would, with blocks handed over one
+/// at a time (nothing of the book is held but the page being made):
+/// - a paragraph is laid out by Pango at the text block's width, then its lines are set
+///   while they fit; the rest goes to the top of the next page, never leaving one line of a
+///   paragraph alone at the foot or the head of a page (no orphans, no widows);
+/// - a heading keeps with what follows: it goes to the next page unless two lines fit below it;
+/// - a photo is scaled to the text block (never enlarged past 150 dpi) and never split: when
+///   it does not fit what is left of the page, it is shrunk to fit if it keeps most of its
+///   size, or else starts the next page;
+/// - each page gets its running head and folio when it ends.
+/// With no canvas the flow only measures: the first pass of an export runs the same code to
+/// learn on which page each month and entry falls, so the contents can print page numbers.
+final class PageFlow {
+    let geometry: PageGeometry
+    let fonts: FontContext
+    let canvas: PDFCanvas?
+    /// The page being filled (1 = the first, a right-hand page); 0 before the first.
+    private(set) var page = 0
+    /// The cursor, from the top of the page.
+    private(set) var y = 0.0
+    /// Nothing has been set on the current page yet.
+    private(set) var pageIsEmpty = true
+    /// The month title printed at the head of pages, and whether this page shows it.
+    var runningHead: String?
+    var showsHead = true
+    var showsFolio = true
+    var headLanguage: String?
+
+    init(geometry: PageGeometry, fonts: FontContext, canvas: PDFCanvas?) {
+        self.geometry = geometry
+        self.fonts = fonts
+        self.canvas = canvas
+    }
+
+    var left: Double { geometry.left(page: page) }
+    var width: Double { geometry.textWidth }
+    var bottom: Double { geometry.size.height - geometry.bottom }
+    var room: Double { bottom - y }
+
+    // MARK: Pages
+
+    /// Ends the current page (if any) and starts the next.
+    func newPage() {
+        endPage()
+        page += 1
+        y = geometry.top
+        pageIsEmpty = true
+        showsHead = true
+        showsFolio = true
+    }
+
+    /// Starts a new page that is a right-hand one, leaving a blank left-hand page if needed.
+    func newRightHandPage() {
+        newPage()
+        if page % 2 == 0 {
+            showsHead = false
+            showsFolio = false
+            newPage()
+        }
+    }
+
+    /// Draws the current page's head and folio, and hands the page to the PDF.
+    func endPage() {
+        guard page > 0, let canvas else { return }
+        if showsHead, let runningHead, !pageIsEmpty {
+            var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.78, alignment: .center, letterSpacing: 0.6)
+            style.language = headLanguage
+            let head = TextLayout(StyledText(runningHead.uppercased()), style: style, width: width, in: fonts)
+            canvas.draw(head, lines: 0..<head.lines.count, x: left, y: geometry.top * 0.45, gray: 0.35)
+        }
+        if showsFolio {
+            let style = TextStyle(font: BookFonts.serif(nil), size: geometry.bodySize * 0.85, alignment: page % 2 == 1 ? .end : .natural)
+            let folio = TextLayout(StyledText(String(page)), style: style, width: width, in: fonts)
+            canvas.draw(folio, lines: 0..<folio.lines.count, x: left, y: bottom + geometry.bottom * 0.35, gray: 0.25)
+        }
+        canvas.endPage()
+    }
+
+    /// Moves the cursor down by `points`, unless the page is still empty (space at the top
+    /// of a page is never wanted) or the space would not fit (then the next page starts).
+    func space(_ points: Double) {
+        guard !pageIsEmpty else { return }
+        if points >= room { newPage() } else { y += points }
+    }
+
+    /// Moves the cursor to `offset` from the top of the page if it is above that.
+    func move(toAtLeast offset: Double) {
+        y = max(y, offset)
+        pageIsEmpty = false
+    }
+
+    // MARK: Text
+
+    struct Decoration {
+        /// Indent from the left of the text block (and narrower width).
+        var indent = 0.0
+        /// Drawn at the first line, right-aligned in the indent (a bullet, a number, a time).
+        var marker: StyledText?
+        var markerStyle: TextStyle?
+        /// A grey bar down the left of the indent (a block quote).
+        var bar = false
+        /// A grey ground behind the text (code).
+        var ground = false
+        /// Keep with the next block (a heading).
+        var keepWithNext = false
+        var gray = 0.0
+    }
+
+    /// Where the first line of the last paragraph was set (page, y): for links and the outline.
+    private(set) var lastStart = (page: 0, y: 0.0)
+    /// Characters no font could show, summed over every paragraph.
+    private(set) var unknownGlyphs = 0
+
+    @discardableResult
+    func paragraph(_ text: StyledText, style: TextStyle, _ decoration: Decoration = Decoration()) -> TextLayout? {
+        guard !text.isEmpty else { return nil }
+        if page == 0 { newPage() }
+        let layout = TextLayout(text, style: style, width: width - decoration.indent, in: fonts)
+        unknownGlyphs += layout.unknownGlyphs
+        let lines = layout.lines
+        guard !lines.isEmpty else { return layout }
+        let lineHeight = lines[0].bottom - lines[0].top
+        if decoration.keepWithNext, !pageIsEmpty, layout.height + lineHeight * 2.6 > room { newPage() }
+        var first = 0
+        lastStart = (page, y)
+        var started = false
+        while first < lines.count {
+            let top = lines[first].top
+            var fit = first
+            while fit < lines.count, lines[fit].bottom - top <= room + 0.01 { fit += 1 }
+            let count = lines.count - first
+            var take = fit - first
+            if count >= 4 {
+                if take == 1 { take = 0 }                              // no orphan at the foot
+                if count - take == 1, take >= 3 { take -= 1 }          // no widow at the head
+            }
+            if take == 0 {
+                if pageIsEmpty { take = 1 } else { newPage(); continue }   // a line taller than a page still goes somewhere
+            }
+            if !started { lastStart = (page, y); started = true }
+            let range = first..<(first + take)
+            let height = lines[range.upperBound - 1].bottom - top
+            draw(layout, range, height: height, decoration, markerHere: first == 0)
+            y += height
+            pageIsEmpty = false
+            first += take
+            if first < lines.count { newPage() }
+        }
+        return layout
+    }
+
+    private func draw(_ layout: TextLayout, _ range: Range<Int>, height: Double, _ decoration: Decoration, markerHere: Bool) {
+        guard let canvas else { return }
+        let x = left + decoration.indent
+        if decoration.ground { canvas.fill(x: x - 4, y: y - 2, width: width - decoration.indent + 8, height: height + 4, gray: 0.94) }
+        if decoration.bar { canvas.fill(x: left + decoration.indent - 9, y: y, width: 1.6, height: height, gray: 0.7) }
+        canvas.draw(layout, lines: range, x: x, y: y, gray: decoration.gray)
+        if markerHere, let marker = decoration.marker, let style = decoration.markerStyle {
+            let box = TextLayout(marker, style: style, width: max(decoration.indent - 4, 8), in: fonts)
+            if let line = box.lines.first, let first = layout.lines.first {
+                canvas.draw(box, lines: 0..<1, x: left + decoration.indent - 4 - box.naturalWidth - line.x, y: y + first.baseline - line.baseline, gray: 0.35)
+            }
+        }
+    }
+
+    // MARK: Photos and rows
+
+    /// Sets a photo in the text block; returns false (and sets nothing) when it cannot be drawn.
+    func photo(_ image: PageImage) throws {
+        if page == 0 { newPage() }
+        let natural = Double(image.width) * 72 / 150
+        var w = min(width, natural)
+        var h = w * Double(image.height) / Double(image.width)
+        let tallest = geometry.textHeight * 0.8
+        if h > tallest { w *= tallest / h; h = tallest }
+        if h > room {
+            if room >= h * 0.75 { w *= room / h; h = room } else { newPage() }
+        }
+        try canvas?.draw(image, x: left + (width - w) / 2, y: y, width: w, height: h)
+        y += h
+        pageIsEmpty = false
+    }
+
+    /// Sets a table row: a cell per column, each wrapped in its column, the row never split.
+    func row(_ cells: [StyledText], style: TextStyle, header: Bool) {
+        guard !cells.isEmpty else { return }
+        if page == 0 { newPage() }
+        let gap = 6.0
+        let column = (width - gap * Double(cells.count - 1)) / Double(cells.count)
+        var cellStyle = style
+        cellStyle.justify = false
+        let layouts = cells.map { cell -> TextLayout in
+            var text = cell
+            if header { text.styleAll(.bold) }
+            return TextLayout(text.isEmpty ? StyledText(" ") : text, style: cellStyle, width: column, in: fonts)
+        }
+        layouts.forEach { unknownGlyphs += $0.unknownGlyphs }
+        let height = layouts.map(\.height).max() ?? 0
+        guard height <= geometry.textHeight else {
+            // A row taller than a page: its cells one after another, as paragraphs.
+            for cell in cells { paragraph(cell, style: style) }
+            return
+        }
+        if height + 4 > room { newPage() }
+        if let canvas {
+            for (index, layout) in layouts.enumerated() where !layout.lines.isEmpty {
+                canvas.draw(layout, lines: 0..<layout.lines.count, x: left + Double(index) * (column + gap), y: y)
+            }
+            canvas.line(x1: left, y1: y + height + 2, x2: left + width, y2: y + height + 2, width: header ? 0.8 : 0.3, gray: header ? 0.3 : 0.7)
+        }
+        y += height + 4
+        pageIsEmpty = false
+    }
+
+    /// A row of the contents: its label, and the page number at the right edge; the whole row
+    /// links to that page. (The measuring pass knows no pages yet; the row's height is the same.)
+    func entryRow(_ label: StyledText, page target: Int?, destination: String, style: TextStyle, indent: Double) {
+        var numberStyle = style
+        numberStyle.alignment = .end
+        let numberWidth = geometry.bodySize * 3.5
+        let number = TextLayout(StyledText(target.map(String.init) ?? "0"), style: numberStyle, width: numberWidth, in: fonts)
+        let labelLayout = TextLayout(label, style: style, width: width - indent - numberWidth, in: fonts)
+        if page == 0 { newPage() }
+        let height = max(labelLayout.height, number.height)
+        if height > room { newPage() }
+        if let canvas {
+            canvas.draw(labelLayout, lines: 0..<labelLayout.lines.count, x: left + indent, y: y)
+            canvas.draw(number, lines: 0..<number.lines.count, x: left + width - numberWidth, y: y)
+            canvas.tagLink(target: .destination(destination), x: left + indent, y: y, width: width - indent, height: height)
+        }
+        y += height
+        pageIsEmpty = false
+    }
+
+    /// A short centred rule (a thematic break).
+    func rule() {
+        space(geometry.bodySize * 0.6)
+        canvas?.line(x1: left + width * 0.4, y1: y, x2: left + width * 0.6, y2: y, width: 0.5, gray: 0.5)
+        space(geometry.bodySize * 0.6)
+    }
+}
+
+/// The families the book is set in, with fallbacks fontconfig walks for each script; the
+/// CJK family follows the text's language so Han characters take its glyph forms.
+enum BookFonts {
+    static func serif(_ language: String?) -> String {
+        "Noto Serif, " + cjk("Serif", language) + ", Noto Naskh Arabic, Noto Serif Hebrew, Noto Serif Thai, DejaVu Serif, serif"
+    }
+
+    static func sans(_ language: String?) -> String {
+        "Noto Sans, " + cjk("Sans", language) + ", Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Thai, DejaVu Sans, sans-serif"
+    }
+
+    private static func cjk(_ kind: String, _ language: String?) -> String {
+        switch language?.prefix(2) {
+        case "zh": return "Noto \(kind) CJK SC"
+        case "ko": return "Noto \(kind) CJK KR"
+        default: return "Noto \(kind) CJK JP"
+        }
+    }
+}

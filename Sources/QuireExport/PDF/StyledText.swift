@@ -1,0 +1,93 @@
+/// Text with its inline styles and links as byte ranges, built up piece by piece: what one
+/// Pango layout shows. No markup language in between, so nothing in an entry needs escaping.
+struct StyledText {
+    enum Style: Equatable {
+        case italic, bold, mono, strike, link, gray, small
+    }
+
+    struct Span: Equatable {
+        let start: Int
+        let end: Int
+        let style: Style
+    }
+
+    struct Link: Equatable {
+        let range: Range<Int>
+        let target: PDFCanvas.Target
+    }
+
+    private(set) var text = ""
+    private(set) var spans: [Span] = []
+    private(set) var links: [Link] = []
+    /// A BCP 47 tag for the whole text (glyph variants, line breaking, font fallback).
+    var language: String?
+
+    init(_ text: String = "", style: Style? = nil, language: String? = nil) {
+        self.language = language
+        append(text, style: style)
+    }
+
+    var isEmpty: Bool { text.isEmpty }
+    var byteCount: Int { text.utf8.count }
+
+    mutating func append(_ piece: String, style: Style? = nil) {
+        let start = byteCount
+        text += piece
+        if let style, byteCount > start { spans.append(Span(start: start, end: byteCount, style: style)) }
+    }
+
+    mutating func append(_ other: StyledText) {
+        let offset = byteCount
+        text += other.text
+        spans += other.spans.map { Span(start: $0.start + offset, end: $0.end + offset, style: $0.style) }
+        links += other.links.map { Link(range: ($0.range.lowerBound + offset)..<($0.range.upperBound + offset), target: $0.target) }
+    }
+
+    /// Styles everything appended by `body` with `style`.
+    mutating func styled(_ style: Style, _ body: (inout StyledText) -> Void) {
+        let start = byteCount
+        body(&self)
+        if byteCount > start { spans.append(Span(start: start, end: byteCount, style: style)) }
+    }
+
+    /// Gives the whole text `style`.
+    mutating func styleAll(_ style: Style) {
+        if byteCount > 0 { spans.append(Span(start: 0, end: byteCount, style: style)) }
+    }
+
+    /// Makes everything appended by `body` a link to `target`.
+    mutating func linked(_ target: PDFCanvas.Target, _ body: (inout StyledText) -> Void) {
+        let start = byteCount
+        body(&self)
+        if byteCount > start {
+            spans.append(Span(start: start, end: byteCount, style: .link))
+            links.append(Link(range: start..<byteCount, target: target))
+        }
+    }
+
+    /// The text with trailing white space removed (a paragraph ending in a hard break).
+    mutating func trimEnd() {
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        let end = byteCount
+        spans = spans.compactMap { $0.start >= end ? nil : Span(start: $0.start, end: min($0.end, end), style: $0.style) }
+        links = links.compactMap { $0.range.lowerBound >= end ? nil : Link(range: $0.range.lowerBound..<min($0.range.upperBound, end), target: $0.target) }
+    }
+}
+
+/// How a block of text is set: font, size, leading and alignment.
+struct TextStyle {
+    enum Alignment { case natural, center, end }
+
+    /// A Pango font description's families and style, e.g. "Noto Serif, Noto Serif CJK JP Bold".
+    var font: String
+    /// Points.
+    var size: Double
+    /// Line height as a multiple of the font's.
+    var leading = 1.3
+    var justify = false
+    var alignment = Alignment.natural
+    /// First-line indent (negative: hanging), points.
+    var indent = 0.0
+    var letterSpacing = 0.0
+    var language: String?
+}
