@@ -52,7 +52,13 @@ do {
     let book = work + "/journal.epub"
     let summary = try laptop.exportBook(to: book, options: options)
     check(summary.entries == 1 && FileManager.default.fileExists(atPath: book), "the book was written")
-    print("EmbedQuire: stored, synced, restored and exported \(summary.entries) entry with its voice note (\(summary.bytes) bytes of EPUB).")
+    var print_ = PDFOptions()
+    print_.title = "Дневник"
+    print_.pageSize = .sixByNine
+    let pdf = work + "/journal.pdf"
+    let printed = try laptop.exportPDF(to: pdf, options: print_)
+    check(printed.pages >= 7 && printed.recordings == 1 && printed.warnings.isEmpty, "the book to print was typeset")
+    print("EmbedQuire: stored, synced, restored and exported \(summary.entries) entry with its voice note (\(summary.bytes) bytes of EPUB, \(printed.pages) pages of PDF).")
 } catch {
     FileHandle.standardError.write(Data("EmbedQuire: \(error)\n".utf8))
     exit(1)

@@ -63,7 +63,7 @@ final class PageFlow {
     func endPage() {
         guard page > 0, let canvas else { return }
         if showsHead, let runningHead, !pageIsEmpty {
-            var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.78, alignment: .center, letterSpacing: 0.6)
+            var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.75, alignment: .center)
             style.language = headLanguage
             let head = TextLayout(StyledText(runningHead.uppercased()), style: style, width: width, in: fonts)
             canvas.draw(head, lines: 0..<head.lines.count, x: left, y: geometry.top * 0.45, gray: 0.35)

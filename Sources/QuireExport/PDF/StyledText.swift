@@ -32,7 +32,7 @@ struct StyledText {
 
     mutating func append(_ piece: String, style: Style? = nil) {
         let start = byteCount
-        text += piece
+        text += Self.printable(piece)
         if let style, byteCount > start { spans.append(Span(start: start, end: byteCount, style: style)) }
     }
 
@@ -48,6 +48,13 @@ struct StyledText {
         let start = byteCount
         body(&self)
         if byteCount > start { spans.append(Span(start: start, end: byteCount, style: style)) }
+    }
+
+    /// `text` without the control characters Pango would draw as boxes (C0 but tab, line feed
+    /// and the line separator; DEL; C1), as the EPUB drops those XML forbids.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.filter { !(($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value)) }))
     }
 
     /// Gives the whole text `style`.

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+@testable import QuireExport
+@testable import QuireStore
+
+/// `quire export pdf` on the varied journal (Russian, Japanese, Arabic, Spanish, English,
+/// photos, voice notes, tables, raw HTML), read back by the real readers: qpdf, pdffonts,
+/// pdfinfo, pdftotext and pdftoppm from poppler.
+@Suite struct PDFExportTests {
+    let dir = TempDir()
+    let store: String
+
+    init() throws { store = try VariedJournal.make(in: dir, generated: 60) }
+
+    func export(_ arguments: [String] = [], to name: String = "book.pdf", environment: [String: String] = [:]) throws -> (QuireRun, String) {
+        let out = dir.path + "/" + name
+        let run = try QuireBinary.run(["export", "pdf", out] + arguments, store: store, environment: environment)
+        return (run, out)
+    }
+
+    static var readers: Bool { ["qpdf", "pdffonts", "pdfinfo", "pdftotext", "pdftoppm"].allSatisfy(ExternalTool.available) }
+
+    @Test(.enabled(if: readers))
+    func qpdfFindsNoFaultAndEveryFontIsEmbeddedSubsetAndMappedToUnicode() throws {
+        let (run, book) = try export(["--title", "Дневник", "--author", "Анна", "--json"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let json = try JSONValue.parse(run.stdout)
+        #expect(json.object?["entries"]?.number == 78)
+        #expect((json.object?["pages"]?.number ?? 0) > 40)
+        #expect(json.object?["warnings"]?.array?.isEmpty == true, "\(run.stderr)")
+        let check = try ExternalTool.run("qpdf", ["--check", book])
+        #expect(check.status == 0 && check.stderr.isEmpty, "\(check.stdout)\(check.stderr)")
+        let fonts = try ExternalTool.run("pdffonts", [book])
+        let rows = fonts.stdout.split(separator: "\n").dropFirst(2)
+        #expect(rows.count >= 4, "\(fonts.stdout)")
+        for row in rows {
+            let columns = row.split(separator: " ")
+            // name type… emb sub uni object ID: the three before the last two.
+            #expect(columns.count >= 6 && columns[columns.count - 5 ..< columns.count - 2] == ["yes", "yes", "yes"], "\(row)")
+        }
+        let families = Set(rows.compactMap { $0.split(separator: "+").dropFirst().first?.split(separator: "-").first.map(String.init) })
+        #expect(families.isSuperset(of: ["NotoSerif", "NotoSans"]), "\(families)")
+        #expect(families.contains { $0.hasPrefix("NotoSerifCJK") } && families.contains { $0.contains("Arabic") }, "\(families)")
+        let info = try ExternalTool.run("pdfinfo", [book])
+        #expect(info.stdout.contains("Page size:       419.53 x 595.28 pts"), "\(info.stdout)")
+        #expect(info.stdout.contains("Title:           Дневник") && info.stdout.contains("Author:          Анна"))
+        #expect(info.stdout.contains("Tagged:          yes"))
+    }
+
+    @Test(.enabled(if: readers), arguments: [("a4", "595.28 x 841.89"), ("letter", "612 x 792"), ("6x9in", "432 x 648"), ("150x220mm", "425.2 x 623.62")])
+    func thePageSizeIsTheOneAskedFor(size: String, points: String) throws {
+        let (run, book) = try export(["--page-size", size, "--from", "2025-03-01", "--to", "2025-04-30"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let info = try ExternalTool.run("pdfinfo", [book])
+        #expect(info.stdout.contains("Page size:       \(points) pts"), "\(info.stdout)")
+    }
+
+    @Test(.enabled(if: readers))
+    func everyEntrysTextReadsBackInLatinCyrillicJapaneseAndArabic() throws {
+        let (run, book) = try export()
+        try #require(run.status == 0, "\(run.stderr)")
+        // The text block alone: running heads and folios cropped off.
+        let geometry = PageGeometry(.a5)
+        let crop = ["-x", "0", "-y", String(Int(geometry.top) - 1), "-W", "420", "-H", String(Int(geometry.textHeight) + 2)]
+        let text = try ExternalTool.run("pdftotext", ["-enc", "UTF-8"] + crop + [book, "-"]).stdout
+        let flat = Self.flattened(text)
+        for expected in ["Вечер в Москве", "Гуляли по Красной площади.", "купить открытки", "позвонить маме",
+                         "今日は東京タワーに行きました。桜がとてもきれいでした。", "東京の朝", "Hoy fue un día normal.", "Entry number 59.",
+                         "Первая фраза.", "二番目の文。", "And the last <one> & done.", "A transcript without times.", "Second paragraph.",
+                         "<script>alert(\"x\")</script>", "The note.", "Last night of March in Hawaii", "Saturday, 1 March 2025, 21:14",
+                         "#путешествия", "Красная площадь", "Voice note · 0:03"] {
+            #expect(flat.contains(Self.flattened(expected)), "missing: \(expected)")
+        }
+        // The long paragraph, hyphenated and justified over many pages, comes back whole.
+        #expect(flat.components(separatedBy: "A long day, written at length.").count - 1 == 4000)
+        #expect(flat.components(separatedBy: "Долгий день. 長い一日。").count - 1 == 4000)
+        // Arabic comes back in visual order with joining forms: compare word by word.
+        let arabic = Self.arabicLetters(text)
+        for word in "ذهبت إلى المكتبة في الصباح وقرأت كتابا عن تاريخ المدينة مرحبا بكم".split(separator: " ") {
+            let letters = Self.arabicLetters(String(word))
+            #expect(arabic.contains(letters) || arabic.contains(String(letters.reversed())), "missing Arabic word: \(word)")
+        }
+        // A timed transcript has its times.
+        #expect(flat.contains("0:01") || flat.contains("0:00"))
+    }
+
+    @Test(.enabled(if: readers))
+    func theOutlineRunsYearMonthEntryAndEveryLinkLeadsSomewhere() throws {
+        let (run, book) = try export()
+        try #require(run.status == 0, "\(run.stderr)")
+        let json = try JSONValue.parse(try ExternalTool.run("qpdf", ["--json=2", "--json-key=outlines", book]).stdout)
+        let years = json.object?["outlines"]?.array ?? []
+        #expect(years.map { $0.object?["title"]?.string ?? "" } == ["2023", "2025"])
+        let months2025 = years.last?.object?["kids"]?.array ?? []
+        #expect(months2025.first?.object?["title"]?.string == "March 2025", "\(months2025.map { $0.object?["title"]?.string ?? "" })")
+        let march = months2025.first?.object?["kids"]?.array?.map { $0.object?["title"]?.string ?? "" } ?? []
+        #expect(march.contains("Вечер в Москве") && march.contains("Last night of March in Hawaii"), "\(march)")
+        let entries = years.flatMap { $0.object?["kids"]?.array ?? [] }.flatMap { $0.object?["kids"]?.array ?? [] }
+        #expect(entries.count == 78)
+
+        // Every link names a destination the file holds.
+        let raw = String(decoding: try Data(contentsOf: URL(fileURLWithPath: book)), as: UTF8.self)
+        let named = Set(Self.matches(of: "\\((e-[0-9a-f-]+|m-[0-9-]+|y-[0-9]+)\\) \\[", in: raw))
+        let linked = Set(Self.matches(of: "/Dest \\(([^)]+)\\)", in: raw))
+        let monthCount = years.map { $0.object?["kids"]?.array?.count ?? 0 }.reduce(0, +)
+        let expected: Int = 78 + years.count + monthCount
+        #expect(named.count == expected)
+        #expect(!linked.isEmpty && linked.isSubset(of: named), "\(linked.subtracting(named))")
+    }
+
+    /// pdftotext's word boxes: every word of the body lies inside the page's text block (the
+    /// inner margin mirrored on left and right pages); only running heads and folios lie above
+    /// or below it.
+    @Test(.enabled(if: readers))
+    func everyWordLiesInsideTheTextBlock() throws {
+        let (run, book) = try export(["--no-photos"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let html = try ExternalTool.run("pdftotext", ["-bbox", "-enc", "UTF-8", book, "-"]).stdout
+        let geometry = PageGeometry(.a5)
+        var page = 0, outside: [String] = [], words = 0
+        for line in html.split(separator: "\n") {
+            if line.contains("<page ") { page += 1; continue }
+            guard line.contains("<word ") else { continue }
+            let numbers = ["xMin", "yMin", "xMax", "yMax"].map { key in Self.matches(of: key + "=\"([0-9.]+)\"", in: String(line)).first.flatMap(Double.init) ?? -1 }
+            let (x0, y0, x1, y1) = (numbers[0], numbers[1], numbers[2], numbers[3])
+            words += 1
+            let left = geometry.left(page: page)
+            let inside = x0 >= left - 1 && x1 <= left + geometry.textWidth + 1
+            let band = y0 >= geometry.top - 1 && y1 <= geometry.size.height - geometry.bottom + 1
+            let furniture = y1 < geometry.top || y0 > geometry.size.height - geometry.bottom
+            if !inside || !(band || furniture) { outside.append("page \(page): \(line)") }
+        }
+        #expect(words > 10_000)
+        #expect(outside.isEmpty, "\(outside.prefix(5).joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: readers))
+    func theSameJournalGivesTheSameBytesInAnyTimeZone() throws {
+        let (a, first) = try export([], to: "a.pdf", environment: ["TZ": "UTC"])
+        let (b, second) = try export([], to: "b.pdf", environment: ["TZ": "Pacific/Kiritimati"])
+        try #require(a.status == 0 && b.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == Data(contentsOf: URL(fileURLWithPath: second)))
+        let (c, third) = try export([], to: "c.pdf", environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        try #require(c.status == 0)
+        let info = try ExternalTool.run("pdfinfo", ["-isodates", third]).stdout
+        #expect(info.contains("2023-11-14T22:13:20"), "\(info)")
+        #expect((try? FileManager.default.attributesOfItem(atPath: first)[.posixPermissions] as? Int) == 0o600)
+    }
+
+    /// The calendar opening 2025 is drawn: its page renders with shaded cells.
+    @Test(.enabled(if: readers))
+    func eachYearOpensWithACalendarOfShadedDays() throws {
+        let (run, book) = try export(["--from", "2025-01-01"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let text = try ExternalTool.run("pdftotext", ["-f", "6", "-l", "6", "-layout", book, "-"]).stdout
+        #expect(text.contains("2025") && text.contains("January") && text.contains("December"), "\(text)")
+        let base = dir.path + "/calendar"
+        let render = try ExternalTool.run("pdftoppm", ["-f", "6", "-l", "6", "-r", "40", "-gray", book, base])
+        try #require(render.status == 0, "\(render.stderr)")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("calendar") })
+        let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + file)))
+        // PGM: a header of three lines, then one byte a pixel; shaded cells are mid-grey.
+        let grey = pixels.suffix(pixels.count / 2).filter { (150...225).contains($0) }.count
+        #expect(grey > 100, "\(grey) grey pixels")
+    }
+
+    @Test(.enabled(if: readers))
+    func aDamagedOrForeignPhotoIsLeftOutWithOneWarningAndTheBookIsStillMade() throws {
+        _ = dir.file("bad/broken.jpg", "\u{FF}not a jpeg at all")
+        _ = dir.file("bad/phone.heic", "\0\0\0\u{18}ftypheic")
+        let add = try QuireBinary.run(["add", "--title", "Bad photos", "--date", "2025-08-01T10:00:00+02:00", "--body", "Two photos that cannot be shown."], store: store)
+        try #require(add.status == 0, "\(add.stderr)")
+        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for file in ["broken.jpg", "phone.heic"] {
+            let attach = try QuireBinary.run(["attach", id, dir.path + "/bad/" + file, "--kind", "photo"], store: store)
+            try #require(attach.status == 0, "\(attach.stderr)")
+        }
+        let (run, book) = try export()
+        #expect(run.status == 0, "\(run.stderr)")
+        let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1 && warnings[0].contains("broken.jpg") && warnings[0].contains("phone.heic"), "\(run.stderr)")
+        #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+    }
+
+    @Test func badInputIsAOneLineErrorAndLeavesNothingBehind() throws {
+        let (size, _) = try export(["--page-size", "b7"])
+        #expect(size.status == 2 && size.stderr.contains("unknown page size 'b7'"), "\(size.stderr)")
+        let (folder, _) = try export([], to: "no/such/folder/book.pdf")
+        #expect(folder.status == 1 && folder.stderr.contains("no such folder"), "\(folder.stderr)")
+        let notImage = dir.file("cover.txt", "hello")
+        let (cover, path) = try export(["--cover", notImage])
+        #expect(cover.status == 1 && cover.stderr.contains("JPEG or PNG"), "\(cover.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let (templates, _) = try export(["--templates", dir.path])
+        #expect(templates.status == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasPrefix(".quire-pdf") })
+        for run in [size, folder, cover] { #expect(run.stderr.split(separator: "\n").filter { $0.hasPrefix("quire: error:") }.count == 1, "\(run.stderr)") }
+    }
+
+    @Test func pageSizesParse() {
+        #expect(PageSize(parsing: "A5") == .a5)
+        #expect(PageSize(parsing: "6x9in") == PageSize(width: 432, height: 648, name: "6x9in"))
+        #expect(PageSize(parsing: "148x210")?.width == 419.53)
+        #expect(PageSize(parsing: "21x29.7cm")?.height == 841.89)
+        for bad in ["", "x", "0x0", "1x1in", "100x100in", "axbmm", "5x", "nanxnan", "-5x-5in"] { #expect(PageSize(parsing: bad) == nil, "\(bad)") }
+    }
+
+    @Test func hyphenationPointsComeFromTheLanguagesDictionary() throws {
+        let english = try #require(Hyphenator(language: "en"))
+        #expect(english.hyphenate("hyphenation, of course").contains("\u{AD}"))
+        #expect(english.hyphenate("short words").unicodeScalars.allSatisfy { $0 != "\u{AD}" })
+        #expect(english.hyphenate("hyphenation").replacingOccurrences(of: "\u{AD}", with: "") == "hyphenation")
+        let russian = try #require(Hyphenator(language: "ru"))  // a KOI8-R dictionary
+        let word = russian.hyphenate("достопримечательность")
+        #expect(word.contains("\u{AD}") && word.replacingOccurrences(of: "\u{AD}", with: "") == "достопримечательность")
+        #expect(russian.hyphenate("Latin inside") == "Latin inside")
+        #expect(Hyphenator(language: "xx") == nil && Hyphenator(language: "../etc") == nil)
+    }
+
+    // MARK: Reading back
+
+    /// Text with white space collapsed and line-end hyphens and CJK line breaks undone.
+    static func flattened(_ text: String) -> String {
+        // A word broken at a hyphenation point is copied with a soft hyphen before the break.
+        var result = text.replacingOccurrences(of: "\u{AD}\\s*", with: "", options: .regularExpression)
+        result = result.replacingOccurrences(of: "([\\p{Han}\\p{Hiragana}\\p{Katakana}、。])\\s+(?=[\\p{Han}\\p{Hiragana}\\p{Katakana}、。])", with: "$1", options: .regularExpression)
+        return result.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// The Arabic letters of `text`, presentation forms folded, marks and spaces dropped.
+    static func arabicLetters(_ text: String) -> String {
+        let folded = text.precomposedStringWithCompatibilityMapping
+        return String(String.UnicodeScalarView(folded.unicodeScalars.filter { (0x0621...0x064A).contains($0.value) }))
+    }
+
+    static func matches(of pattern: String, in text: String) -> [String] {
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+}
