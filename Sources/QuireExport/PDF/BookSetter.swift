@@ -1,15 +1,22 @@
 import QuireStore
 
-/// One pass over the whole book, front to back: cover, title page, contents, then per year
-/// its calendar and per month its entries. Run once to measure and once to draw.
+/// The whole book in one pass: cover and title page, then per year its calendar and per
+/// month its entries, and last the contents, when every page number is known. The contents'
+/// length is measured first (a row per year and month), their pages are left free, and once
+/// drawn at the end they are moved into that place (`PageOrder`).
 struct BookSetter {
     let store: Store
     let options: PDFOptions
     let plan: PDFExporter.Plan
     let fonts = FontContext()
 
-    func set(on canvas: PDFCanvas?, places known: PDFExporter.Places?,
-             progress: (Int64) -> Void) throws -> (places: PDFExporter.Places, summary: BookSummary) {
+    /// The pages to move once the file is finished: the last `count` go after page `after`.
+    struct Move {
+        let count: Int
+        let after: Int
+    }
+
+    func set(on canvas: PDFCanvas, progress: (Int64) -> Void) throws -> (summary: BookSummary, move: Move) {
         let geometry = PageGeometry(options.pageSize)
         let flow = PageFlow(geometry: geometry, fonts: fonts, canvas: canvas)
         var places = PDFExporter.Places()
@@ -18,7 +25,12 @@ struct BookSetter {
         let language = plan.language
 
         try frontMatter(flow)
-        contentsPages(flow, known: known)
+        let frontPages = flow.page
+        let measure = PageFlow(geometry: geometry, fonts: fonts, canvas: nil)
+        measure.jump(to: frontPages)
+        contentsPages(measure, known: nil)
+        let contentsPages = measure.page - frontPages
+        flow.jump(to: measure.page)
 
         var hyphenators: [String: Hyphenator?] = [:]
         func hyphenator(_ language: String) -> Hyphenator? {
@@ -42,23 +54,23 @@ struct BookSetter {
                 flow.newPage()
                 flow.showsHead = false
                 places.years[month.year] = flow.page
-                canvas?.destination("y-\(month.year)", y: 0)
+                canvas.destination("y-\(month.year)", y: 0)
                 YearCalendar(year: month.year, days: plan.days).draw(in: flow, language: language)
-                yearOutline = canvas?.addOutline(parent: 0, title: String(month.year), destination: "y-\(month.year)") ?? 0
+                yearOutline = canvas.addOutline(parent: 0, title: String(month.year), destination: "y-\(month.year)")
             }
             flow.runningHead = month.title
             flow.headLanguage = language
             flow.newRightHandPage()
             flow.showsHead = false
             places.months[month.key] = flow.page
-            canvas?.destination("m-" + month.key, y: 0)
-            let monthOutline = canvas?.addOutline(parent: yearOutline, title: month.title, destination: "m-" + month.key) ?? 0
+            canvas.destination("m-" + month.key, y: 0)
+            let monthOutline = canvas.addOutline(parent: yearOutline, title: month.title, destination: "m-" + month.key)
             monthOpening(month, flow: flow, size: size)
             for entry in entries {
                 let unknownBefore = flow.unknownGlyphs
                 try setter.set(entry)
                 let title = entry.title.isEmpty ? LocalDate(entry.created).longDayAndTime : entry.title
-                canvas?.addOutline(parent: monthOutline, title: title, destination: "e-" + entry.id)
+                canvas.addOutline(parent: monthOutline, title: title, destination: "e-" + entry.id)
                 if flow.unknownGlyphs > unknownBefore { missingFonts[Self.fontPackage(for: entry), default: 0] += 1 }
                 done += 1
                 if done % 100 == 0 { progress(done) }
@@ -67,8 +79,14 @@ struct BookSetter {
         }
         flow.endPage()
         places.pages = flow.page
+        flow.runningHead = nil
+        flow.jump(to: frontPages)
+        self.contentsPages(flow, known: places)
+        flow.endPage()
+        guard flow.page == frontPages + contentsPages else {
+            throw ExportError(.io, detail: "the contents took \(flow.page - frontPages) pages where \(contentsPages) were measured")
+        }
         summary.entries = plan.contents.entryCount
-        summary.pages = flow.page
         summary.images = setter.photos
         summary.recordings = setter.recordings
         if !setter.leftOut.isEmpty {
@@ -79,7 +97,8 @@ struct BookSetter {
         for (package, count) in missingFonts.sorted(by: { $0.key < $1.key }) {
             summary.warnings.append("\(count == 1 ? "1 entry has" : "\(count) entries have") characters no installed font can show: install \(package)")
         }
-        return (places, summary)
+        summary.pages = places.pages
+        return (summary, Move(count: contentsPages, after: frontPages))
     }
 
     /// The Debian package whose fonts an entry's script needs.

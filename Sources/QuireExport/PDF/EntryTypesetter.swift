@@ -22,7 +22,8 @@ struct EntryTypesetter {
 
     /// Sets `entry`, naming the place its heading starts `e-<id>`.
     mutating func set(_ entry: Entry) throws {
-        let language = TextLanguage(of: entry).code ?? book
+        let told = TextLanguage(of: entry)
+        let language = told.code ?? book
         let local = LocalDate(entry.created)
         let hyphens = hyphenator(language)
         var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
@@ -36,7 +37,7 @@ struct EntryTypesetter {
         flow.canvas?.destination("e-" + entry.id, y: flow.lastStart.y)
 
         // A right-to-left entry's date line runs right to left too, though it starts with Latin.
-        var meta = StyledText(TextLanguage(of: entry).direction == "rtl" ? "\u{200F}" : "")
+        var meta = StyledText(told.direction == "rtl" ? "\u{200F}" : "")
         let lead = meta.byteCount
         meta.append(entry.title.isEmpty ? (local.isDateOnly ? "" : local.clock) : local.longDayAndTime)
         func separator() -> String { meta.byteCount > lead ? "  ·  " : "" }

@@ -23,9 +23,8 @@ public struct PDFOptions {
 /// and copied), the outline runs year → month → entry, and contents and calendar link to
 /// their pages.
 ///
-/// The book is set twice: the first pass only measures (see `PageFlow`), so the second knows
-/// every month's and entry's page before it draws the contents. Pages are written as they
-/// are made, so memory does not grow with the journal. The same entries and options give the
+/// The book is set in one pass (see `BookSetter`); pages are written as they are made, so
+/// memory does not grow with the journal. The same entries and options give the
 /// same bytes (the dates inside are the newest entry's, or `SOURCE_DATE_EPOCH`); the file is
 /// written under a temporary name beside `path` and renamed into place.
 public struct PDFExporter {
@@ -84,14 +83,14 @@ public struct PDFExporter {
         let folder = parent.isEmpty ? "." : parent
         try OutputFolder.check(folder)
         let temp = folder + "/.quire-pdf-" + UUID().uuidString.lowercased()
-        let total = Int64(contents.entryCount) * 2
+        let total = Int64(contents.entryCount)
         do {
             let setter = BookSetter(store: store, options: options, plan: plan)
-            let measured = try setter.set(on: nil, places: nil) { progress?($0, total) }
             let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height)
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
-            var summary = try setter.set(on: canvas, places: measured.places) { progress?(Int64(contents.entryCount) + $0, total) }.summary
+            var (summary, move) = try setter.set(on: canvas) { progress?($0, total) }
             try canvas.finish()
+            try PageOrder.moveLast(move.count, toAfter: move.after, in: temp)
             guard chmod(temp, 0o600) == 0, rename(temp, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
             FileIO.syncFolder(folder)
             summary.bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0

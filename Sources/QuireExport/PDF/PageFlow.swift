@@ -8,8 +8,7 @@
 ///   it does not fit what is left of the page, it is shrunk to fit if it keeps most of its
 ///   size, or else starts the next page;
 /// - each page gets its running head and folio when it ends.
-/// With no canvas the flow only measures: the first pass of an export runs the same code to
-/// learn on which page each month and entry falls, so the contents can print page numbers.
+/// With no canvas the flow only measures (how many pages the contents will take).
 final class PageFlow {
     let geometry: PageGeometry
     let fonts: FontContext
@@ -39,9 +38,13 @@ final class PageFlow {
 
     // MARK: Pages
 
+    /// A page has been started and not yet handed to the PDF.
+    private var isOpen = false
+
     /// Ends the current page (if any) and starts the next.
     func newPage() {
         endPage()
+        isOpen = true
         page += 1
         y = geometry.top
         pageIsEmpty = true
@@ -61,7 +64,9 @@ final class PageFlow {
 
     /// Draws the current page's head and folio, and hands the page to the PDF.
     func endPage() {
-        guard page > 0, let canvas else { return }
+        guard isOpen else { return }
+        isOpen = false
+        guard let canvas else { return }
         if showsHead, let runningHead, !pageIsEmpty {
             var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.75, alignment: .center)
             style.language = headLanguage
@@ -74,6 +79,15 @@ final class PageFlow {
             canvas.draw(folio, lines: 0..<folio.lines.count, x: left, y: bottom + geometry.bottom * 0.35, gray: 0.25)
         }
         canvas.endPage()
+    }
+
+    /// Ends the current page and goes on as if `page` had just been ended: the next page
+    /// is numbered `page + 1` (for pages set out of order, such as the contents).
+    func jump(to page: Int) {
+        endPage()
+        self.page = page
+        y = geometry.top
+        pageIsEmpty = true
     }
 
     /// Moves the cursor down by `points`, unless the page is still empty (space at the top
@@ -213,7 +227,7 @@ final class PageFlow {
     }
 
     /// A row of the contents: its label, and the page number at the right edge; the whole row
-    /// links to that page. (The measuring pass knows no pages yet; the row's height is the same.)
+    /// links to that page. (Measured before any page number is known: the row's height is the same.)
     func entryRow(_ label: StyledText, page target: Int?, destination: String, style: TextStyle, indent: Double) {
         var numberStyle = style
         numberStyle.alignment = .end

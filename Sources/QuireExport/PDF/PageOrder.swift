@@ -1,0 +1,102 @@
+import Foundation
+
+/// Moves pages of a finished PDF by appending an incremental update (PDF 1.7 § 7.5.6): a new
+/// page tree whose list of pages is in the new order, a cross-reference section for it alone,
+/// and a trailer pointing back at the old one. Nothing cairo wrote is rewritten or read but
+/// its trailer, its cross-reference table's first entries and the page tree.
+///
+/// The book uses it for its contents: they are set after the body, when every page number is
+/// known, and moved to their place at the front, so the book is typeset in one pass.
+enum PageOrder {
+    struct Failure: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "cannot reorder the PDF's pages: " + reason }
+    }
+
+    /// Moves the last `count` pages of the PDF at `path` to just after page `after`.
+    static func moveLast(_ count: Int, toAfter after: Int, in path: String) throws {
+        guard count > 0 else { return }
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(reason: "cannot open it") }
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        let tailStart = size > 4096 ? size - 4096 : 0
+        try handle.seek(toOffset: tailStart)
+        let tail = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        guard let trailerRange = tail.range(of: "trailer", options: .backwards),
+              let startRange = tail.range(of: "startxref", options: .backwards),
+              let xrefOffset = UInt64(tail[startRange.upperBound...].split(whereSeparator: \.isWhitespace).first ?? "")
+        else { throw Failure(reason: "no trailer") }
+        let trailer = String(tail[trailerRange.upperBound..<startRange.lowerBound])
+        guard let root = value(of: "Root", in: trailer), let sizeValue = value(of: "Size", in: trailer) else { throw Failure(reason: "no /Root or /Size") }
+
+        // The catalogue names the page tree; the cross-reference table says where it is.
+        let catalog = try object(Int(root.split(separator: " ").first ?? "") ?? -1, xref: xrefOffset, handle: handle)
+        guard let pagesRef = value(of: "Pages", in: catalog), let pagesNumber = Int(pagesRef.split(separator: " ").first ?? "") else {
+            throw Failure(reason: "no page tree")
+        }
+        let tree = try object(pagesNumber, xref: xrefOffset, handle: handle)
+        guard let open = tree.range(of: "/Kids"), let start = tree[open.upperBound...].firstIndex(of: "["),
+              let end = tree[start...].firstIndex(of: "]") else { throw Failure(reason: "no list of pages") }
+        let numbers = tree[tree.index(after: start)..<end].split(whereSeparator: \.isWhitespace)
+        guard numbers.count % 3 == 0 else { throw Failure(reason: "an unexpected list of pages") }
+        var kids: [String] = []
+        for index in stride(from: 0, to: numbers.count, by: 3) { kids.append(String(numbers[index]) + " " + String(numbers[index + 1]) + " R") }
+        guard count + after <= kids.count,
+              Int(value(of: "Count", in: tree) ?? "") == kids.count else { throw Failure(reason: "a nested or odd page tree") }
+        let moved = Array(kids.suffix(count))
+        kids.removeLast(count)
+        kids.insert(contentsOf: moved, at: after)
+
+        var update = "\n\(pagesNumber) 0 obj\n<< /Type /Pages\n   /Kids [ " + kids.joined(separator: " ") + " ]\n   /Count \(kids.count)\n>>\nendobj\n"
+        let objectOffset = size + 1
+        let xrefAt = size + UInt64(update.utf8.count)
+        update += "xref\n\(pagesNumber) 1\n" + pad(objectOffset) + " 00000 n \n"
+        var fields = "/Size \(sizeValue)\n   /Root \(root)\n"
+        if let info = value(of: "Info", in: trailer) { fields += "   /Info \(info)\n" }
+        if let id = trailer.range(of: "/ID") { fields += "   " + trailer[id.lowerBound...].prefix { $0 != "\n" } + "\n" }
+        update += "trailer\n<< " + fields + "   /Prev \(xrefOffset)\n>>\nstartxref\n\(xrefAt)\n%%EOF\n"
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(update.utf8))
+    }
+
+    /// The text of object `number` (from `N 0 obj` to `endobj`), found through the table at `xref`.
+    private static func object(_ number: Int, xref: UInt64, handle: FileHandle) throws -> String {
+        try handle.seek(toOffset: xref)
+        let head = String(decoding: try handle.read(upToCount: 64) ?? Data(), as: UTF8.self)
+        let lines = head.split(separator: "\n")
+        guard lines.count >= 2, lines[0].hasPrefix("xref") else { throw Failure(reason: "no cross-reference table") }
+        let section = lines[1].split(separator: " ")
+        guard section.count == 2, let first = Int(section[0]), let total = Int(section[1]), number >= first, number < first + total
+        else { throw Failure(reason: "object \(number) is not in the table") }
+        // Entries are 20 bytes each, after "xref\n" and the section line.
+        let entryAt = xref + UInt64(lines[0].utf8.count + 1 + lines[1].utf8.count + 1 + (number - first) * 20)
+        try handle.seek(toOffset: entryAt)
+        guard let entry = try handle.read(upToCount: 20), let offset = UInt64(String(decoding: entry.prefix(10), as: UTF8.self)) else {
+            throw Failure(reason: "a damaged table entry")
+        }
+        try handle.seek(toOffset: offset)
+        var text = ""
+        while !text.contains("endobj") {
+            guard let chunk = try handle.read(upToCount: 65_536), !chunk.isEmpty else { throw Failure(reason: "object \(number) never ends") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard text.hasPrefix("\(number) 0 obj"), let end = text.range(of: "endobj") else { throw Failure(reason: "object \(number) is not where the table says") }
+        return String(text[..<end.lowerBound])
+    }
+
+    /// The value after `/key` in a dictionary's text: a number, or `N G R`.
+    private static func value(of key: String, in text: String) -> String? {
+        guard let range = text.range(of: "/" + key + " ") else { return nil }
+        let words = text[range.upperBound...].split(whereSeparator: \.isWhitespace).prefix(3)
+        guard let first = words.first, Int(first) != nil else { return nil }
+        if words.count == 3, words[words.startIndex + 2] == "R" || words[words.startIndex + 2].hasPrefix("R") {
+            return words.prefix(2).joined(separator: " ") + " R"
+        }
+        return String(first)
+    }
+
+    private static func pad(_ offset: UInt64) -> String {
+        let text = String(offset)
+        return String(repeating: "0", count: max(0, 10 - text.count)) + text
+    }
+}
