@@ -103,12 +103,10 @@ struct BookSetter {
 
     /// The Debian package whose fonts an entry's script needs.
     static func fontPackage(for entry: Entry) -> String {
+        if (entry.title + entry.body).unicodeScalars.contains(where: { $0.properties.isEmojiPresentation }) { return "fonts-noto-color-emoji" }
         switch TextLanguage(of: entry).code {
         case "ja", "zh", "ko": return "fonts-noto-cjk"
-        case .some: return "fonts-noto-core"
-        case nil:
-            let text = entry.title + entry.body
-            return text.unicodeScalars.contains { $0.properties.isEmojiPresentation } ? "fonts-noto-color-emoji" : "fonts-noto-core"
+        default: return "fonts-noto-core"
         }
     }
 

@@ -16,6 +16,10 @@ final class Hyphenator {
     static let folders = ["/usr/share/hyphen"]
     /// Shorter words are never broken.
     static let shortest = 6
+    /// Longer ones are no words of a language (a pasted hash, a word of one letter repeated):
+    /// Pango breaks them between any two characters, and a soft hyphen inside such a word
+    /// makes it draw a hyphen past the line's end.
+    static let longest = 60
 
     /// The dictionary for the BCP 47 `language` ("en", "ru", "es-MX"), or nil if none is installed.
     init?(language: String) {
@@ -50,7 +54,7 @@ final class Hyphenator {
         var result = String.UnicodeScalarView()
         var word: [Unicode.Scalar] = []
         func flush() {
-            if word.count >= Self.shortest, let points = points(in: word) {
+            if word.count >= Self.shortest, word.count <= Self.longest, let points = points(in: word) {
                 for (index, scalar) in word.enumerated() {
                     result.append(scalar)
                     if points.contains(index) { result.append("\u{AD}") }

@@ -182,6 +182,33 @@ import Testing
         #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
     }
 
+    /// Hebrew with a Latin word inside, emoji, a 300-character word and a long URL: shaped,
+    /// kept in the text block, and the book is made without a warning for them.
+    @Test(.enabled(if: readers))
+    func hebrewEmojiAndWordsNoLineCanHoldAreSetInsideThePage() throws {
+        let word = String(repeating: "долгоесловобезпробелов", count: 14)
+        let body = "בוקר טוב ירושלים, היום ביקרתי ב-Google ובשוק.\n\nA day 🌅🎉👍🏽 with emoji.\n\n" + word
+            + "\n\nhttps://example.org/a/very/long/path/that/goes/on/and/on/without/any/place/to/break/it/at/all/really/none"
+        let add = try QuireBinary.run(["add", "--title", "שלום", "--date", "2025-09-09T09:00:00+03:00", "--body", body], store: store)
+        try #require(add.status == 0, "\(add.stderr)")
+        let (run, book) = try export(["--from", "2025-09-01", "--to", "2025-09-30"])
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("fonts-noto-core") && !run.stderr.contains("fonts-noto-cjk"), "\(run.stderr)")
+        #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+        let text = try ExternalTool.run("pdftotext", ["-enc", "UTF-8", book, "-"]).stdout
+        let flat = Self.flattened(text)
+        #expect(flat.contains("Google") && flat.contains("with emoji."))
+        #expect(flat.replacingOccurrences(of: " ", with: "").contains(word), "the long word is all there")
+        let hebrew = String(String.UnicodeScalarView(text.unicodeScalars.filter { (0x05D0...0x05EA).contains($0.value) }))
+        for w in ["בוקר", "טוב", "ירושלים", "ביקרתי"] {
+            #expect(hebrew.contains(w) || hebrew.contains(String(w.reversed())), "missing Hebrew word \(w)")
+        }
+        let boxes = try ExternalTool.run("pdftotext", ["-bbox", book, "-"]).stdout
+        let geometry = PageGeometry(.a5)
+        let xMax = Self.matches(of: "xMax=\"([0-9.]+)\"", in: boxes).compactMap(Double.init).max() ?? .infinity
+        #expect(xMax <= geometry.size.width - min(geometry.inner, geometry.outer) + 1, "a word runs past the margin: \(xMax)")
+    }
+
     @Test func badInputIsAOneLineErrorAndLeavesNothingBehind() throws {
         let (size, _) = try export(["--page-size", "b7"])
         #expect(size.status == 2 && size.stderr.contains("unknown page size 'b7'"), "\(size.stderr)")
