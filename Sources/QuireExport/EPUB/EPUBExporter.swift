@@ -50,7 +50,11 @@ public struct EPUBExporter {
 
     public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
         var monthOf: [String: String] = [:]  // entry id → its chapter, for links between entries
-        let contents = try BookContents(store: store, filter: options.filter) { entry, month in monthOf[entry.id] = month }
+        var days = WrittenDays()
+        let contents = try BookContents(store: store, filter: options.filter) { entry, month in
+            monthOf[entry.id] = month
+            days.add(entry)
+        }
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
@@ -66,7 +70,7 @@ public struct EPUBExporter {
         do {
             try FileIO.makeFolder(staging)
             let zip = try ZipWriter(path: temp, time: zipTime)
-            var summary = try fill(zip, contents: contents, cover: cover, modified: zipTime, staging: staging,
+            var summary = try fill(zip, contents: contents, days: days, cover: cover, modified: zipTime, staging: staging,
                                    entryLink: { id in monthOf[id].map { $0 + ".xhtml#e-" + id } }, progress: progress)
             let total = Int64(contents.entryCount) * 2
             try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
@@ -98,7 +102,7 @@ public struct EPUBExporter {
     }
 
     /// Adds every file of the book to `zip` (which writes them at close).
-    private func fill(_ zip: ZipWriter, contents: BookContents, cover: Cover?, modified: LocalDate, staging: String,
+    private func fill(_ zip: ZipWriter, contents: BookContents, days: WrittenDays, cover: Cover?, modified: LocalDate, staging: String,
                       entryLink: (String) -> String?, progress: ProgressHandler?) throws -> BookSummary {
         var summary = BookSummary()
         let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount)
@@ -149,6 +153,14 @@ public struct EPUBExporter {
         // A chapter per month.
         var done: Int64 = 0
         try contents.forEachMonth(in: store) { month, monthEntries in
+            if years.last?.year != month.year {
+                // Each year opens with its calendar.
+                let calendar = EPUBCalendar(year: month.year, days: days, language: language.code, direction: language.direction)
+                try zip.add(Self.package + calendar.href, text: calendar.page(entryLink: entryLink))
+                manifest.append(item("cal-\(month.year)", calendar.href, "application/xhtml+xml", properties: "svg"))
+                spine.append(.object(["idref": .string("cal-\(month.year)")]))
+                years.append((month.year, [], calendar.href))
+            }
             let page = "text/" + month.key + ".xhtml"
             var overlay = MediaOverlay()
             var entries: [MustacheValue] = []
@@ -181,11 +193,7 @@ public struct EPUBExporter {
             manifest.append(item(chapterID, page, "application/xhtml+xml", overlay: overlayID))
             spine.append(.object(["idref": .string(chapterID)]))
             let monthNav: MustacheValue = .object(["title": .string(month.title), "href": .string(page), "entries": .list(navEntries)])
-            if years.last?.year == month.year {
-                years[years.count - 1].months.append(monthNav)
-            } else {
-                years.append((month.year, [monthNav], page))
-            }
+            years[years.count - 1].months.append(monthNav)
             summary.chapters += 1
         }
         summary.entries = contents.entryCount

@@ -47,7 +47,7 @@ public struct PDFExporter {
     struct Plan {
         let contents: BookContents
         let months: [BookContents.Month]
-        let days: [String: YearCalendar.Day]
+        let days: WrittenDays
         let entryIDs: Set<String>
         let title: String
         let author: String?
@@ -57,12 +57,12 @@ public struct PDFExporter {
 
     public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
         var months: [BookContents.Month] = []
-        var days: [String: YearCalendar.Day] = [:]
+        var days = WrittenDays()
         var ids = Set<String>()
         let contents = try BookContents(store: store, filter: options.filter) { entry, key in
             let local = LocalDate(entry.created)
             if months.last?.key != key { months.append(BookContents.Month(key: key, title: local.monthTitle, year: local.year)) }
-            days[local.dayKey, default: YearCalendar.Day(firstEntry: entry.id)].add(entry)
+            days.add(entry)
             ids.insert(entry.id)
         }
         guard contents.entryCount > 0, let modified = contents.newestModified else {

@@ -204,6 +204,38 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasPrefix(".quire-epub") })
     }
 
+    /// Each year opens with an SVG calendar page whose written days link to an entry of that
+    /// day (EPUBCheck accepts it: the first test checks the same books).
+    @Test func eachYearOpensWithACalendarWhoseDaysLinkToTheirEntries() throws {
+        let (run, book) = try export()
+        try #require(run.status == 0, "\(run.stderr)")
+        let zip = try ZipArchive(book)
+        let opf = zip.text("EPUB/package.opf")
+        for year in ["2023", "2025"] {
+            #expect(opf.contains("<item id=\"cal-\(year)\" href=\"text/calendar-\(year).xhtml\" media-type=\"application/xhtml+xml\" properties=\"svg\"/>"))
+        }
+        // In the spine, a year's calendar comes between the last month before and its first.
+        let spine = matches(of: "<itemref idref=\"([^\"]+)\"", in: opf)
+        let calendar = try #require(spine.firstIndex(of: "cal-2025"))
+        #expect(spine[calendar + 1].hasPrefix("ch-2025-") && spine[calendar - 1].hasPrefix("ch-2024-"), "\(spine)")
+        let page = zip.text("EPUB/text/calendar-2025.xhtml")
+        #expect(XHTMLPage.wellFormednessProblem(page) == nil)
+        // A cell for each day of 2025 written on, leading to an entry of that day in its chapter.
+        let entries = try Store(folder: store).entries()
+        let days2025 = Set(entries.map { LocalDate($0.created) }.filter { $0.year == 2025 }.map(\.dayKey))
+        let links = matches(of: "<a xlink:href=\"([^\"]+)\"", in: page)
+        #expect(links.count == days2025.count && !links.isEmpty)
+        for link in links {
+            let parts = link.split(separator: "#").map(String.init)
+            let id = String(parts.last?.dropFirst(2) ?? "")
+            let entry = try #require(entries.first { $0.id == id }, "\(link)")
+            #expect(parts.first == LocalDate(entry.created).monthKey + ".xhtml")
+            #expect(zip.text("EPUB/text/" + (parts.first ?? "")).contains("id=\"e-\(id)\""))
+        }
+        let nav = zip.text("EPUB/nav.xhtml")
+        #expect(nav.contains("<li><a href=\"text/calendar-2025.xhtml\">2025</a>"))
+    }
+
     @Test func outputInAMissingFolderIsAClearError() throws {
         let (run, _) = try export([], to: "no/such/folder/book.epub")
         #expect(run.status == 1 && run.stderr.contains("no such folder"))
