@@ -51,10 +51,24 @@ public enum MarkdownRenderer {
         guard let document = cmark_parser_finish(parser) else { return nil }
         defer { cmark_node_free(document) }
         showRawHTMLAsText(document)
-        if markdown.contains(MediaReference.prefix) || markdown.contains(EntryReference.prefix) {
+        if mayHoldReferences(markdown) {
             resolveReferences(document, resolve, entryLink)
         }
         return body(document, parser)
+    }
+
+    /// Whether `text` holds `quire:` (both reference prefixes start so), by a byte search:
+    /// Foundation's `contains` folds the whole text first, and this runs for every entry.
+    private static func mayHoldReferences(_ text: String) -> Bool {
+        let needle: [UInt8] = Array("quire:".utf8)
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+                if (1..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
+            }
+            return false
+        }
     }
 
     private static func children(of node: OpaquePointer) -> [OpaquePointer] {

@@ -65,7 +65,9 @@ final class Hyphenator {
             word.removeAll(keepingCapacity: true)
         }
         for scalar in text.unicodeScalars {
-            if scalar.properties.isAlphabetic { word.append(scalar) } else { flush(); result.append(scalar) }
+            let v = scalar.value
+            let isLetter = v < 0x80 ? (0x41...0x5A).contains(v) || (0x61...0x7A).contains(v) : scalar.properties.isAlphabetic
+            if isLetter { word.append(scalar) } else { flush(); result.append(scalar) }
         }
         flush()
         return String(result)

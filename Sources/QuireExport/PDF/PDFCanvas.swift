@@ -157,6 +157,17 @@ final class PDFCanvas {
 /// (a PDF is not a screen), 72 dpi so font sizes are points.
 final class FontContext {
     fileprivate let context: OpaquePointer
+    /// Parsed font descriptions by their text and size (a book uses a handful, a layout each).
+    private var descriptions: [String: OpaquePointer] = [:]
+
+    fileprivate func description(_ font: String, size: Double) -> OpaquePointer? {
+        let key = font + "\u{0}" + String(size)
+        if let known = descriptions[key] { return known }
+        guard let made = pango_font_description_from_string(font) else { return nil }
+        pango_font_description_set_absolute_size(made, size * Double(PANGO_SCALE))
+        descriptions[key] = made
+        return made
+    }
 
     init() {
         let map = pango_cairo_font_map_get_default()
@@ -169,7 +180,10 @@ final class FontContext {
         cairo_font_options_destroy(options)
     }
 
-    deinit { g_object_unref(UnsafeMutableRawPointer(context)) }
+    deinit {
+        for description in descriptions.values { pango_font_description_free(description) }
+        g_object_unref(UnsafeMutableRawPointer(context))
+    }
 }
 
 /// One block of text laid out by Pango at a width: its lines (where each sits, for splitting
@@ -198,10 +212,7 @@ final class TextLayout {
     init(_ text: StyledText, style: TextStyle, width: Double, in fonts: FontContext) {
         layout = pango_layout_new(fonts.context)
         pango_layout_set_text(layout, text.text, Int32(text.text.utf8.count))
-        let description = pango_font_description_from_string(style.font)
-        pango_font_description_set_absolute_size(description, style.size * Double(PANGO_SCALE))
-        pango_layout_set_font_description(layout, description)
-        pango_font_description_free(description)
+        pango_layout_set_font_description(layout, fonts.description(style.font, size: style.size))
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         pango_layout_set_auto_dir(layout, 1)
