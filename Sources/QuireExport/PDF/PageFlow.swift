@@ -254,16 +254,24 @@ final class PageFlow {
     }
 }
 
-/// The families the book is set in, with fallbacks fontconfig walks for each script; the
-/// CJK family follows the text's language so Han characters take its glyph forms.
+/// The families the book is set in, with fallbacks fontconfig walks for each script. The CJK
+/// family follows the text's language so Han characters take its glyph forms, and comes last
+/// for other languages: a symbol (★, ●) that the Latin font lacks is then taken from DejaVu,
+/// not from a 20 MB CJK face that cairo would load whole to subset.
 enum BookFonts {
     static func serif(_ language: String?) -> String {
-        "Noto Serif, " + cjk("Serif", language) + ", Noto Naskh Arabic, Noto Serif Hebrew, Noto Serif Thai, DejaVu Serif, serif"
+        families("Noto Serif", cjk("Serif", language), "Noto Naskh Arabic, Noto Serif Hebrew, Noto Serif Thai, DejaVu Serif", "serif", language)
     }
 
     static func sans(_ language: String?) -> String {
-        "Noto Sans, " + cjk("Sans", language) + ", Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Thai, DejaVu Sans, sans-serif"
+        families("Noto Sans", cjk("Sans", language), "Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Thai, DejaVu Sans", "sans-serif", language)
     }
+
+    private static func families(_ main: String, _ cjk: String, _ others: String, _ generic: String, _ language: String?) -> String {
+        isCJK(language) ? [main, cjk, others, generic].joined(separator: ", ") : [main, others, cjk, generic].joined(separator: ", ")
+    }
+
+    static func isCJK(_ language: String?) -> Bool { ["ja", "zh", "ko"].contains(language?.prefix(2) ?? "") }
 
     private static func cjk(_ kind: String, _ language: String?) -> String {
         switch language?.prefix(2) {
