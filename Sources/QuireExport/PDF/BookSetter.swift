@@ -121,8 +121,8 @@ struct BookSetter {
         flow.showsHead = false
         flow.showsFolio = false
         if let cover = plan.cover {
-            let scale = min(geometry.size.width / Double(cover.width), geometry.size.height / Double(cover.height))
-            let w = Double(cover.width) * scale, h = Double(cover.height) * scale
+            let scale = min(geometry.size.width / Double(cover.shownWidth), geometry.size.height / Double(cover.shownHeight))
+            let w = Double(cover.shownWidth) * scale, h = Double(cover.shownHeight) * scale
             try flow.canvas?.draw(cover, x: (geometry.size.width - w) / 2, y: (geometry.size.height - h) / 2, width: w, height: h)
             flow.move(toAtLeast: 0)
         } else {

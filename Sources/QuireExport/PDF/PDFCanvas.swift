@@ -103,7 +103,21 @@ final class PDFCanvas {
         defer { cairo_surface_destroy(source) }
         cairo_save(cr)
         cairo_translate(cr, x, y)
-        cairo_scale(cr, width / Double(image.width), height / Double(image.height))
+        // The box is the photo as shown; turn the stored pixels into it (EXIF orientation).
+        let (w, h) = (Double(image.width), Double(image.height))
+        cairo_scale(cr, width / Double(image.shownWidth), height / Double(image.shownHeight))
+        var turn = cairo_matrix_t()
+        switch image.orientation {
+        case 2: cairo_matrix_init(&turn, -1, 0, 0, 1, w, 0)
+        case 3: cairo_matrix_init(&turn, -1, 0, 0, -1, w, h)
+        case 4: cairo_matrix_init(&turn, 1, 0, 0, -1, 0, h)
+        case 5: cairo_matrix_init(&turn, 0, 1, 1, 0, 0, 0)
+        case 6: cairo_matrix_init(&turn, 0, 1, -1, 0, h, 0)
+        case 7: cairo_matrix_init(&turn, 0, -1, -1, 0, h, w)
+        case 8: cairo_matrix_init(&turn, 0, -1, 1, 0, 0, w)
+        default: cairo_matrix_init_identity(&turn)
+        }
+        cairo_transform(cr, &turn)
         cairo_set_source_surface(cr, source, 0, 0)
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
         cairo_paint(cr)

@@ -182,9 +182,9 @@ final class PageFlow {
     /// Sets a photo in the text block; returns false (and sets nothing) when it cannot be drawn.
     func photo(_ image: PageImage) throws {
         if page == 0 { newPage() }
-        let natural = Double(image.width) * 72 / 150
+        let natural = Double(image.shownWidth) * 72 / 150
         var w = min(width, natural)
-        var h = w * Double(image.height) / Double(image.width)
+        var h = w * Double(image.shownHeight) / Double(image.shownWidth)
         let tallest = geometry.textHeight * 0.8
         if h > tallest { w *= tallest / h; h = tallest }
         if h > room {

@@ -7,8 +7,16 @@ struct PageImage {
 
     let path: String
     let kind: Kind
+    /// The stored pixels' size.
     let width: Int
     let height: Int
+    /// The JPEG's EXIF orientation (1 upright … 8), how a phone says a photo is turned.
+    var orientation = 1
+
+    /// Turned a quarter (orientations 5–8): shown `height` wide and `width` tall.
+    var isTurned: Bool { orientation >= 5 && orientation <= 8 }
+    var shownWidth: Int { isTurned ? height : width }
+    var shownHeight: Int { isTurned ? width : height }
 
     /// Reads the header of the file at `path`; nil when it is not a JPEG or PNG whose size can
     /// be read (damaged, truncated, another format).
@@ -25,6 +33,7 @@ struct PageImage {
         }
         guard bytes.starts(with: [0xFF, 0xD8]), let size = Self.jpegSize(handle) else { return nil }
         self.init(path: path, kind: .jpeg, width: size.width, height: size.height)
+        orientation = size.orientation
     }
 
     private init(path: String, kind: Kind, width: Int, height: Int) {
@@ -34,9 +43,11 @@ struct PageImage {
         self.height = height
     }
 
-    /// Walks the JPEG's segments to its frame header (SOF0–SOF15 but DHT, JPG and DAC).
-    private static func jpegSize(_ handle: FileHandle) -> (width: Int, height: Int)? {
+    /// Walks the JPEG's segments to its frame header (SOF0–SOF15 but DHT, JPG and DAC),
+    /// reading the orientation from an EXIF segment on the way.
+    private static func jpegSize(_ handle: FileHandle) -> (width: Int, height: Int, orientation: Int)? {
         var offset: UInt64 = 2
+        var orientation = 1
         for _ in 0..<512 {
             guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.read(upToCount: 9), data.count >= 4 else { return nil }
             let b = [UInt8](data)
@@ -49,10 +60,37 @@ struct PageImage {
             if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
                 guard b.count >= 9 else { return nil }
                 let h = Int(b[5]) << 8 | Int(b[6]), w = Int(b[7]) << 8 | Int(b[8])
-                return w > 0 && h > 0 ? (w, h) : nil
+                return w > 0 && h > 0 ? (w, h, orientation) : nil
+            }
+            if marker == 0xE1, (try? handle.seek(toOffset: offset + 4)) != nil, let exif = try? handle.read(upToCount: length - 2) {
+                orientation = exifOrientation([UInt8](exif)) ?? orientation
             }
             if marker == 0xDA || marker == 0xD9 { return nil }
             offset += UInt64(2 + length)
+        }
+        return nil
+    }
+
+    /// Tag 0x0112 of IFD0 in an APP1 segment's bytes (`Exif\0\0` then a TIFF header).
+    static func exifOrientation(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 14, bytes.starts(with: Array("Exif".utf8) + [0, 0]) else { return nil }
+        let tiff = Array(bytes[6...])
+        let little: Bool
+        switch (tiff[0], tiff[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return nil
+        }
+        func number(_ at: Int, _ count: Int) -> Int? {
+            guard at >= 0, at + count <= tiff.count else { return nil }
+            let slice = tiff[at..<(at + count)]
+            return (little ? slice.reversed() : Array(slice)).reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let ifd = number(4, 4), let entries = number(ifd, 2), entries < 1000 else { return nil }
+        for index in 0..<entries {
+            let entry = ifd + 2 + index * 12
+            guard let tag = number(entry, 2) else { return nil }
+            if tag == 0x0112, let value = number(entry + 8, 2), (1...8).contains(value) { return value }
         }
         return nil
     }

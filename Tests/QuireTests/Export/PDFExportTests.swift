@@ -18,7 +18,7 @@ import Testing
         return (run, out)
     }
 
-    static var readers: Bool { ["qpdf", "pdffonts", "pdfinfo", "pdftotext", "pdftoppm"].allSatisfy(ExternalTool.available) }
+    static var readers: Bool { ["qpdf", "pdffonts", "pdfinfo", "pdftotext", "pdftoppm", "pdfimages"].allSatisfy(ExternalTool.available) }
 
     @Test(.enabled(if: readers))
     func qpdfFindsNoFaultAndEveryFontIsEmbeddedSubsetAndMappedToUnicode() throws {
@@ -207,6 +207,43 @@ import Testing
         let geometry = PageGeometry(.a5)
         let xMax = Self.matches(of: "xMax=\"([0-9.]+)\"", in: boxes).compactMap(Double.init).max() ?? .infinity
         #expect(xMax <= geometry.size.width - min(geometry.inner, geometry.outer) + 1, "a word runs past the margin: \(xMax)")
+    }
+
+    /// A phone's photo stored sideways with EXIF orientation 6 is shown upright: taller than
+    /// wide on the page, its JPEG bytes embedded as they are.
+    @Test(.enabled(if: readers))
+    func aPhotoTurnedByItsExifOrientationIsShownUpright() throws {
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: VariedJournal.media + "/photo.jpg")))
+        let stored = try #require(PageImage(path: VariedJournal.media + "/photo.jpg"))
+        try #require(stored.width != stored.height && stored.orientation == 1)
+        // APP1: "Exif\0\0", a big-endian TIFF header, IFD0 with one entry: Orientation = 6.
+        let tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let app1 = Array("Exif".utf8) + [0, 0] + tiff
+        let turned = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)] + app1 + original.dropFirst(2)
+        let file = dir.path + "/sideways.jpg"
+        try Data(turned).write(to: URL(fileURLWithPath: file))
+        let image = try #require(PageImage(path: file))
+        #expect(image.orientation == 6 && image.shownWidth == stored.height && image.shownHeight == stored.width)
+
+        let add = try QuireBinary.run(["add", "--title", "Sideways", "--date", "2025-10-10T10:00:00+02:00", "--body", "Held the phone sideways."], store: store)
+        try #require(add.status == 0, "\(add.stderr)")
+        let attach = try QuireBinary.run(["attach", add.stdout.trimmingCharacters(in: .whitespacesAndNewlines), file, "--kind", "photo"], store: store)
+        try #require(attach.status == 0, "\(attach.stderr)")
+        let (run, book) = try export(["--from", "2025-10-10", "--to", "2025-10-10"])
+        try #require(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let images = try ExternalTool.run("pdfimages", ["-list", book]).stdout.split(separator: "\n").dropFirst(2)
+        let row = try #require(images.first).split(separator: " ")
+        #expect(row.contains("jpeg") && row[3] == Substring(String(stored.width)) && row[4] == Substring(String(stored.height)), "\(images)")
+        // The image is drawn turned a quarter: in the matrix that places it (a b c d e f cm),
+        // the stored width runs down the page (b) and its height across (c).
+        let plain = dir.path + "/sideways-qdf.pdf"
+        _ = try ExternalTool.run("qpdf", ["--qdf", "--object-streams=disable", book, plain])
+        let content = String(decoding: try Data(contentsOf: URL(fileURLWithPath: plain)), as: UTF8.self)
+        let matrix = try #require(Self.matches(of: "((?:-?[0-9.]+ ){6})cm\\s*(?:/[A-Za-z0-9]+ gs\\s*)?/[A-Za-z0-9]+ Do", in: content).last)
+        let m = matrix.split(separator: " ").compactMap { Double($0) }
+        try #require(m.count == 6, "\(matrix)")
+        #expect(abs(m[0]) < 0.01 && abs(m[3]) < 0.01 && abs(m[1]) > 1 && abs(m[2]) > 1, "not turned: \(matrix)")
+        #expect((abs(m[1]) > abs(m[2])) == (stored.width > stored.height), "\(matrix)")
     }
 
     @Test func badInputIsAOneLineErrorAndLeavesNothingBehind() throws {
