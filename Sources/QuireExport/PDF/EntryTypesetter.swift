@@ -29,7 +29,7 @@ struct EntryTypesetter {
         var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
         body.language = language
 
-        var heading = TextStyle(font: BookFonts.sans(language) + " Bold", size: size * 1.25, leading: 1.15, language: language)
+        var heading = TextStyle(font: BookFonts.heading(language), size: size * (BookFonts.isCJK(language) ? 1.35 : 1.25), leading: 1.15, language: language)
         heading.language = language
         flow.space(size * 1.8)
         let title = entry.title.isEmpty ? local.longDay : entry.title
@@ -48,7 +48,7 @@ struct EntryTypesetter {
         }
         if meta.byteCount > lead {
             flow.space(size * 0.2)
-            let style = TextStyle(font: BookFonts.sans(language), size: size * 0.8, leading: 1.2, language: language)
+            let style = TextStyle(font: BookFonts.label(language), size: size * 0.8, leading: 1.2, language: language)
             flow.paragraph(meta, style: style, .init(keepWithNext: true, gray: 0.38))
         }
         flow.space(size * 0.55)
@@ -94,7 +94,7 @@ struct EntryTypesetter {
             flow.space(size * 0.45)
         case .heading(let level, let content):
             var style = body
-            style.font = BookFonts.sans(body.language) + " Bold"
+            style.font = BookFonts.heading(body.language)
             style.size = size * (level <= 1 ? 1.15 : level == 2 ? 1.05 : 1)
             style.justify = false
             flow.space(size * 0.5)
@@ -169,7 +169,7 @@ struct EntryTypesetter {
             return try photo(media)
         }
         var label = body
-        label.font = BookFonts.sans(language)
+        label.font = BookFonts.label(language)
         label.size = size * 0.8
         label.justify = false
         var caption = StyledText(isVoice ? "Voice note" : "Attachment: " + media.filename, language: language)

@@ -271,6 +271,14 @@ enum BookFonts {
         isCJK(language) ? [main, cjk, others, generic].joined(separator: ", ") : [main, others, cjk, generic].joined(separator: ", ")
     }
 
+    /// An entry's headings: the sans in bold; for CJK text the serif face it is set in, larger
+    /// and not bold. Each Noto CJK face costs some 20 MB of memory once HarfBuzz has read its
+    /// glyph outlines' table, so CJK text stays in one face (bold only where the text asks).
+    static func heading(_ language: String?) -> String { isCJK(language) ? serif(language) : sans(language) + " Bold" }
+
+    /// Date lines and labels: the sans; for CJK text its one serif face.
+    static func label(_ language: String?) -> String { isCJK(language) ? serif(language) : sans(language) }
+
     static func isCJK(_ language: String?) -> Bool { ["ja", "zh", "ko"].contains(language?.prefix(2) ?? "") }
 
     private static func cjk(_ kind: String, _ language: String?) -> String {
