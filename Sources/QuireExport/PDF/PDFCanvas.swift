@@ -97,6 +97,21 @@ final class PDFCanvas {
         cairo_stroke(cr)
     }
 
+    /// A row of dots from x1 to x2 at height y (a leader in the contents).
+    func dots(x1: Double, x2: Double, y: Double, gray: Double) {
+        guard x2 > x1 else { return }
+        cairo_save(cr)
+        cairo_set_source_rgb(cr, gray, gray, gray)
+        cairo_set_line_width(cr, 0.7)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+        var pattern: [Double] = [0, 3]
+        cairo_set_dash(cr, &pattern, 2, 0)
+        cairo_move_to(cr, x1, y)
+        cairo_line_to(cr, x2, y)
+        cairo_stroke(cr)
+        cairo_restore(cr)
+    }
+
     /// Draws `image` scaled into the box; a JPEG goes into the PDF as its own bytes.
     func draw(_ image: PageImage, x: Double, y: Double, width: Double, height: Double) throws {
         let source = try image.surface()

@@ -240,6 +240,11 @@ final class PageFlow {
         if let canvas {
             canvas.draw(labelLayout, lines: 0..<labelLayout.lines.count, x: left + indent, y: y)
             canvas.draw(number, lines: 0..<number.lines.count, x: left + width - numberWidth, y: y)
+            if let last = labelLayout.lines.last, let figures = number.lines.first {
+                let numberStart = left + width - numberWidth + figures.x
+                canvas.dots(x1: left + indent + last.x + labelLayout.naturalWidth + 6, x2: numberStart - 5,
+                            y: y + last.baseline, gray: 0.55)
+            }
             canvas.tagLink(target: .destination(destination), x: left + indent, y: y, width: width - indent, height: height)
         }
         y += height
