@@ -43,6 +43,15 @@ enum OutputFolder {
         }
     }
 
+    /// Puts a finished book written under `temporary` in place as `path`: the owner's alone (a
+    /// book is the journal in plaintext; libraries create files as the umask allows), renamed,
+    /// the folder synced. Returns its size.
+    static func publish(_ temporary: String, as path: String, in folder: String) throws -> Int64 {
+        guard chmod(temporary, 0o600) == 0, rename(temporary, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
+        FileIO.syncFolder(folder)
+        return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
     /// `error` with a hidden working name under `temporary` replaced by `target`.
     static func naming(_ target: String, for error: Error, temporary: String) -> Error {
         if let e = error as? ExportError, e.path?.hasPrefix(temporary) == true { return ExportError(e.kind, path: target, detail: e.detail) }

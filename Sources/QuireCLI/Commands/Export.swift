@@ -46,6 +46,13 @@ struct ExportCommand: Command {
         .flag("json", "print a summary as JSON"),
     ]
 
+    /// A book is not written over something that is not a book of its kind.
+    static func checkBookName(_ output: String, ext: String) throws {
+        guard output.hasSuffix("." + ext) || !FileManager.default.fileExists(atPath: output) else {
+            throw CLIError.usage("\(output) exists and is not \(ext == "epub" ? "an" : "a") .\(ext) file; name the book OUT.\(ext)")
+        }
+    }
+
     static func run(_ arguments: Arguments, context: Context) throws {
         let positionals = try arguments.positionals("FORMAT", "OUTPUT")
         let filter = try Options.filter(arguments)
@@ -95,9 +102,7 @@ struct ExportCommand: Command {
             json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments))])
             tell("Wrote \(Format.count(summary.entries, "entry", "entries")) as Markdown and \(Format.count(summary.attachments, "attachment")) into \(output) (index: \(output)/index.md).")
         case "epub":
-            guard output.hasSuffix(".epub") || !FileManager.default.fileExists(atPath: output) else {
-                throw CLIError.usage("\(output) exists and is not an .epub file; name the book OUT.epub")
-            }
+            try Self.checkBookName(output, ext: "epub")
             var options = EPUBOptions()
             options.filter = filter
             options.title = arguments.value("title")
@@ -112,9 +117,7 @@ struct ExportCommand: Command {
                          ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes)))])
             tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) in \(Format.count(summary.chapters, "chapter")), \(Format.size(summary.bytes)).")
         case "pdf":
-            guard output.hasSuffix(".pdf") || !FileManager.default.fileExists(atPath: output) else {
-                throw CLIError.usage("\(output) exists and is not a .pdf file; name the book OUT.pdf")
-            }
+            try Self.checkBookName(output, ext: "pdf")
             var options = PDFOptions()
             options.filter = filter
             options.title = arguments.value("title")

@@ -74,11 +74,7 @@ public struct EPUBExporter {
                                    entryLink: { id in monthOf[id].map { $0 + ".xhtml#e-" + id } }, progress: progress)
             let total = Int64(contents.entryCount) * 2
             try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
-            // libzip creates the file as the umask allows (often world-readable): a book is the
-            // journal in plaintext, so it is the owner's alone, like the store.
-            guard chmod(temp, 0o600) == 0, rename(temp, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
-            FileIO.syncFolder(folder)
-            summary.bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)
             return summary
         } catch {

@@ -91,9 +91,7 @@ public struct PDFExporter {
             var (summary, move) = try setter.set(on: canvas) { progress?($0, total) }
             try canvas.finish()
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp)
-            guard chmod(temp, 0o600) == 0, rename(temp, path) == 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
-            FileIO.syncFolder(folder)
-            summary.bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+            summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)
             return summary
         } catch {
