@@ -102,9 +102,8 @@ public struct EPUBExporter {
                       entryLink: (String) -> String?, progress: ProgressHandler?) throws -> BookSummary {
         var summary = BookSummary()
         let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount)
-        let given = XMLText.clean(options.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let title = given.isEmpty ? (options.filter.journals.count == 1 ? XMLText.clean(options.filter.journals[0]) : "Journal") : given
-        let author = options.author.map(XMLText.clean)?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        let title = BookTitle.title(options.title, filter: options.filter, clean: XMLText.clean)
+        let author = BookTitle.author(options.author, clean: XMLText.clean)
 
         try zip.add("mimetype", text: "application/epub+zip", compress: false)
         try zip.add("META-INF/container.xml", text: """

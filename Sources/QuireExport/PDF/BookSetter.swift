@@ -55,7 +55,7 @@ struct BookSetter {
                 flow.showsHead = false
                 places.years[month.year] = flow.page
                 canvas.destination("y-\(month.year)", y: 0)
-                YearCalendar(year: month.year, days: plan.days).draw(in: flow, language: language)
+                YearCalendar(year: month.year, days: plan.days).draw(in: flow, on: canvas, language: language)
                 yearOutline = canvas.addOutline(parent: 0, title: String(month.year), destination: "y-\(month.year)")
             }
             flow.runningHead = month.title

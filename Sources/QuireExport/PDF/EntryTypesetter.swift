@@ -33,8 +33,7 @@ struct EntryTypesetter {
         heading.language = language
         flow.space(size * 1.8)
         let title = entry.title.isEmpty ? local.longDay : entry.title
-        flow.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true))
-        flow.canvas?.destination("e-" + entry.id, y: flow.lastStart.y)
+        flow.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: "e-" + entry.id))
 
         // A right-to-left entry's date line runs right to left too, though it starts with Latin.
         var meta = StyledText(told.direction == "rtl" ? "\u{200F}" : "")

@@ -73,9 +73,8 @@ public struct PDFExporter {
             guard let image = PageImage(path: file) else { throw ExportError(.invalid, path: file, detail: "the cover must be a JPEG or PNG image") }
             return image
         }
-        let given = (options.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let title = given.isEmpty ? (options.filter.journals.count == 1 ? options.filter.journals[0] : "Journal") : given
-        let author = options.author?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        let title = BookTitle.title(options.title, filter: options.filter)
+        let author = BookTitle.author(options.author)
         let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount).code
         let plan = Plan(contents: contents, months: months, days: days, entryIDs: ids, title: title, author: author, language: language, cover: cover)
 

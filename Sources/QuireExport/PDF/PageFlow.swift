@@ -118,10 +118,10 @@ final class PageFlow {
         /// Keep with the next block (a heading).
         var keepWithNext = false
         var gray = 0.0
+        /// A name for the place of the first line, for links and the outline.
+        var destination: String?
     }
 
-    /// Where the first line of the last paragraph was set (page, y): for links and the outline.
-    private(set) var lastStart = (page: 0, y: 0.0)
     /// Characters no font could show, summed over every paragraph.
     private(set) var unknownGlyphs = 0
 
@@ -136,8 +136,6 @@ final class PageFlow {
         let lineHeight = lines[0].bottom - lines[0].top
         if decoration.keepWithNext, !pageIsEmpty, layout.height + lineHeight * 2.6 > room { newPage() }
         var first = 0
-        lastStart = (page, y)
-        var started = false
         while first < lines.count {
             let top = lines[first].top
             var fit = first
@@ -151,7 +149,7 @@ final class PageFlow {
             if take == 0 {
                 if pageIsEmpty { take = 1 } else { newPage(); continue }   // a line taller than a page still goes somewhere
             }
-            if !started { lastStart = (page, y); started = true }
+            if first == 0, let name = decoration.destination { canvas?.destination(name, y: y) }
             let range = first..<(first + take)
             let height = lines[range.upperBound - 1].bottom - top
             draw(layout, range, height: height, decoration, markerHere: first == 0)

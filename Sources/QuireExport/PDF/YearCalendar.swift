@@ -8,7 +8,7 @@ struct YearCalendar {
     let year: Int
     let days: WrittenDays
 
-    func draw(in flow: PageFlow, language: String) {
+    func draw(in flow: PageFlow, on canvas: PDFCanvas, language: String) {
         let size = flow.geometry.bodySize
         flow.paragraph(StyledText(String(year)), style: TextStyle(font: BookFonts.serif(language), size: size * 2.4, leading: 1.1, language: language))
         flow.space(size * 0.8)
@@ -18,11 +18,6 @@ struct YearCalendar {
         let cellWidth = boxWidth / 7
         let cellHeight = min(cellWidth, (flow.room - legendHeight - 3 * gap) / 32)
         let top = flow.y
-        guard let canvas = flow.canvas else {
-            flow.move(toAtLeast: top + cellHeight * 32 + 3 * gap)
-            legend(flow, size: size, language: language)
-            return
-        }
         let small = TextStyle(font: BookFonts.sans(language), size: min(size * 0.62, cellHeight * 0.62), leading: 1, alignment: .center, language: language)
         let name = TextStyle(font: BookFonts.sans(language) + " Bold", size: size * 0.8, leading: 1, language: language)
         let numbers = (1...31).map { TextLayout(StyledText(String($0)), style: small, width: cellWidth, in: flow.fonts) }

@@ -1,0 +1,16 @@
+import QuireStore
+
+/// The title and author a book shows: what was given, trimmed; without a title, the one
+/// journal filtered on, else "Journal". `clean` is applied first (the EPUB drops characters
+/// XML forbids).
+enum BookTitle {
+    static func title(_ given: String?, filter: EntryFilter, clean: (String) -> String = { $0 }) -> String {
+        let trimmed = clean(given ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.isEmpty else { return trimmed }
+        return filter.journals.count == 1 ? clean(filter.journals[0]) : "Journal"
+    }
+
+    static func author(_ given: String?, clean: (String) -> String = { $0 }) -> String? {
+        given.map(clean)?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+    }
+}
