@@ -102,6 +102,7 @@ extension Syncer {
             for change in chunk { pushedRecords.insert(change.recordID) }
         }
         report.recordsPushed += pushedRecords.count
+        checkpoint("segments-made")
         try landPacks()
         try sender.drain()
         // 3. The head, then the old heads go. Only a published head makes segments part of the
