@@ -6,27 +6,26 @@ import PackagePlugin
 /// carries those files and needs no path lookup at run time.
 @main
 struct EmbedFiles: BuildToolPlugin {
-    /// Which top-level folder each target embeds, and the name of the generated enum.
-    static let folders: [String: (folder: String, type: String)] = [
-        "QuireStore": ("migrations", "EmbeddedMigrations"),
-        "QuireExport": ("templates", "EmbeddedTemplates"),
+    /// Which top-level folders each target embeds, and the name of each generated enum.
+    static let folders: [String: [(folder: String, type: String)]] = [
+        "QuireStore": [("migrations", "EmbeddedMigrations")],
+        "QuireExport": [("templates", "EmbeddedTemplates"), ("messages", "EmbeddedMessages")],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        guard let spec = Self.folders[target.name] else { return [] }
-        let root = context.package.directoryURL.appending(path: spec.folder)
-        let files = Self.regularFiles(under: root)
-        let output = context.pluginWorkDirectoryURL.appending(path: "\(spec.type).swift")
         let tool = try context.tool(named: "EmbedTool")
-        return [
-            .buildCommand(
+        return (Self.folders[target.name] ?? []).map { spec in
+            let root = context.package.directoryURL.appending(path: spec.folder)
+            let files = Self.regularFiles(under: root)
+            let output = context.pluginWorkDirectoryURL.appending(path: "\(spec.type).swift")
+            return .buildCommand(
                 displayName: "Embedding \(spec.folder)/ into \(target.name)",
                 executable: tool.url,
                 arguments: [spec.type, output.path, root.path] + files.map(\.path),
                 inputFiles: files,
                 outputFiles: [output]
             )
-        ]
+        }
     }
 
     static func regularFiles(under root: URL) -> [URL] {

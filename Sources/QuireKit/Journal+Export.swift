@@ -17,10 +17,12 @@ extension Journal {
         try PDFExporter(store: store, options: options).write(to: path, progress: progress)
     }
 
-    /// Writes one Markdown file per entry, with its attachments, into `folder`.
+    /// Writes one Markdown file per entry, with its attachments, into `folder`; headings, dates
+    /// and the index in `language` (BCP 47; nil: the entries', else the environment's).
     @discardableResult
-    public func exportMarkdown(to folder: String, filter: EntryFilter = EntryFilter(), templates: TemplateSet? = nil,
-                               progress: ProgressHandler? = nil) throws -> MarkdownSummary {
-        try MarkdownExporter(store: store, filter: filter, templates: try templates ?? TemplateSet()).write(to: folder, progress: progress)
+    public func exportMarkdown(to folder: String, filter: EntryFilter = EntryFilter(), language: String? = nil,
+                               templates: TemplateSet? = nil, progress: ProgressHandler? = nil) throws -> MarkdownSummary {
+        try MarkdownExporter(store: store, filter: filter, templates: try templates ?? TemplateSet(), language: language)
+            .write(to: folder, progress: progress)
     }
 }

@@ -96,6 +96,10 @@ enum QuireBinary {
             process.arguments = quireArguments
         }
         var env = ProcessInfo.processInfo.environment
+        // The machine's locale picks a book's language when nothing else does: tests pin it.
+        env["LC_ALL"] = nil
+        env["LC_MESSAGES"] = nil
+        env["LANG"] = "C.UTF-8"
         for inherited in ["QUIRE_STORE", "QUIRE_PASSPHRASE", "QUIRE_NEW_PASSPHRASE", "QUIRE_WEBDAV_PASSWORD"] { env[inherited] = nil }
         for (k, v) in environment { env[k] = v }
         process.environment = env

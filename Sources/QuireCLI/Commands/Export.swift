@@ -6,9 +6,9 @@ struct ExportCommand: Command {
     static let abstract = "Export the journal: json (lossless dump), markdown (a file per entry), epub or pdf (a book)."
     static let usage = """
         Usage: quire export json OUTDIR [filters]
-               quire export markdown OUTDIR [filters] [--templates DIR]
-               quire export epub OUT.epub [filters] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
-               quire export pdf OUT.pdf [filters] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
+               quire export markdown OUTDIR [filters] [--lang TAG] [--templates DIR]
+               quire export epub OUT.epub [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
+               quire export pdf OUT.pdf [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
                quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
 
@@ -29,6 +29,13 @@ struct ExportCommand: Command {
         embedded; bookmarks year → month → entry. --page-size a5 (the default), a4, letter,
         6x9in or WxH with mm, cm, in or pt (e.g. 150x210mm).
 
+        --lang TAG (BCP 47: ru, es, ja, ar, he, de, fr, en-GB, pt-BR…) sets the language of
+        what Quire writes around the entries in markdown, epub and pdf: month names, dates and
+        times as CLDR has them (always the Gregorian calendar), its own words ("Contents",
+        "Voice note"), and for Arabic, Hebrew or Persian a right-to-left book (bound on the
+        right). Without it: the language most entries are written in, where their text tells
+        it, else LC_ALL, LC_MESSAGES or LANG, else English. --json reports the one chosen.
+
         templates: writes the built-in templates (markdown/…, epub/…) into DIR, to change
         and give back with --templates DIR; files already in DIR are left alone.
 
@@ -37,6 +44,7 @@ struct ExportCommand: Command {
         """
     static let options: [OptionSpec] = OptionSpec.filters + [
         .value("templates", "DIR", "use DIR/markdown/… and DIR/epub/… instead of the built-in templates,\nfile by file (`quire export templates DIR` writes them out to start from)"),
+        .value("lang", "TAG", "markdown, epub, pdf: the language around the entries, BCP 47 (ru, ja, ar,\npt-BR…; default: the entries', else the locale's, else English)"),
         .value("title", "T", "epub, pdf: book title (default: the journal filtered on, else \"Journal\")"),
         .value("author", "A", "epub, pdf: author shown on the title page"),
         .value("cover", "IMAGE", "epub, pdf: a cover image instead of the generated cover"),
@@ -60,6 +68,10 @@ struct ExportCommand: Command {
         let bookOnly = ["title", "author", "cover"].filter { arguments.value($0) != nil }
         if format != "epub" && format != "pdf", let option = bookOnly.first {
             throw CLIError.usage("--\(option) applies to `export epub` and `export pdf` only")
+        }
+        let language = try arguments.value("lang").map { tag -> String in
+            guard ["markdown", "epub", "pdf"].contains(format) else { throw CLIError.usage("--lang applies to `export markdown`, `export epub` and `export pdf`") }
+            do { return try BookLanguage(tag: tag).code } catch let error as LanguageError { throw CLIError.usage("--lang: \(error)") }
         }
         if format != "epub", arguments.flag("with-audio") { throw CLIError.usage("--with-audio applies to `export epub` only") }
         let pdfOnly = (arguments.value("page-size") != nil ? ["page-size"] : []) + (arguments.flag("no-photos") ? ["no-photos"] : [])
@@ -97,10 +109,11 @@ struct ExportCommand: Command {
         case "markdown":
             let templates = try TemplateSet(overrides: arguments.value("templates"))
             let store = try context.openStore(reading: true)
-            let summary = try MarkdownExporter(store: store, filter: filter, templates: templates)
+            let summary = try MarkdownExporter(store: store, filter: filter, templates: templates, language: language)
                 .write(to: output, progress: context.progress("exporting"))
-            json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments))])
-            tell("Wrote \(Format.count(summary.entries, "entry", "entries")) as Markdown and \(Format.count(summary.attachments, "attachment")) into \(output) (index: \(output)/index.md).")
+            json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments)),
+                         ("language", .string(summary.language)), ("language_source", .string(summary.languageSource))])
+            tell("Wrote \(Format.count(summary.entries, "entry", "entries")) as Markdown and \(Format.count(summary.attachments, "attachment")) into \(output) (index: \(output)/index.md, in \(summary.language)).")
         case "epub":
             try Self.checkBookName(output, ext: "epub")
             var options = EPUBOptions()
@@ -109,13 +122,15 @@ struct ExportCommand: Command {
             options.author = arguments.value("author")
             options.cover = arguments.value("cover")
             options.withAudio = arguments.flag("with-audio")
+            options.language = language
             let templates = try TemplateSet(overrides: arguments.value("templates"))
             let store = try context.openStore(reading: true)
             let summary = try EPUBExporter(store: store, options: options, templates: templates)
                 .write(to: output, progress: context.progress("writing book"))
             json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),
-                         ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes)))])
-            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) in \(Format.count(summary.chapters, "chapter")), \(Format.size(summary.bytes)).")
+                         ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes))),
+                         ("language", .string(summary.language)), ("language_source", .string(summary.languageSource))])
+            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) in \(Format.count(summary.chapters, "chapter")), in \(summary.language), \(Format.size(summary.bytes)).")
         case "pdf":
             try Self.checkBookName(output, ext: "pdf")
             var options = PDFOptions()
@@ -124,6 +139,7 @@ struct ExportCommand: Command {
             options.author = arguments.value("author")
             options.cover = arguments.value("cover")
             options.withPhotos = !arguments.flag("no-photos")
+            options.language = language
             if let size = arguments.value("page-size") {
                 guard let parsed = PageSize(parsing: size) else {
                     throw CLIError.usage("unknown page size '\(size)': give a5, a4, letter, 6x9in, or WxH with mm, cm, in or pt (3 to 20 in a side)")
@@ -135,8 +151,9 @@ struct ExportCommand: Command {
             for warning in summary.warnings { context.printError("warning: " + warning) }
             json.object([("entries", .int(summary.entries)), ("pages", .int(summary.pages)), ("months", .int(summary.chapters)),
                          ("images", .int(summary.images)), ("recordings", .int(summary.recordings)), ("bytes", .int(Int(summary.bytes))),
-                         ("warnings", .strings(summary.warnings))])
-            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize)), \(Format.size(summary.bytes)).")
+                         ("warnings", .strings(summary.warnings)), ("language", .string(summary.language)),
+                         ("language_source", .string(summary.languageSource))])
+            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize), in \(summary.language)), \(Format.size(summary.bytes)).")
         default:
             throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub, pdf, templates)")
         }

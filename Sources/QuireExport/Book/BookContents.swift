@@ -11,9 +11,16 @@ public struct BookContents {
     public struct Month {
         /// `2025-03`.
         public let key: String
-        /// `March 2025`.
-        public let title: String
         public let year: Int
+        /// 1 = January.
+        public let month: Int
+
+        init(_ local: LocalDate) {
+            (key, year, month) = (local.monthKey, local.year, local.month)
+        }
+
+        /// `March 2025`, `Март 2025 г.`.
+        public func title(in dates: BookDates) -> String { dates.monthTitle(year: year, month: month) }
     }
 
     let filter: EntryFilter
@@ -22,7 +29,7 @@ public struct BookContents {
     public private(set) var newestModified: Timestamp?
     public private(set) var first: LocalDate?
     public private(set) var last: LocalDate?
-    /// How many entries show each language (for the book's own).
+    /// How many entries show each language (for the book's own, `BookLanguage.choose`).
     public private(set) var languageVotes: [String: Int] = [:]
     /// SHA-256 of the entries' ids in order, for an identifier derived from the data.
     public let idDigest: String
@@ -59,16 +66,21 @@ public struct BookContents {
                 try body(month, entries)
                 entries.removeAll(keepingCapacity: true)
             }
-            if current?.key != local.monthKey { current = Month(key: local.monthKey, title: local.monthTitle, year: local.year) }
+            if current?.key != local.monthKey { current = Month(local) }
             entries.append(entry)
         }
         if let month = current, !entries.isEmpty { try body(month, entries) }
     }
 
-    /// `March 2025 – August 2025`, or one month alone.
-    public var dateRange: String {
+    /// `March – August 2025`, or one month alone.
+    public func dateRange(in dates: BookDates) -> String {
         guard let first, let last else { return "" }
-        return first.monthKey == last.monthKey ? first.monthTitle : first.monthTitle + " – " + last.monthTitle
+        return dates.monthRange(from: (first.year, first.month), to: (last.year, last.month))
+    }
+
+    /// The language the book is written around: `requested`, else its entries', else the environment's.
+    public func language(requested: String?) throws -> BookLanguage {
+        try BookLanguage.choose(requested: requested, votes: languageVotes, entries: entryCount)
     }
 }
 

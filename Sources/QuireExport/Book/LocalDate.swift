@@ -2,7 +2,7 @@ import QuireStore
 
 /// The calendar date and clock time of a timestamp at its own UTC offset — the time the
 /// writer saw on their clock — computed from the data alone, so output never depends on
-/// the exporting machine's time zone.
+/// the exporting machine's time zone. Its names in a book's language are `BookDates`'.
 public struct LocalDate: Equatable, Sendable {
     public let year: Int
     public let month: Int
@@ -15,10 +15,6 @@ public struct LocalDate: Equatable, Sendable {
     /// No time of day was given: the timestamp is exactly midnight (a daily note, an entry
     /// added with `--date 2025-03-01`). Books show its date alone, never a made-up 00:00.
     public let isDateOnly: Bool
-
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
-                             "September", "October", "November", "December"]
-    static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
     /// The local date of `timestamp` at its offset.
     public init(_ timestamp: Timestamp) {
@@ -49,22 +45,12 @@ public struct LocalDate: Equatable, Sendable {
         isDateOnly = dateOnly
     }
 
-    public var monthName: String { Self.monthNames[month - 1] }
-    public var weekdayName: String { Self.weekdayNames[weekday] }
     /// `2025-03`.
     public var monthKey: String { pad(year, 4) + "-" + pad(month, 2) }
     /// `2025-03-01`.
     public var dayKey: String { monthKey + "-" + pad(day, 2) }
-    /// `March 2025`.
-    public var monthTitle: String { monthName + " " + String(year) }
-    /// `Saturday, 1 March 2025`.
-    public var longDay: String { weekdayName + ", " + String(day) + " " + monthName + " " + String(year) }
-    /// `21:14`.
-    public var clock: String { pad(hour, 2) + ":" + pad(minute, 2) }
-    /// `Saturday, 1 March 2025, 21:14`, or the date alone for a date-only entry.
-    public var longDayAndTime: String { isDateOnly ? longDay : longDay + ", " + clock }
     /// `2025-03-01T21:14:05Z` (for UTC dates).
-    public var utcText: String { dayKey + "T" + clock + ":" + pad(second, 2) + "Z" }
+    public var utcText: String { dayKey + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + "Z" }
 
     func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)

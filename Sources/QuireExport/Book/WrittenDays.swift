@@ -36,17 +36,22 @@ struct WrittenDays {
     subscript(_ key: String) -> Day? { days[key] }
 
     /// The cells of `month` of `year`: each day's number, its key and its place in a grid of
-    /// seven columns, weeks from Monday.
-    static func cells(year: Int, month: Int) -> [(day: Int, key: String, column: Int, row: Int)] {
+    /// seven columns in reading order, weeks from `firstWeekday` (1 = Sunday … 7 = Saturday,
+    /// as the book's locale starts them: Monday in Russia, Sunday in Japan, Saturday in Egypt).
+    static func cells(year: Int, month: Int, firstWeekday: Int) -> [(day: Int, key: String, column: Int, row: Int)] {
         let first = daysFromCivil(year, month, 1)
-        let offset = Int(((first % 7) + 7 + 3) % 7)  // 1970-01-01 was a Thursday: Monday = 0
+        let weekday = Int(((first % 7) + 7 + 4) % 7)  // 1970-01-01 was a Thursday: Sunday = 0
+        let offset = (weekday - (firstWeekday - 1) + 7) % 7
         return (1...daysIn(year, month)).map { day in
             let slot = offset + day - 1
             return (day, LocalDate(utcSeconds: (first + Int64(day - 1)) * 86_400).dayKey, slot % 7, slot / 7)
         }
     }
 
-    static let weekdayInitials = ["M", "T", "W", "T", "F", "S", "S"]
+    /// The weekday initials over the grid's columns, in reading order.
+    static func columnInitials(_ dates: BookDates) -> [String] {
+        (0..<7).map { dates.weekdayInitials[(dates.firstWeekday - 1 + $0) % 7] }
+    }
 
     /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {

@@ -11,6 +11,8 @@ public struct EPUBOptions {
     public var cover: String?
     /// Embed voice notes in core audio formats, with media overlays where segments exist.
     public var withAudio = false
+    /// The book's language as a BCP 47 tag; when nil, its entries' or the environment's (`BookLanguage`).
+    public var language: String?
 
     public init() {}
 }
@@ -25,6 +27,9 @@ public struct BookSummary: Equatable, Sendable {
     public var bytes: Int64 = 0
     /// Pages of a PDF book.
     public var pages = 0
+    /// The language the book was written around (BCP 47), and how it was chosen.
+    public var language = ""
+    public var languageSource = ""
     /// What was left out or could not be done well, one line each (a damaged photo, a script
     /// no installed font shows); the book was still made.
     public var warnings: [String] = []
@@ -58,6 +63,7 @@ public struct EPUBExporter {
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
+        let language = try contents.language(requested: options.language)
         let cover = try options.cover.map(coverImage)
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
@@ -70,7 +76,7 @@ public struct EPUBExporter {
         do {
             try FileIO.makeFolder(staging)
             let zip = try ZipWriter(path: temp, time: zipTime)
-            var summary = try fill(zip, contents: contents, days: days, cover: cover, modified: zipTime, staging: staging,
+            var summary = try fill(zip, contents: contents, language: language, days: days, cover: cover, modified: zipTime, staging: staging,
                                    entryLink: { id in monthOf[id].map { $0 + ".xhtml#e-" + id } }, progress: progress)
             let total = Int64(contents.entryCount) * 2
             try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
@@ -98,11 +104,12 @@ public struct EPUBExporter {
     }
 
     /// Adds every file of the book to `zip` (which writes them at close).
-    private func fill(_ zip: ZipWriter, contents: BookContents, days: WrittenDays, cover: Cover?, modified: LocalDate, staging: String,
-                      entryLink: (String) -> String?, progress: ProgressHandler?) throws -> BookSummary {
+    private func fill(_ zip: ZipWriter, contents: BookContents, language: BookLanguage, days: WrittenDays, cover: Cover?,
+                      modified: LocalDate, staging: String, entryLink: (String) -> String?, progress: ProgressHandler?) throws -> BookSummary {
         var summary = BookSummary()
-        let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount)
-        let title = BookTitle.title(options.title, filter: options.filter, clean: XMLText.clean)
+        (summary.language, summary.languageSource) = (language.code, language.source.rawValue)
+        let (words, dates) = (language.words, language.dates)
+        let title = BookTitle.title(options.title, filter: options.filter, words: words, clean: XMLText.clean)
         let author = BookTitle.author(options.author, clean: XMLText.clean)
 
         try zip.add("mimetype", text: "application/epub+zip", compress: false)
@@ -124,13 +131,15 @@ public struct EPUBExporter {
         var years: [(year: Int, months: [MustacheValue], firstHref: String)] = []
         let base: [String: MustacheValue] = [
             "title": .string(title), "language": .string(language.code), "direction": .string(language.direction),
+            "words": .object(words.all.mapValues { .string($0) }),
         ]
 
         // Cover.
         var coverData = base
         coverData["author"] = author.map { .string($0) } ?? .null
-        coverData["dateRange"] = .string(contents.dateRange)
-        coverData["entryCount"] = .string(contents.entryCount == 1 ? "1 entry" : "\(contents.entryCount) entries")
+        coverData["dateRange"] = .string(contents.dateRange(in: dates))
+        coverData["entryCount"] = .string(words.text("entries", ["count": dates.count(contents.entryCount)]))
+        coverData["coverOf"] = .string(words.text("coverOf", ["title": title]))
         if let cover {
             let href = "images/cover." + cover.format.fileExtension
             try zip.add(Self.package + href, file: cover.source)
@@ -150,7 +159,7 @@ public struct EPUBExporter {
         try contents.forEachMonth(in: store) { month, monthEntries in
             if years.last?.year != month.year {
                 // Each year opens with its calendar.
-                let calendar = EPUBCalendar(year: month.year, days: days, language: language.code, direction: language.direction)
+                let calendar = EPUBCalendar(year: month.year, days: days, language: language)
                 try zip.add(Self.package + calendar.href, text: calendar.page(entryLink: entryLink))
                 manifest.append(item("cal-\(month.year)", calendar.href, "application/xhtml+xml", properties: "svg"))
                 spine.append(.object(["idref": .string("cal-\(month.year)")]))
@@ -171,7 +180,7 @@ public struct EPUBExporter {
             }
             var chapter = base
             chapter["key"] = .string(month.key)
-            chapter["monthTitle"] = .string(month.title)
+            chapter["monthTitle"] = .string(month.title(in: dates))
             chapter["entries"] = .list(entries)
             try add(zip, page, render: "epub/chapter.xhtml", chapter, partialData: ("epub/entry.xhtml", entries), stagingIn: staging)
             let chapterID = "ch-" + month.key
@@ -187,7 +196,7 @@ public struct EPUBExporter {
             }
             manifest.append(item(chapterID, page, "application/xhtml+xml", overlay: overlayID))
             spine.append(.object(["idref": .string(chapterID)]))
-            let monthNav: MustacheValue = .object(["title": .string(month.title), "href": .string(page), "entries": .list(navEntries)])
+            let monthNav: MustacheValue = .object(["title": .string(month.title(in: dates)), "href": .string(page), "entries": .list(navEntries)])
             years[years.count - 1].months.append(monthNav)
             summary.chapters += 1
         }
@@ -201,7 +210,7 @@ public struct EPUBExporter {
 
         // Contents page with landmarks.
         var nav = base
-        nav["years"] = .list(years.map { .object(["year": .string(String($0.year)), "href": .string($0.firstHref), "months": .list($0.months)]) })
+        nav["years"] = .list(years.map { .object(["year": .string(dates.year($0.year)), "href": .string($0.firstHref), "months": .list($0.months)]) })
         nav["firstChapter"] = .string(years.first?.firstHref ?? "")
         try add(zip, "nav.xhtml", render: "epub/nav.xhtml", nav)
 
@@ -213,23 +222,23 @@ public struct EPUBExporter {
         package["modified"] = .string(modified.utcText)
         package["manifest"] = .list(manifest)
         package["spine"] = .list(spine)
-        package["rightToLeft"] = .bool(language.direction == "rtl")
+        package["rightToLeft"] = .bool(language.isRightToLeft)
         package["hasImages"] = .bool(summary.images > 0 || cover != nil)
         package["hasAudio"] = .bool(summary.recordings > 0)
         package["hasOverlays"] = .bool(summary.overlays > 0)
         package["overlays"] = .list(overlayMeta)
         package["totalDuration"] = .string(MediaOverlay.clock(totalDuration))
-        package["accessibilitySummary"] = .string(accessibilitySummary(summary))
+        package["accessibilitySummary"] = .string(accessibilitySummary(summary, words: words))
         try add(zip, "package.opf", render: "epub/package.opf", package)
         return summary
     }
 
-    private func accessibilitySummary(_ summary: BookSummary) -> String {
-        var text = "A personal journal: entries under headings, a chapter per month, and a table of contents by year, month and entry."
-        if summary.images > 0 { text += " Photos have no descriptions beyond the entry they belong to." }
-        text += " Voice notes are given as their transcripts."
-        if summary.overlays > 0 { text += " Timed transcripts are synchronised with their recordings." }
-        return text
+    private func accessibilitySummary(_ summary: BookSummary, words: BookWords) -> String {
+        var sentences = [words.text("accessibilitySummary")]
+        if summary.images > 0 { sentences.append(words.text("accessibilityPhotos")) }
+        sentences.append(words.text("accessibilityVoice"))
+        if summary.overlays > 0 { sentences.append(words.text("accessibilityOverlays")) }
+        return sentences.joined(separator: words.language == "ja" ? "" : " ")
     }
 
     private func item(_ id: String, _ href: String, _ mediaType: String, properties: String? = nil, overlay: String? = nil) -> MustacheValue {

@@ -15,15 +15,16 @@ struct EntryData {
         let clean = XMLText.clean
         self.language = language
         let local = LocalDate(entry.created)
+        let dates = book.dates
         // An untitled entry is headed by its date: its first line stays the start of its text,
         // not a heading repeated above it.
-        let title = entry.title.isEmpty ? local.longDay : entry.title
+        let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
         var object: [String: MustacheValue] = [
             "id": .string(entry.id),
             "anchor": .string(anchor),
             "title": .string(clean(title)),
             // Below a date heading, the time alone (nothing for a date-only entry).
-            "date": entry.title.isEmpty ? (local.isDateOnly ? .null : .string(local.clock)) : .string(local.longDayAndTime),
+            "date": entry.title.isEmpty ? (local.isDateOnly ? .null : .string(dates.clock(local))) : .string(dates.longDayAndTime(local)),
             "datetime": .string(entry.created.text),
             "journal": .string(clean(entry.journal)),
             "starred": .bool(entry.starred),
@@ -59,7 +60,7 @@ struct EntryData {
         let body = XHTMLPage.fragment(rendered, idPrefix: anchor + "-", headingShift: 2, inBook: inBook)
         object["body"] = .string(body)
         object["hasBody"] = .bool(!body.allSatisfy(\.isWhitespace))
-        if let code = language.code, code != book.code { object["lang"] = .string(code) }
+        if let code = language.code, code != book.code, code != book.base { object["lang"] = .string(code) }
         if let direction = language.direction, direction != book.direction { object["dir"] = .string(direction) }
         if let location = entry.location {
             object["location"] = .object([
@@ -69,7 +70,7 @@ struct EntryData {
         }
         var media: [MustacheValue] = []
         for (index, item) in entry.media.enumerated() where !shownInPlace.contains(item.id) {
-            media.append(Self.media(item, entryTitle: title, anchor: anchor + "-m\(index + 1)", withAudio: withAudio,
+            media.append(Self.media(item, entryTitle: title, anchor: anchor + "-m\(index + 1)", book: book, withAudio: withAudio,
                                     store: store, assets: &assets, overlay: &overlay))
         }
         object["media"] = .list(media)
@@ -85,9 +86,10 @@ struct EntryData {
         return part(location.latitude, "N", "S") + ", " + part(location.longitude, "E", "W")
     }
 
-    private static func media(_ media: Media, entryTitle: String, anchor: String, withAudio: Bool, store: Store,
+    private static func media(_ media: Media, entryTitle: String, anchor: String, book: BookLanguage, withAudio: Bool, store: Store,
                               assets: inout EPUBAssets, overlay: inout MediaOverlay) -> MustacheValue {
         let clean = XMLText.clean
+        let (words, dates) = (book.words, book.dates)
         let format = assets.format(of: media, store: store)
         var object: [String: MustacheValue] = [
             "anchor": .string(anchor),
@@ -95,13 +97,15 @@ struct EntryData {
             "kind": .string(media.kind.rawValue),
             "size": .string(ByteCount.text(media.size)),
         ]
-        if let duration = media.duration, duration > 0 { object["duration"] = .string(clockText(duration)) }
+        let duration = media.duration.flatMap { $0 > 0 ? dates.duration($0) : nil }
+        if let duration { object["duration"] = .string(duration) }
+        object["caption"] = .string(duration.map { words.text("voiceNoteLasting", ["duration": $0]) } ?? words.text("voiceNote"))
         let isImage = media.kind == .photo || (media.kind == .file && format.mediaType.hasPrefix("image/"))
         if isImage && format.isCore {
             let asset = assets.asset(for: media, format: format, store: store)
             object["isPhoto"] = .bool(true)
             object["src"] = .string("../" + asset.href)
-            object["alt"] = .string("Photo attached to “" + entryTitle + "”")
+            object["alt"] = .string(words.text("photoOf", ["title": entryTitle]))
         } else if media.kind == .voice || format.mediaType.hasPrefix("audio/") {
             object["isVoice"] = .bool(true)
             var segmentIDs: [String?] = Array(repeating: nil, count: media.segments.count)
@@ -110,11 +114,11 @@ struct EntryData {
                 object["audio"] = .object(["src": .string("../" + asset.href), "type": .string(format.mediaType)])
                 segmentIDs = overlay.add(segments: media.segments, audio: asset.href, idPrefix: anchor)
             } else if withAudio {
-                object["note"] = .string("The recording (\(format.name)) is not in this book: EPUB readers cannot play it. Its transcript follows.")
+                object["note"] = .string(words.text("recordingLeftOut", ["format": format.name]))
             }
             object["segments"] = .list(zip(media.segments, segmentIDs).compactMap { segment, id in
                 guard !segment.text.isEmpty else { return nil }
-                var s: [String: MustacheValue] = ["time": .string(clockText(segment.start)), "text": .string(clean(segment.text))]
+                var s: [String: MustacheValue] = ["time": .string(dates.duration(segment.start)), "text": .string(clean(segment.text))]
                 if let id { s["cue"] = .string(id) }
                 return .object(s)
             })
@@ -123,23 +127,8 @@ struct EntryData {
             }
         } else {
             object["isOther"] = .bool(true)
-            object["note"] = .string(isImage ? "\(format.name) image, not included: EPUB readers cannot show it." : "Not included in the book.")
+            object["note"] = .string(isImage ? words.text("imageLeftOut", ["format": format.name]) : words.text("leftOut"))
         }
         return .object(object)
-    }
-}
-
-/// The language and direction a whole book declares, from what most of its entries say.
-struct BookLanguage: Equatable {
-    let code: String
-    let direction: String
-
-    static let rightToLeft: Set<String> = ["ar", "fa", "he", "ur"]
-
-    /// The language more than half of the entries show; "en" when none does.
-    init(votes: [String: Int], entries: Int) {
-        let top = votes.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
-        code = top.flatMap { $0.value * 2 > entries ? $0.key : nil } ?? "en"
-        direction = Self.rightToLeft.contains(code) ? "rtl" : "ltr"
     }
 }

@@ -5,12 +5,16 @@ import QuireStore
 public struct MarkdownSummary: Equatable, Sendable {
     public var entries = 0
     public var attachments = 0
+    /// The language the index and headings were written in (BCP 47), and how it was chosen.
+    public var language = ""
+    public var languageSource = ""
 }
 
 /// Writes the journal as Markdown: `YYYY/MM/YYYY-MM-DD-slug.md` per entry (YAML front
 /// matter, the body as written, photos and voice notes linked from `attachments/`, each
 /// transcript under its recording) and `index.md` by year and month. Readable by Obsidian
-/// and pandoc. Reproducible: the same entries give the same files and names.
+/// and pandoc. Reproducible: the same entries give the same files and names. Headings, dates
+/// and the index speak the export's language (`BookLanguage`); front matter stays RFC 3339.
 ///
 /// The folder may be empty, new, or an earlier Quire export (it keeps a list of what it
 /// wrote in `.quire-export`): files of the earlier export that this one no longer writes are
@@ -20,13 +24,16 @@ public struct MarkdownExporter {
     let store: Store
     let filter: EntryFilter
     let templates: TemplateSet
+    let language: String?
 
     static let manifestName = ".quire-export"
 
-    public init(store: Store, filter: EntryFilter, templates: TemplateSet) {
+    /// - Parameter language: a BCP 47 tag, or nil for the entries' or the environment's language.
+    public init(store: Store, filter: EntryFilter, templates: TemplateSet, language: String? = nil) {
         self.store = store
         self.filter = filter
         self.templates = templates
+        self.language = language
     }
 
     public func write(to outdir: String, progress: ProgressHandler? = nil) throws -> MarkdownSummary {
@@ -42,10 +49,12 @@ public struct MarkdownExporter {
         guard contents.entryCount > 0 else {
             throw ExportError(.invalid, detail: "no entries to export" + (filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
+        let language = try contents.language(requested: language)
+        let (words, dates) = (language.words, language.dates)
         let previous = try previousExport(outdir)
         let out = try ConfinedFolder(path: outdir)
         var written: [String] = []
-        var summary = MarkdownSummary()
+        var summary = MarkdownSummary(language: language.code, languageSource: language.source.rawValue)
         var attachmentNames: [String: String] = [:] // blob id → name in attachments/
         var takenAttachmentNames = Set<String>()
         var index: [(year: Int, months: [MustacheValue])] = []
@@ -77,29 +86,31 @@ public struct MarkdownExporter {
                     let link = SafeName.linkPath("../../attachments/" + attachment)
                     links[item.id] = link
                     media.append(Self.mediaData(item, link: link, file: "../../attachments/" + attachment, name: attachment,
-                                                inPlace: inPlace.contains(item.id)))
+                                                inPlace: inPlace.contains(item.id), language: language))
                 }
                 var shown = entry
                 shown.body = MediaReference.rewrite(entry.body) { links[$0] }
                 // A link to an entry of this export leads to its file (and reads back as the link).
                 shown.body = EntryReference.rewrite(shown.body) { id in files[id].map { SafeName.linkPath("../../" + $0) } }
-                let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media))
+                let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media, language: language))
                 try out.writeText(text, to: path)
                 written.append(path)
-                let title = MarkdownText.inline(entry.displayTitle.isEmpty ? local.longDay : entry.displayTitle)
-                let date = String(local.day) + " " + local.monthName + (local.isDateOnly ? "" : ", " + local.clock)
+                let title = MarkdownText.inline(entry.displayTitle.isEmpty ? dates.longDay(local) : entry.displayTitle)
+                let date = local.isDateOnly ? dates.dayAndMonth(local) : dates.dayAndMonth(local) + ", " + dates.clock(local)
                 entryLinks.append(.object(["title": .string(title), "link": .string(SafeName.linkPath(path)), "date": .string(date)]))
                 summary.entries += 1
                 if summary.entries % 500 == 0 { progress?(Int64(summary.entries), total) }
             }
-            let monthData: MustacheValue = .object(["title": .string(month.title), "entries": .list(entryLinks)])
+            let monthData: MustacheValue = .object(["title": .string(month.title(in: dates)), "entries": .list(entryLinks)])
             if index.last?.year == month.year { index[index.count - 1].months.append(monthData) } else { index.append((month.year, [monthData])) }
         }
         let indexText = try templates.render("markdown/index.md", .object([
-            "title": .string(MarkdownText.inline(filter.journals.count == 1 ? filter.journals[0] : "Journal")),
-            "dateRange": .string(contents.dateRange),
-            "entryCount": .string(contents.entryCount == 1 ? "1 entry" : "\(contents.entryCount) entries"),
-            "years": .list(index.map { .object(["year": .string(String($0.year)), "months": .list($0.months)]) }),
+            "title": .string(MarkdownText.inline(BookTitle.title(nil, filter: filter, words: words))),
+            "dateRange": .string(contents.dateRange(in: dates)),
+            "entryCount": .string(words.text("entries", ["count": dates.count(contents.entryCount)])),
+            "years": .list(index.map { .object(["year": .string(dates.year($0.year)), "months": .list($0.months)]) }),
+            "language": .string(language.code),
+            "words": Self.words(words),
         ]))
         try out.writeText(indexText, to: "index.md")
         written.append("index.md")
@@ -143,7 +154,13 @@ public struct MarkdownExporter {
         }
     }
 
-    static func entryData(_ entry: Entry, local: LocalDate, media: [MustacheValue]) -> MustacheValue {
+    /// The book's words for templates (`{{{words.voiceNote}}}`), each safe in Markdown text.
+    static func words(_ words: BookWords) -> MustacheValue {
+        .object(words.all.mapValues { .string(MarkdownText.inline($0)) })
+    }
+
+    static func entryData(_ entry: Entry, local: LocalDate, media: [MustacheValue], language: BookLanguage) -> MustacheValue {
+        let dates = language.dates
         var yaml: [String: MustacheValue] = [
             "id": .string(MarkdownText.yamlQuoted(entry.id)),
             "created": .string(MarkdownText.yamlQuoted(entry.created.text)),
@@ -160,8 +177,9 @@ public struct MarkdownExporter {
         }
         // An untitled entry is headed by its date, with the time below (none for a date-only
         // entry): its first line stays the start of its text, not a heading repeated above it.
-        let heading = entry.title.isEmpty ? local.longDay : entry.title
-        let date: MustacheValue = entry.title.isEmpty ? (local.isDateOnly ? .null : .string(local.clock)) : .string(local.longDayAndTime)
+        let heading = entry.title.isEmpty ? dates.longDay(local) : entry.title
+        let date: MustacheValue = entry.title.isEmpty ? (local.isDateOnly ? .null : .string(dates.clock(local)))
+            : .string(MarkdownText.inline(dates.longDayAndTime(local)))
         let below = media.contains { item in
             item.member("inPlace") == .bool(false) || (item.member("isVoice") == .bool(true) && item.member("quote") != nil)
         }
@@ -180,13 +198,16 @@ public struct MarkdownExporter {
             "bodyEndsInLineBreak": .bool(entry.body.hasSuffix("\n") || entry.body.hasSuffix("\r") || entry.body.contains("<!-- quire:")),
             "media": .list(media),
             "hasMedia": .bool(!media.isEmpty),
+            "language": .string(language.code),
+            "words": words(language.words),
         ])
     }
 
     /// - Parameters:
     ///   - file: the attachment's path from the entry's file, as the front matter names it.
     ///   - inPlace: the text shows it already, so it is not shown again below.
-    static func mediaData(_ media: Media, link: String, file: String, name: String, inPlace: Bool) -> MustacheValue {
+    static func mediaData(_ media: Media, link: String, file: String, name: String, inPlace: Bool, language: BookLanguage) -> MustacheValue {
+        let (words, dates) = (language.words, language.dates)
         let q = MarkdownText.yamlQuoted
         var yaml: [String: MustacheValue] = [
             "id": .string(q(media.id)), "file": .string(q(file)), "kind": .string(media.kind.rawValue),
@@ -205,7 +226,9 @@ public struct MarkdownExporter {
             "yaml": .object(yaml),
             "inPlace": .bool(inPlace),
         ]
-        if let duration = media.duration, duration > 0 { object["duration"] = .string(clockText(duration)) }
+        let duration = media.duration.flatMap { $0 > 0 ? dates.duration($0) : nil }
+        if let duration { object["duration"] = .string(duration) }
+        object["caption"] = .string(MarkdownText.inline(duration.map { words.text("voiceNoteLasting", ["duration": $0]) } ?? words.text("voiceNote")))
         switch media.kind {
         case .photo: object["isPhoto"] = .bool(true)
         case .voice: object["isVoice"] = .bool(true)
@@ -213,11 +236,11 @@ public struct MarkdownExporter {
         }
         let segments = media.segments.filter { !$0.text.isEmpty }
         object["segments"] = .list(segments.map {
-            .object(["time": .string(clockText($0.start)), "text": .string(MarkdownText.inline($0.text))])
+            .object(["time": .string(dates.duration($0.start)), "text": .string(MarkdownText.inline($0.text))])
         })
         // The transcript as one block quote: a quoted blank line between its parts, none after.
         let parts = segments.isEmpty ? Transcript.paragraphs(media.transcript).map { "> " + MarkdownText.inline($0) }
-            : segments.map { "> **" + clockText($0.start) + "** " + MarkdownText.inline($0.text) }
+            : segments.map { "> **" + dates.duration($0.start) + "** " + MarkdownText.inline($0.text) }
         if !parts.isEmpty { object["quote"] = .string(parts.joined(separator: "\n>\n")) }
         if media.segments.isEmpty {
             object["paragraphs"] = .list(Transcript.paragraphs(media.transcript).map { .string(MarkdownText.inline($0)) })

@@ -17,16 +17,21 @@ struct BookSetter {
     }
 
     func set(on canvas: PDFCanvas, progress: (Int64) -> Void) throws -> (summary: BookSummary, move: Move) {
-        let geometry = PageGeometry(options.pageSize)
+        let geometry = PageGeometry(options.pageSize, rightToLeft: plan.language.isRightToLeft)
         let flow = PageFlow(geometry: geometry, fonts: fonts, canvas: canvas)
         var places = PDFExporter.Places()
         var summary = BookSummary()
+        (summary.language, summary.languageSource) = (plan.language.code, plan.language.source.rawValue)
         let size = geometry.bodySize
-        let language = plan.language
+        let language = plan.language.code, dates = plan.language.dates
+        flow.headLanguage = language
+        flow.numeral = dates.number
 
         try frontMatter(flow)
         let frontPages = flow.page
         let measure = PageFlow(geometry: geometry, fonts: fonts, canvas: nil)
+        measure.numeral = dates.number
+        measure.headLanguage = language
         measure.jump(to: frontPages)
         contentsPages(measure, known: nil)
         let contentsPages = measure.page - frontPages
@@ -39,7 +44,7 @@ struct BookSetter {
             hyphenators[language] = made
             return made
         }
-        var setter = EntryTypesetter(flow: flow, store: store, book: language, withPhotos: options.withPhotos, entryTarget: { id in
+        var setter = EntryTypesetter(flow: flow, store: store, book: plan.language, withPhotos: options.withPhotos, entryTarget: { id in
             plan.entryIDs.contains(id) ? .destination("e-" + id) : nil
         }, hyphenator: hyphenator)
 
@@ -55,21 +60,20 @@ struct BookSetter {
                 flow.showsHead = false
                 places.years[month.year] = flow.page
                 canvas.destination("y-\(month.year)", y: 0)
-                YearCalendar(year: month.year, days: plan.days).draw(in: flow, on: canvas, language: language)
-                yearOutline = canvas.addOutline(parent: 0, title: String(month.year), destination: "y-\(month.year)")
+                YearCalendar(year: month.year, days: plan.days).draw(in: flow, on: canvas, language: plan.language)
+                yearOutline = canvas.addOutline(parent: 0, title: dates.year(month.year), destination: "y-\(month.year)")
             }
-            flow.runningHead = month.title
-            flow.headLanguage = language
+            flow.runningHead = dates.monthName(month.month)
             flow.newRightHandPage()
             flow.showsHead = false
             places.months[month.key] = flow.page
             canvas.destination("m-" + month.key, y: 0)
-            let monthOutline = canvas.addOutline(parent: yearOutline, title: month.title, destination: "m-" + month.key)
+            let monthOutline = canvas.addOutline(parent: yearOutline, title: month.title(in: dates), destination: "m-" + month.key)
             monthOpening(month, flow: flow, size: size)
             for entry in entries {
                 let unknownBefore = flow.unknownGlyphs
                 try setter.set(entry)
-                let title = entry.title.isEmpty ? LocalDate(entry.created).longDayAndTime : entry.title
+                let title = entry.title.isEmpty ? dates.longDayAndTime(LocalDate(entry.created)) : entry.title
                 canvas.addOutline(parent: monthOutline, title: title, destination: "e-" + entry.id)
                 if flow.unknownGlyphs > unknownBefore { missingFonts[Self.fontPackage(for: entry), default: 0] += 1 }
                 done += 1
@@ -110,12 +114,18 @@ struct BookSetter {
         }
     }
 
+    /// Words of the book's own (not an entry's), set in its direction: in a right-to-left
+    /// book even a year alone reads from the right.
+    private func own(_ text: String) -> StyledText {
+        StyledText((plan.language.isRightToLeft ? "\u{200F}" : "") + text, language: plan.language.code)
+    }
+
     // MARK: Front matter
 
     private func frontMatter(_ flow: PageFlow) throws {
         let geometry = flow.geometry
         let size = geometry.bodySize
-        let title = plan.title, language = plan.language
+        let title = plan.title, language = plan.language.code, dates = plan.language.dates, words = plan.language.words
         // The cover: the image, as large as the page allows, or the title set large.
         flow.newPage()
         flow.showsHead = false
@@ -129,7 +139,7 @@ struct BookSetter {
             flow.move(toAtLeast: geometry.size.height * 0.3)
             flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2.6, leading: 1.1, alignment: .center, language: language))
             flow.space(size * 1.2)
-            flow.paragraph(StyledText(plan.contents.dateRange), style: TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language), .init(gray: 0.35))
+            flow.paragraph(own(plan.contents.dateRange(in: dates)), style: TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language), .init(gray: 0.35))
         }
         // Its back, blank; then the title page and its back, the colophon.
         flow.newPage()
@@ -145,24 +155,23 @@ struct BookSetter {
         }
         flow.space(size * 3)
         let count = plan.contents.entryCount
-        var facts = StyledText(plan.contents.dateRange + "\n" + (count == 1 ? "1 entry" : "\(count) entries"), language: language)
-        facts.language = language
+        let facts = own(plan.contents.dateRange(in: dates) + "\n" + words.text("entries", ["count": dates.count(count)]))
         flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, leading: 1.5, alignment: .center, language: language), .init(gray: 0.35))
         flow.newPage()
         flow.showsHead = false
         flow.showsFolio = false
         flow.move(toAtLeast: geometry.size.height - geometry.bottom - size * 4)
-        flow.paragraph(StyledText("Typeset by Quire from the journal’s own entries."),
+        flow.paragraph(own(words.text("colophon")),
                        style: TextStyle(font: BookFonts.sans(language), size: size * 0.75, alignment: .natural, language: language), .init(gray: 0.45))
     }
 
     /// Years and months with their pages; a link on each row.
     private func contentsPages(_ flow: PageFlow, known: PDFExporter.Places?) {
-        let size = flow.geometry.bodySize, language = plan.language
+        let size = flow.geometry.bodySize, language = plan.language.code, dates = plan.language.dates
         flow.newRightHandPage()
         flow.showsHead = false
         flow.move(toAtLeast: flow.geometry.top + size * 3)
-        flow.paragraph(StyledText("Contents"), style: TextStyle(font: BookFonts.serif(language), size: size * 1.8, language: language))
+        flow.paragraph(own(plan.language.words.text("contents")), style: TextStyle(font: BookFonts.serif(language), size: size * 1.8, language: language))
         flow.space(size * 1.5)
         var year: Int?
         let row = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.45, language: language)
@@ -172,22 +181,22 @@ struct BookSetter {
             if month.year != year {
                 year = month.year
                 flow.space(size * 0.6)
-                flow.entryRow(StyledText(String(month.year)), page: known?.years[month.year], destination: "y-\(month.year)", style: bold, indent: 0)
+                flow.entryRow(own(dates.year(month.year)), page: known?.years[month.year], destination: "y-\(month.year)", style: bold, indent: 0)
             }
-            flow.entryRow(StyledText(LocalDate.monthNames[max(0, min(11, Int(month.key.suffix(2)).map { $0 - 1 } ?? 0))]),
+            flow.entryRow(own(dates.monthName(month.month)),
                           page: known?.months[month.key], destination: "m-" + month.key, style: row, indent: size * 1.5)
         }
     }
 
     /// The top of a month's first page: its name large, the year under it.
     private func monthOpening(_ month: BookContents.Month, flow: PageFlow, size: Double) {
-        let language = plan.language
+        let language = plan.language.code, dates = plan.language.dates
         flow.move(toAtLeast: flow.geometry.top + flow.geometry.textHeight * 0.12)
-        let name = LocalDate.monthNames[max(0, min(11, (Int(month.key.suffix(2)) ?? 1) - 1))]
-        flow.paragraph(StyledText(name, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2.2, leading: 1.1, language: language))
-        flow.paragraph(StyledText(String(month.year), language: language), style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, letterSpacing: 1, language: language), .init(gray: 0.45))
+        flow.paragraph(own(dates.monthName(month.month)), style: TextStyle(font: BookFonts.serif(language), size: size * 2.2, leading: 1.1, language: language))
+        flow.paragraph(own(dates.year(month.year)), style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, letterSpacing: 1, language: language), .init(gray: 0.45))
         flow.space(size * 1.2)
-        flow.canvas?.line(x1: flow.left, y1: flow.y, x2: flow.left + size * 4, y2: flow.y, width: 0.6, gray: 0.4)
+        let start = flow.geometry.rightToLeft ? flow.left + flow.width - size * 4 : flow.left
+        flow.canvas?.line(x1: start, y1: flow.y, x2: start + size * 4, y2: flow.y, width: 0.6, gray: 0.4)
         flow.space(size * 0.6)
     }
 }

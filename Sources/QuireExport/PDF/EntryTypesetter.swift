@@ -7,7 +7,7 @@ import QuireStore
 struct EntryTypesetter {
     let flow: PageFlow
     let store: Store
-    let book: String
+    let book: BookLanguage
     let withPhotos: Bool
     /// Where another entry of the book is, for links between entries.
     let entryTarget: (String) -> PDFCanvas.Target?
@@ -23,8 +23,8 @@ struct EntryTypesetter {
     /// Sets `entry`, naming the place its heading starts `e-<id>`.
     mutating func set(_ entry: Entry) throws {
         let told = TextLanguage(of: entry)
-        let language = told.code ?? book
-        let local = LocalDate(entry.created)
+        let language = told.code ?? book.code
+        let local = LocalDate(entry.created), dates = book.dates
         let hyphens = hyphenator(language)
         var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
         body.language = language
@@ -32,13 +32,14 @@ struct EntryTypesetter {
         var heading = TextStyle(font: BookFonts.heading(language), size: size * (BookFonts.isCJK(language) ? 1.35 : 1.25), leading: 1.15, language: language)
         heading.language = language
         flow.space(size * 1.8)
-        let title = entry.title.isEmpty ? local.longDay : entry.title
+        let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
         flow.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: "e-" + entry.id))
 
-        // A right-to-left entry's date line runs right to left too, though it starts with Latin.
-        var meta = StyledText(told.direction == "rtl" ? "\u{200F}" : "")
+        // The date line runs the entry's way, though it starts with the book's words and digits.
+        let direction = told.direction ?? book.direction
+        var meta = StyledText(direction == "rtl" ? "\u{200F}" : direction != book.direction ? "\u{200E}" : "")
         let lead = meta.byteCount
-        meta.append(entry.title.isEmpty ? (local.isDateOnly ? "" : local.clock) : local.longDayAndTime)
+        meta.append(entry.title.isEmpty ? (local.isDateOnly ? "" : dates.clock(local)) : dates.longDayAndTime(local))
         func separator() -> String { meta.byteCount > lead ? "  ·  " : "" }
         if entry.starred { meta.append(meta.byteCount > lead ? "  ★" : "★") }
         if !entry.tags.isEmpty { meta.append(separator() + entry.tags.map { "#" + $0 }.joined(separator: " ")) }
@@ -171,8 +172,9 @@ struct EntryTypesetter {
         label.font = BookFonts.label(language)
         label.size = size * 0.8
         label.justify = false
-        var caption = StyledText(isVoice ? "Voice note" : "Attachment: " + media.filename, language: language)
-        if let duration = media.duration, duration > 0 { caption.append(" · " + clockText(duration)) }
+        let words = book.words, dates = book.dates
+        var caption = StyledText(isVoice ? words.text("voiceNote") : words.text("attachment") + ": " + media.filename, language: language)
+        if let duration = media.duration, duration > 0 { caption.append(" · " + dates.duration(duration)) }
         if !isVoice { caption.append(" · " + ByteCount.text(media.size)) }
         flow.space(size * 0.3)
         flow.paragraph(caption, style: label, .init(keepWithNext: isVoice, gray: 0.38))
@@ -190,7 +192,7 @@ struct EntryTypesetter {
             time.alignment = .end
             for segment in texts {
                 var decoration = PageFlow.Decoration(indent: size * 3)
-                decoration.marker = StyledText(clockText(segment.start))
+                decoration.marker = StyledText(dates.duration(segment.start))
                 decoration.markerStyle = time
                 flow.paragraph(inlines.plain(segment.text), style: body, decoration)
                 flow.space(size * 0.15)

@@ -12,6 +12,8 @@ public struct PDFOptions {
     public var pageSize = PageSize.a5
     /// Photos on the pages; without them the book is text alone.
     public var withPhotos = true
+    /// The book's language as a BCP 47 tag; when nil, its entries' or the environment's (`BookLanguage`).
+    public var language: String?
 
     public init() {}
 }
@@ -51,7 +53,7 @@ public struct PDFExporter {
         let entryIDs: Set<String>
         let title: String
         let author: String?
-        let language: String
+        let language: BookLanguage
         let cover: PageImage?
     }
 
@@ -60,22 +62,21 @@ public struct PDFExporter {
         var days = WrittenDays()
         var ids = Set<String>()
         let contents = try BookContents(store: store, filter: options.filter) { entry, key in
-            let local = LocalDate(entry.created)
-            if months.last?.key != key { months.append(BookContents.Month(key: key, title: local.monthTitle, year: local.year)) }
+            if months.last?.key != key { months.append(BookContents.Month(LocalDate(entry.created))) }
             days.add(entry)
             ids.insert(entry.id)
         }
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
+        let language = try contents.language(requested: options.language)
         let cover = try options.cover.map { file -> PageImage in
             guard FileManager.default.isReadableFile(atPath: file) else { throw ExportError(.invalid, path: file, detail: "cannot read the cover image") }
             guard let image = PageImage(path: file) else { throw ExportError(.invalid, path: file, detail: "the cover must be a JPEG or PNG image") }
             return image
         }
-        let title = BookTitle.title(options.title, filter: options.filter)
+        let title = BookTitle.title(options.title, filter: options.filter, words: language.words)
         let author = BookTitle.author(options.author)
-        let language = BookLanguage(votes: contents.languageVotes, entries: contents.entryCount).code
         let plan = Plan(contents: contents, months: months, days: days, entryIDs: ids, title: title, author: author, language: language, cover: cover)
 
         let parent = PathText.parent(path)
@@ -89,7 +90,7 @@ public struct PDFExporter {
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
             var (summary, move) = try setter.set(on: canvas) { progress?($0, total) }
             try canvas.finish()
-            try PageOrder.moveLast(move.count, toAfter: move.after, in: temp)
+            try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft)
             summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)
             return summary

@@ -1,3 +1,4 @@
+import Foundation
 /// Fills pages from top to bottom, the way a compositor would, with blocks handed over one
 /// at a time (nothing of the book is held but the page being made):
 /// - a paragraph is laid out by Pango at the text block's width, then its lines are set
@@ -24,6 +25,8 @@ final class PageFlow {
     var showsHead = true
     var showsFolio = true
     var headLanguage: String?
+    /// Page numbers in the book's digits (`٣` in ar-EG).
+    var numeral: (Int) -> String = { String($0) }
 
     init(geometry: PageGeometry, fonts: FontContext, canvas: PDFCanvas?) {
         self.geometry = geometry
@@ -70,12 +73,14 @@ final class PageFlow {
         if showsHead, let runningHead, !pageIsEmpty {
             var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.75, alignment: .center)
             style.language = headLanguage
-            let head = TextLayout(StyledText(runningHead.uppercased()), style: style, width: width, in: fonts)
+            let head = TextLayout(StyledText(runningHead.uppercased(with: headLanguage.map { Locale(identifier: $0) })), style: style, width: width, in: fonts)
             canvas.draw(head, lines: 0..<head.lines.count, x: left, y: geometry.top * 0.45, gray: 0.35)
         }
         if showsFolio {
-            let style = TextStyle(font: BookFonts.serif(nil), size: geometry.bodySize * 0.85, alignment: page % 2 == 1 ? .end : .natural)
-            let folio = TextLayout(StyledText(String(page)), style: style, width: width, in: fonts)
+            let onRight = geometry.folioOnRight(page: page)
+            let style = TextStyle(font: BookFonts.serif(headLanguage), size: geometry.bodySize * 0.85, alignment: onRight ? .end : .natural)
+            // Left to right whatever the digits, so the alignment means what it says.
+            let folio = TextLayout(StyledText("\u{200E}" + numeral(page)), style: style, width: width, in: fonts)
             canvas.draw(folio, lines: 0..<folio.lines.count, x: left, y: bottom + geometry.bottom * 0.35, gray: 0.25)
         }
         canvas.endPage()
@@ -224,26 +229,31 @@ final class PageFlow {
         pageIsEmpty = false
     }
 
-    /// A row of the contents: its label, and the page number at the right edge; the whole row
-    /// links to that page. (Measured before any page number is known: the row's height is the same.)
+    /// A row of the contents: its label, and the page number at the outer edge (the right, or
+    /// the left in a right-to-left book), dot leaders between; the whole row links to that page.
+    /// (Measured before any page number is known: the row's height is the same.)
     func entryRow(_ label: StyledText, page target: Int?, destination: String, style: TextStyle, indent: Double) {
+        let rtl = geometry.rightToLeft
         var numberStyle = style
-        numberStyle.alignment = .end
+        numberStyle.alignment = rtl ? .natural : .end
         let numberWidth = geometry.bodySize * 3.5
-        let number = TextLayout(StyledText(target.map(String.init) ?? "0"), style: numberStyle, width: numberWidth, in: fonts)
+        let number = TextLayout(StyledText("\u{200E}" + numeral(target ?? 0)), style: numberStyle, width: numberWidth, in: fonts)
         let labelLayout = TextLayout(label, style: style, width: width - indent - numberWidth, in: fonts)
         if page == 0 { newPage() }
         let height = max(labelLayout.height, number.height)
         if height > room { newPage() }
         if let canvas {
-            canvas.draw(labelLayout, lines: 0..<labelLayout.lines.count, x: left + indent, y: y)
-            canvas.draw(number, lines: 0..<number.lines.count, x: left + width - numberWidth, y: y)
+            let labelX = rtl ? left + numberWidth : left + indent, numberX = rtl ? left : left + width - numberWidth
+            canvas.draw(labelLayout, lines: 0..<labelLayout.lines.count, x: labelX, y: y)
+            canvas.draw(number, lines: 0..<number.lines.count, x: numberX, y: y)
             if let last = labelLayout.lines.last, let figures = number.lines.first {
-                let numberStart = left + width - numberWidth + figures.x
-                canvas.dots(x1: left + indent + last.x + labelLayout.naturalWidth + 6, x2: numberStart - 5,
-                            y: y + last.baseline, gray: 0.55)
+                if rtl {
+                    canvas.dots(x1: numberX + figures.x + number.naturalWidth + 5, x2: labelX + last.x - 6, y: y + last.baseline, gray: 0.55)
+                } else {
+                    canvas.dots(x1: labelX + last.x + labelLayout.naturalWidth + 6, x2: numberX + figures.x - 5, y: y + last.baseline, gray: 0.55)
+                }
             }
-            canvas.tagLink(target: .destination(destination), x: left + indent, y: y, width: width - indent, height: height)
+            canvas.tagLink(target: .destination(destination), x: rtl ? left : left + indent, y: y, width: width - indent, height: height)
         }
         y += height
         pageIsEmpty = false

@@ -47,9 +47,12 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
 
 /// Where things go on a page of a given size: mirrored margins (wider inside, by the
 /// binding), the text block between them, the running head above it and the folio below,
-/// and the type sizes, which grow a little with the page.
+/// and the type sizes, which grow a little with the page. A right-to-left book is bound on
+/// the right: its odd pages, still the first of each spread to be read, have the inner
+/// margin on the right and the folio on the left.
 struct PageGeometry {
     let size: PageSize
+    let rightToLeft: Bool
     let inner: Double
     let outer: Double
     let top: Double
@@ -57,8 +60,9 @@ struct PageGeometry {
     /// Body text size in points.
     let bodySize: Double
 
-    init(_ size: PageSize) {
+    init(_ size: PageSize, rightToLeft: Bool = false) {
         self.size = size
+        self.rightToLeft = rightToLeft
         inner = (size.width * 0.135).rounded()
         outer = (size.width * 0.095).rounded()
         top = (size.height * 0.085).rounded()
@@ -68,6 +72,10 @@ struct PageGeometry {
 
     var textWidth: Double { size.width - inner - outer }
     var textHeight: Double { size.height - top - bottom }
-    /// Odd pages are right-hand pages; their inner margin is on the left.
-    func left(page: Int) -> Double { page % 2 == 1 ? inner : outer }
+    /// Odd pages are right-hand pages (left-hand ones in a right-to-left book), their inner
+    /// margin by the binding.
+    func left(page: Int) -> Double { (page % 2 == 1) != rightToLeft ? inner : outer }
+
+    /// The folio goes to the outer corner: right on a right-hand page.
+    func folioOnRight(page: Int) -> Bool { (page % 2 == 1) != rightToLeft }
 }

@@ -6,7 +6,9 @@ import Foundation
 /// its trailer, its cross-reference table's first entries and the page tree.
 ///
 /// The book uses it for its contents: they are set after the body, when every page number is
-/// known, and moved to their place at the front, so the book is typeset in one pass.
+/// known, and moved to their place at the front, so the book is typeset in one pass. For a
+/// right-to-left book the same update rewrites the catalogue with `/ViewerPreferences
+/// << /Direction /R2L >>`, so readers and imposition tools put its spreads right to left.
 enum PageOrder {
     struct Failure: Error, CustomStringConvertible {
         let reason: String
@@ -14,8 +16,8 @@ enum PageOrder {
     }
 
     /// Moves the last `count` pages of the PDF at `path` to just after page `after`.
-    static func moveLast(_ count: Int, toAfter after: Int, in path: String) throws {
-        guard count > 0 else { return }
+    static func moveLast(_ count: Int, toAfter after: Int, in path: String, rightToLeft: Bool = false) throws {
+        guard count > 0 || rightToLeft else { return }
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(reason: "cannot open it") }
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
@@ -48,9 +50,17 @@ enum PageOrder {
         kids.insert(contentsOf: moved, at: after)
 
         var update = "\n\(pagesNumber) 0 obj\n<< /Type /Pages\n   /Kids [ " + kids.joined(separator: " ") + " ]\n   /Count \(kids.count)\n>>\nendobj\n"
-        let objectOffset = size + 1
+        var entries = [(number: pagesNumber, offset: size + 1)]
+        if rightToLeft, !catalog.contains("/ViewerPreferences") {
+            guard let catalogNumber = Int(root.split(separator: " ").first ?? ""), let open = catalog.range(of: "<<"),
+                  let close = catalog.range(of: ">>", options: .backwards), open.upperBound <= close.lowerBound else {
+                throw Failure(reason: "an unexpected catalogue")
+            }
+            entries.append((catalogNumber, size + UInt64(update.utf8.count)))
+            update += "\(catalogNumber) 0 obj\n<<" + catalog[open.upperBound..<close.lowerBound] + "   /ViewerPreferences << /Direction /R2L >>\n>>\nendobj\n"
+        }
         let xrefAt = size + UInt64(update.utf8.count)
-        update += "xref\n\(pagesNumber) 1\n" + pad(objectOffset) + " 00000 n \n"
+        update += "xref\n" + entries.sorted { $0.number < $1.number }.map { "\($0.number) 1\n" + pad($0.offset) + " 00000 n \n" }.joined()
         var fields = "/Size \(sizeValue)\n   /Root \(root)\n"
         if let info = value(of: "Info", in: trailer) { fields += "   /Info \(info)\n" }
         if let id = trailer.range(of: "/ID") { fields += "   " + trailer[id.lowerBound...].prefix { $0 != "\n" } + "\n" }

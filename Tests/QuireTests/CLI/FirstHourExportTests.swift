@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import QuireStore
+@testable import QuireExport
 
 /// What the first hour showed in the exports and in search, through the CLI.
 @Suite struct FirstHourExportTests {
@@ -42,13 +43,17 @@ import Testing
         _ = try run(["add", "--date", "2025-03-03", "--title", "Понедельник", "--body", "x"], store)
         _ = try run(["export", "markdown", dir.path + "/md"], store)
         let md = files(dir.path + "/md")
+        // A journal written in Russian is exported in Russian: its dates as ICU writes them.
+        let russian = BookDates(locale: Locale(identifier: "ru"))
+        func local(_ text: String) throws -> LocalDate { LocalDate(try #require(Timestamp(rfc3339: text))) }
+        let (evening, sunday, monday) = (try local("2025-03-01T21:14:05+03:00"), try local("2025-03-02T00:00:00Z"), try local("2025-03-03T00:00:00Z"))
         let first = try #require(md.first { $0.key.contains("2025-03-01") }?.value)
-        #expect(first.contains("\n# Saturday, 1 March 2025\n\n*21:14*\n\nГуляли по Красной площади.\n\nВечером шёл снег.\n"), "\(first)")
+        #expect(first.contains("\n# \(russian.longDay(evening))\n\n*\(russian.clock(evening))*\n\nГуляли по Красной площади.\n\nВечером шёл снег.\n"), "\(first)")
         #expect(first.components(separatedBy: "Гуляли по Красной площади.").count == 2, "the first line is not repeated as a heading")
         let dateOnly = try #require(md.first { $0.key.contains("2025-03-02") }?.value)
-        #expect(dateOnly.contains("\n# Sunday, 2 March 2025\n\nДата без времени.\n"), "\(dateOnly)")
+        #expect(dateOnly.contains("\n# \(russian.longDay(sunday))\n\nДата без времени.\n"), "\(dateOnly)")
         let titled = try #require(md.first { $0.key.contains("2025-03-03") }?.value)
-        #expect(titled.contains("\n# Понедельник\n\n*Monday, 3 March 2025*\n\nx\n"), "\(titled)")
+        #expect(titled.contains("\n# Понедельник\n\n*\(russian.longDayAndTime(monday))*\n\nx\n"), "\(titled)")
         for (name, text) in md {
             #expect(!text.contains("00:00\n") && !text.contains("00:00*"), "\(name) shows a made-up time")
             #expect(!text.contains("<!--"), "\(name) ends with a comment though nothing follows its text")
@@ -56,7 +61,8 @@ import Testing
         #expect(!(md["index.md"] ?? "").contains("00:00"))
         _ = try run(["export", "epub", dir.path + "/book.epub"], store)
         let page = try chapter(dir.path + "/book.epub", "2025-03")
-        #expect(page.contains(">Saturday, 1 March 2025</h2>") && page.contains(">21:14</time>"))
+        #expect(page.contains(">\(russian.longDay(evening))</h2>") && page.contains(">\(russian.clock(evening))</time>"))
+        #expect(page.contains("xml:lang=\"ru\" lang=\"ru\""), "the book takes its entries' language")
         #expect(page.components(separatedBy: "Гуляли по Красной площади.").count == 2)
         #expect(!page.contains(">00:00") && !page.contains(", 00:00"), "no time shown for a date alone")
         // The Markdown reads back as the same journal.

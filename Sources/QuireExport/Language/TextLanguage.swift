@@ -5,7 +5,8 @@ import QuireStore
 /// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th)
 /// or whose language shows in a few letters (Arabic script: Persian letters → fa, else ar;
 /// Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh).
-/// Latin text gets no guess: too many languages share it.
+/// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
+/// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
 public struct TextLanguage: Equatable, Sendable {
     /// A BCP 47 tag, or nil when the script does not tell.
     public let code: String?
@@ -82,7 +83,43 @@ public struct TextLanguage: Equatable, Sendable {
         case "arabic": code = persian ? "fa" : "ar"
         case "cyrillic": code = ukrainian ? "uk" : belarusian ? "be" : serbian ? "sr" : "ru"
         case let name? where ["el", "he", "th", "ko"].contains(name): code = name
+        case "latin": code = LatinWords.language(of: text)
         default: code = nil
         }
+    }
+}
+
+/// Tells the language of Latin-script text by the short words every sentence of it uses
+/// ("the", "und", "que"): each word of the text counts for each language whose list holds
+/// it, and a language is named when at least two of its words show and it counts at least
+/// twice any other (a word shared by several languages counts for each, so tells none).
+enum LatinWords {
+    static let lists: [(code: String, words: Set<Substring>)] = [
+        ("de", ["der", "die", "das", "und", "ist", "ich", "nicht", "ein", "eine", "mit", "war", "wir", "zu", "den", "dem",
+                "auf", "für", "von", "sich", "auch", "heute", "sehr", "aber", "es", "wie", "noch", "nach"]),
+        ("en", ["the", "and", "of", "to", "is", "was", "it", "that", "with", "for", "this", "we", "i", "my", "you", "have",
+                "had", "not", "but", "were", "are", "be", "at", "on", "today", "went", "an", "very", "our"]),
+        ("es", ["el", "la", "los", "las", "de", "que", "y", "en", "un", "una", "es", "fue", "por", "con", "para", "del",
+                "al", "hoy", "muy", "pero", "se", "lo", "como", "más", "mi", "estaba", "día"]),
+        ("fr", ["le", "la", "les", "de", "des", "et", "est", "un", "une", "je", "nous", "pas", "que", "qui", "dans", "pour",
+                "avec", "sur", "du", "au", "ce", "été", "était", "très", "mais", "aujourd", "j", "c", "l", "d"]),
+        ("it", ["il", "lo", "la", "gli", "le", "di", "che", "e", "è", "un", "una", "per", "non", "con", "sono", "era",
+                "oggi", "molto", "ma", "del", "della", "ho", "mi", "abbiamo"]),
+        ("nl", ["de", "het", "een", "en", "is", "niet", "van", "ik", "dat", "met", "was", "vandaag", "we", "zijn", "op", "naar"]),
+        ("pt", ["o", "a", "os", "as", "de", "que", "e", "é", "um", "uma", "não", "com", "para", "do", "da", "em", "foi",
+                "hoje", "muito", "mas", "eu", "no", "na", "estava", "dia"]),
+    ]
+
+    static func language(of text: String) -> String? {
+        var counts = [Int](repeating: 0, count: lists.count)
+        var words = 0
+        for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) {
+            words += 1
+            if words > 400 { break }
+            for (index, list) in lists.enumerated() where list.words.contains(word) { counts[index] += 1 }
+        }
+        guard let top = counts.indices.max(by: { counts[$0] < counts[$1] }), counts[top] >= 2 else { return nil }
+        let second = counts.indices.filter { $0 != top }.map { counts[$0] }.max() ?? 0
+        return counts[top] >= 2 * second ? lists[top].code : nil
     }
 }
