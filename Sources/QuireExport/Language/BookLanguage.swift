@@ -35,7 +35,16 @@ public struct BookLanguage: Sendable {
         let language = Locale.Language(identifier: code)
         direction = language.characterDirection == .rightToLeft ? "rtl" : "ltr"
         words = BookWords(for: code)
-        dates = BookDates(locale: Locale(identifier: code))
+        dates = BookDates(locale: Self.gregorianLocale(code))
+    }
+
+    /// The locale of `code` with the Gregorian calendar as its own: ICU then formats dates
+    /// the same way through every API (with ar-SA's Islamic calendar as the locale's, one
+    /// adds an era to Gregorian years and another does not).
+    static func gregorianLocale(_ code: String) -> Locale {
+        var components = Locale.Components(locale: Locale(identifier: code))
+        components.calendar = .gregorian
+        return Locale(components: components)
     }
 
     /// The book's language: `requested`, else what the entries say, else the environment's, else English.
@@ -121,7 +130,7 @@ public struct BookLanguage: Sendable {
         direction = "ltr"
         source = .fallback
         words = BookWords(for: "en")
-        dates = BookDates(locale: Locale(identifier: "en"))
+        dates = BookDates(locale: Self.gregorianLocale("en"))
     }
 }
 
