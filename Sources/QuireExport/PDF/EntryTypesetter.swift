@@ -24,6 +24,8 @@ struct EntryTypesetter {
     mutating func set(_ entry: Entry) throws {
         let told = TextLanguage(of: entry)
         let language = told.code ?? book.code
+        flow.indentsFromRight = (told.direction ?? book.direction) == "rtl"
+        defer { flow.indentsFromRight = false }
         let local = LocalDate(entry.created), dates = book.dates
         let hyphens = hyphenator(language)
         var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)

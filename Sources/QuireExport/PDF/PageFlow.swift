@@ -127,6 +127,9 @@ final class PageFlow {
         var destination: String?
     }
 
+    /// Indents, bars and markers go on the right of the text block (a right-to-left entry's).
+    var indentsFromRight = false
+
     /// Characters no font could show, summed over every paragraph.
     private(set) var unknownGlyphs = 0
 
@@ -168,14 +171,18 @@ final class PageFlow {
 
     private func draw(_ layout: TextLayout, _ range: Range<Int>, height: Double, _ decoration: Decoration, markerHere: Bool) {
         guard let canvas else { return }
-        let x = left + decoration.indent
+        let fromRight = indentsFromRight
+        let x = fromRight ? left : left + decoration.indent
+        let edge = fromRight ? left + width - decoration.indent : left + decoration.indent  // where the text meets the indent
         if decoration.ground { canvas.fill(x: x - 4, y: y - 2, width: width - decoration.indent + 8, height: height + 4, gray: 0.94) }
-        if decoration.bar { canvas.fill(x: left + decoration.indent - 9, y: y, width: 1.6, height: height, gray: 0.7) }
+        if decoration.bar { canvas.fill(x: fromRight ? edge + 7.4 : edge - 9, y: y, width: 1.6, height: height, gray: 0.7) }
         canvas.draw(layout, lines: range, x: x, y: y, gray: decoration.gray)
         if markerHere, let marker = decoration.marker, let style = decoration.markerStyle {
             let box = TextLayout(marker, style: style, width: max(decoration.indent - 4, 8), in: fonts)
             if let line = box.lines.first, let first = layout.lines.first {
-                canvas.draw(box, lines: 0..<1, x: left + decoration.indent - 4 - box.naturalWidth - line.x, y: y + first.baseline - line.baseline, gray: 0.35)
+                // Beside the text: right-aligned in a left indent, left-aligned in a right one.
+                let markerX = fromRight ? edge + 4 - line.x : edge - 4 - box.naturalWidth - line.x
+                canvas.draw(box, lines: 0..<1, x: markerX, y: y + first.baseline - line.baseline, gray: 0.35)
             }
         }
     }

@@ -226,6 +226,22 @@ import Testing
         let folio = try #require(Self.words(boxes).max { $0.y < $1.y }, "no words on page 5")
         #expect(folio.text.contains(dates.number(5)))
         #expect((folio.x < 210) == (tag == "ar"), "\(tag): folio at \(folio.x)")
+        // A right-to-left entry's transcript keeps its times on its own side (the right)
+        // whatever the book's direction; a left-to-right one's stay on the left.
+        let pages = try ExternalTool.run("pdftotext", ["-bbox", book, "-"]).stdout.components(separatedBy: "<page ").map(Self.words)
+        func scripted(_ range: ClosedRange<UInt32>) -> (String) -> Bool { { $0.unicodeScalars.contains { range.contains($0.value) } } }
+        var arabicTimeOnTheRight: Bool?, cyrillicTimeOnTheLeft: Bool?
+        for page in pages {
+            for time in page where time.text == dates.duration(0) {
+                let line = page.filter { abs($0.y - time.y) < 4 && $0.text != time.text }
+                let arabic = line.filter { scripted(0x0621...0x064A)($0.text) }.map(\.x)
+                let cyrillic = line.filter { scripted(0x0400...0x04FF)($0.text) }.map(\.x)
+                if let rightmost = arabic.max() { arabicTimeOnTheRight = time.x > rightmost }
+                if let leftmost = cyrillic.min() { cyrillicTimeOnTheLeft = time.x < leftmost }
+            }
+        }
+        #expect(arabicTimeOnTheRight == true, "\(tag): the Arabic transcript's time is on its right")
+        #expect(cyrillicTimeOnTheLeft == true, "\(tag): the Russian transcript's time is on its left")
     }
 
     /// `<word xMin="…" yMin="…">text</word>` from `pdftotext -bbox`.
@@ -235,8 +251,8 @@ import Testing
                 guard let start = chunk.range(of: name + "=\"") else { return nil }
                 return Double(chunk[start.upperBound...].prefix { $0 != "\"" })
             }
-            guard let x = number("xMin"), let y = number("yMin"), let open = chunk.firstIndex(of: ">"),
-                  let close = chunk.range(of: "</word>") else { return nil }
+            guard let x = number("xMin"), let y = number("yMin"), let close = chunk.range(of: "</word>"),
+                  let open = chunk[..<close.lowerBound].firstIndex(of: ">") else { return nil }
             return (String(chunk[chunk.index(after: open)..<close.lowerBound]), x, y)
         }
     }
