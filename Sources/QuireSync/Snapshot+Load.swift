@@ -44,11 +44,10 @@ extension Syncer {
             if let b = o["b"]?.array, b.count == 2, let remote = b[1].string {
                 blobs.append(RemoteBlob(id: remote, location: o["p"].flatMap(BlobLocation.init(json:))))
             }
-            guard o["device"]?.string == device, let p = o["positions"]?.object else { return }
+            guard o["device"]?.string == device, o["positions"] != nil else { return }
             try WireFormat.snapshot.check(o, path: path)
-            for (d, v) in p {
-                if let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string { positions[d] = (s, h) }
-            }
+            guard let read = Snapshot.positions(in: o) else { throw SyncError(.damaged, object: path, detail: "not a valid snapshot (bad positions)") }
+            positions = read
         }) {}
         return (positions, blobs)
     }
@@ -105,21 +104,14 @@ extension Syncer {
             if header {
                 header = false
                 do { try WireFormat.snapshot.check(o, path: path) } catch { failure = error as? SyncError; return }
-                guard o["device"]?.string == device, o["seq"]?.number == Double(seq), let p = o["positions"]?.object else {
+                guard o["device"]?.string == device, o["seq"]?.number == Double(seq), o["positions"] != nil else {
                     failure = bad("it is not the snapshot its name says"); return
                 }
-                for (d, v) in p {
-                    guard let a = v.array, a.count == 2, let s = a[0].integer, s >= 0, let h = a[1].string else {
-                        failure = bad("bad positions"); return
-                    }
-                    positions[d] = (s, h)
-                }
-            } else if let c = o["c"]?.array {
-                guard c.count == 8, let kind = c[0].string.flatMap(RecordKind.init(rawValue:)), let id = c[1].string,
-                      let field = c[2].string, let hlc = c[4].string.flatMap({ Int64($0) }), let writer = c[5].string,
-                      let prev = c[6].string.flatMap({ Int64($0) }), let prevDevice = c[7].string else { failure = bad("a malformed change"); return }
-                batch.append(SyncChange(record: kind, recordID: id, field: field, value: c[3], hlc: HLC(rawValue: hlc), device: writer,
-                                        previousHLC: HLC(rawValue: prev), previousDevice: prevDevice))
+                guard let read = Snapshot.positions(in: o) else { failure = bad("bad positions"); return }
+                positions = read
+            } else if let row = o["c"] {
+                guard let change = ChangeRow.decode(row) else { failure = bad("a malformed change"); return }
+                batch.append(change)
                 if batch.count >= 20_000 { try flush() }
             } else if let b = o["b"]?.array, b.count == 2, let local = b[0].string, let id = b[1].string {
                 var location: BlobLocation?

@@ -24,6 +24,18 @@ struct Snapshot {
     static func path(device: String, seq: Int) -> String { "\(folder)/\(device)/" + String(format: "%012d", seq) }
     static func streamID(_ path: String) -> String { "snapshot:" + path }
 
+    /// The log positions of a snapshot's header (`"positions": {device: [seq, hash]}`); nil
+    /// when they are missing or malformed.
+    static func positions(in header: [String: JSONValue]) -> [String: (seq: Int, hash: String)]? {
+        guard let members = header["positions"]?.object else { return nil }
+        var positions: [String: (seq: Int, hash: String)] = [:]
+        for (device, value) in members {
+            guard let pair = value.array, pair.count == 2, let seq = pair[0].integer, seq >= 0, let hash = pair[1].string else { return nil }
+            positions[device] = (seq, hash)
+        }
+        return positions
+    }
+
     /// Every snapshot on the server, as (device, seq), newest seq last per device.
     static func list(_ backend: Backend) throws -> [(device: String, seq: Int)] {
         let devices: [RemoteEntry]
@@ -76,11 +88,7 @@ extension Syncer {
             if let location = BlobLocation(text: try store.remoteBlobRecord(local)?.location) { members["p"] = location.json }
             try line(.object(members))
         }
-        try store.forEachSyncedField { c in
-            try line(.object(["c": .array([.string(c.record.rawValue), .string(c.recordID), .string(c.field), c.value,
-                                           .string(String(c.hlc.rawValue)), .string(c.device),
-                                           .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])]))
-        }
+        try store.forEachSyncedField { try line(.object(["c": ChangeRow.encode($0)])) }
         try out.write(contentsOf: buffer)
         // Blank lines (readers skip them) pad the snapshot to a Padmé size.
         let written = Int64(try out.offset())

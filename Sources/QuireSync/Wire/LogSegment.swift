@@ -34,11 +34,7 @@ struct LogSegment {
     }
 
     func encoded() -> Data {
-        let rows: [JSONValue] = changes.map { c in
-            // Clocks as decimal text: they do not fit a JSON number's 53-bit mantissa.
-            .array([.string(c.record.rawValue), .string(c.recordID), .string(c.field), c.value, .string(String(c.hlc.rawValue)),
-                    .string(c.device), .string(String(c.previousHLC.rawValue)), .string(c.previousDevice)])
-        }
+        let rows = changes.map(ChangeRow.encode)
         var members: [String: JSONValue] = [
             "device": .string(device), "seq": .number(Double(seq)),
             "previous": .string(previous), "changes": .array(rows), "blobs": .object(blobs.mapValues { .string($0) }),
@@ -59,13 +55,8 @@ struct LogSegment {
         var changes: [SyncChange] = []
         changes.reserveCapacity(rows.count)
         for row in rows {
-            guard let r = row.array, r.count == 8, let kind = r[0].string.flatMap(RecordKind.init(rawValue:)),
-                  let id = r[1].string, let field = r[2].string, let hlc = r[4].string.flatMap({ Int64($0) }), let writer = r[5].string,
-                  let prev = r[6].string.flatMap({ Int64($0) }), let prevDevice = r[7].string, hlc > 0, prev >= 0 else {
-                throw bad("a malformed change")
-            }
-            changes.append(SyncChange(record: kind, recordID: id, field: field, value: r[3], hlc: HLC(rawValue: hlc),
-                                      device: writer, previousHLC: HLC(rawValue: prev), previousDevice: prevDevice))
+            guard let change = ChangeRow.decode(row) else { throw bad("a malformed change") }
+            changes.append(change)
         }
         var map: [String: String] = [:]
         for (k, v) in blobs {

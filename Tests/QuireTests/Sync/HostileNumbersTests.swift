@@ -68,6 +68,33 @@ import Testing
         } throws: { ($0 as? SyncError)?.object == "log/x/000000000001" }
     }
 
+    /// Segments and snapshots read their change rows through one codec: a clock at or before
+    /// the epoch, a previous clock below zero, a row of another shape or an unknown record
+    /// kind is refused by both alike.
+    @Test func aChangeRowWithAnImpossibleClockIsRefusedInSegmentsAndSnapshotsAlike() throws {
+        let device = UUID().uuidString.lowercased()
+        let change = SyncChange(record: .entry, recordID: UUID().uuidString.lowercased(), field: "title", value: .string("Заметка"),
+                                hlc: HLC(rawValue: 42 << 16), device: device, previousHLC: HLC(rawValue: 0), previousDevice: "")
+        let row = ChangeRow.encode(change)
+        #expect(ChangeRow.decode(row) == change)
+        func altered(_ index: Int, _ value: JSONValue) -> JSONValue {
+            var values = row.array ?? []
+            values[index] = value
+            return .array(values)
+        }
+        for bad in [altered(4, .string("0")), altered(4, .string("-7")), altered(6, .string("-1")), altered(4, .number(42)),
+                    altered(0, .string("spell")), .array(Array((row.array ?? []).prefix(7))), .string("row")] {
+            #expect(ChangeRow.decode(bad) == nil, "\(bad)")
+        }
+        // A segment holding such a row is damaged, named by its path.
+        var segment = String(decoding: LogSegment(device: device, seq: 1, previous: "", changes: [change], blobs: [:]).encoded(), as: UTF8.self)
+        let clock = "\"\(change.hlc.rawValue)\""
+        segment = segment.replacingOccurrences(of: clock, with: "\"0\"")
+        #expect {
+            _ = try LogSegment.decode(Data(segment.utf8), path: "log/x/000000000001")
+        } throws: { ($0 as? SyncError)?.detail.contains("a malformed change") == true }
+    }
+
     @Test func aMarkWithAnImpossiblePositionIsNotTrusted() {
         #expect(GCMark(json: .array([.number(1), .object(["d": .number(1e300)])])) == nil)
         #expect(GCMark(json: .array([.number(1), .object(["d": .number(3)])]))?.positions == ["d": 3])
