@@ -281,6 +281,13 @@ import Testing
         #expect(word.contains("\u{AD}") && word.replacingOccurrences(of: "\u{AD}", with: "") == "достопримечательность")
         #expect(russian.hyphenate("Latin inside") == "Latin inside")
         #expect(Hyphenator(language: "xx") == nil && Hyphenator(language: "../etc") == nil)
+        // The other languages of the book catalogues, their dictionaries UTF-8 or ISO 8859-1.
+        for (language, long) in [("de", "Sehenswürdigkeiten"), ("fr", "extraordinairement"), ("it", "straordinariamente"),
+                                 ("pt-BR", "extraordinariamente"), ("pt-PT", "extraordinariamente"), ("uk", "визначний")] {
+            let hyphenator = try #require(Hyphenator(language: language), "no dictionary for \(language)")
+            let word = hyphenator.hyphenate(long)
+            #expect(word.contains("\u{AD}") && word.replacingOccurrences(of: "\u{AD}", with: "") == long, "\(language): \(word)")
+        }
     }
 
     // MARK: Reading back
