@@ -112,10 +112,8 @@ enum LatinWords {
 
     static func language(of text: String) -> String? {
         var counts = [Int](repeating: 0, count: lists.count)
-        var words = 0
-        for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) {
-            words += 1
-            if words > 400 { break }
+        // The first few hundred words tell it; the rest of a long entry is not read.
+        for word in text.prefix(3000).lowercased().split(whereSeparator: { !$0.isLetter }) {
             for (index, list) in lists.enumerated() where list.words.contains(word) { counts[index] += 1 }
         }
         guard let top = counts.indices.max(by: { counts[$0] < counts[$1] }), counts[top] >= 2 else { return nil }

@@ -51,6 +51,7 @@ public struct MarkdownExporter {
         }
         let language = try contents.language(requested: language)
         let (words, dates) = (language.words, language.dates)
+        let wordsData = Self.words(words)  // the same for every file
         let previous = try previousExport(outdir)
         let out = try ConfinedFolder(path: outdir)
         var written: [String] = []
@@ -92,7 +93,7 @@ public struct MarkdownExporter {
                 shown.body = MediaReference.rewrite(entry.body) { links[$0] }
                 // A link to an entry of this export leads to its file (and reads back as the link).
                 shown.body = EntryReference.rewrite(shown.body) { id in files[id].map { SafeName.linkPath("../../" + $0) } }
-                let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media, language: language))
+                let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media, language: language, words: wordsData))
                 try out.writeText(text, to: path)
                 written.append(path)
                 let title = MarkdownText.inline(entry.displayTitle.isEmpty ? dates.longDay(local) : entry.displayTitle)
@@ -110,7 +111,7 @@ public struct MarkdownExporter {
             "entryCount": .string(words.text("entries", ["count": dates.count(contents.entryCount)])),
             "years": .list(index.map { .object(["year": .string(dates.year($0.year)), "months": .list($0.months)]) }),
             "language": .string(language.code),
-            "words": Self.words(words),
+            "words": wordsData,
         ]))
         try out.writeText(indexText, to: "index.md")
         written.append("index.md")
@@ -159,7 +160,8 @@ public struct MarkdownExporter {
         .object(words.all.mapValues { .string(MarkdownText.inline($0)) })
     }
 
-    static func entryData(_ entry: Entry, local: LocalDate, media: [MustacheValue], language: BookLanguage) -> MustacheValue {
+    /// - Parameter words: `words(language.words)`, made once for the whole export.
+    static func entryData(_ entry: Entry, local: LocalDate, media: [MustacheValue], language: BookLanguage, words: MustacheValue) -> MustacheValue {
         let dates = language.dates
         var yaml: [String: MustacheValue] = [
             "id": .string(MarkdownText.yamlQuoted(entry.id)),
@@ -199,7 +201,7 @@ public struct MarkdownExporter {
             "media": .list(media),
             "hasMedia": .bool(!media.isEmpty),
             "language": .string(language.code),
-            "words": words(language.words),
+            "words": words,
         ])
     }
 
