@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
@@ -32,7 +33,7 @@ let package = Package(
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
-        .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
         .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireKit"]),

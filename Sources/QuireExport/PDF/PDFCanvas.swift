@@ -7,6 +7,11 @@ import Foundation
 final class PDFCanvas {
     private let surface: OpaquePointer
     private let cr: OpaquePointer
+    /// PNG photos drawn as stand-ins, to be put in by `PNGPassThrough` once the file is done.
+    private(set) var passedThrough: [PNGStream] = []
+    private var passThroughIndex: [String: Int?] = [:]
+    /// What each stand-in's comment starts with; one per book, so no two books' collide.
+    var passThroughMarker = "QuirePNG:"
     let width: Double
     let height: Double
 
@@ -114,7 +119,7 @@ final class PDFCanvas {
 
     /// Draws `image` scaled into the box; a JPEG goes into the PDF as its own bytes.
     func draw(_ image: PageImage, x: Double, y: Double, width: Double, height: Double) throws {
-        let source = try image.surface()
+        let source = try passThroughSurface(image) ?? image.surface()
         defer { cairo_surface_destroy(source) }
         cairo_save(cr)
         cairo_translate(cr, x, y)
@@ -137,6 +142,38 @@ final class PDFCanvas {
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
         cairo_paint(cr)
         cairo_restore(cr)
+    }
+
+    /// For a PNG whose pixels can go into the PDF as they are (`PNGStream`), a surface of its
+    /// size carrying a stand-in JPEG, which cairo embeds in place of pixels; else nil.
+    private func passThroughSurface(_ image: PageImage) throws -> OpaquePointer? {
+        guard image.kind == .png, image.orientation == 1 else { return nil }
+        let index: Int
+        if let known = passThroughIndex[image.path] {
+            guard let known else { return nil }
+            index = known
+        } else {
+            guard let stream = PNGStream(path: image.path), stream.width == image.width, stream.height == image.height else {
+                passThroughIndex[image.path] = .some(nil)
+                return nil
+            }
+            index = passedThrough.count
+            passedThrough.append(stream)
+            passThroughIndex[image.path] = index
+        }
+        let comment = passThroughMarker + "\(index);"
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(image.width), Int32(image.height)),
+              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { throw ExportError(.invalid, path: image.path, detail: "cannot embed the photo") }
+        for (type, bytes) in [(CAIRO_MIME_TYPE_JPEG, passedThrough[index].standIn(marker: comment)), (CAIRO_MIME_TYPE_UNIQUE_ID, Array(comment.utf8))] {
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+            copy.initialize(from: bytes, count: bytes.count)
+            guard cairo_surface_set_mime_data(surface, type, copy, UInt(bytes.count), { $0?.deallocate() }, copy) == CAIRO_STATUS_SUCCESS else {
+                copy.deallocate()
+                cairo_surface_destroy(surface)
+                throw ExportError(.invalid, path: image.path, detail: "cannot embed the photo")
+            }
+        }
+        return surface
     }
 
     // MARK: Links and outline

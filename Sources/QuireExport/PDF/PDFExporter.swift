@@ -87,10 +87,12 @@ public struct PDFExporter {
         do {
             let setter = BookSetter(store: store, options: options, plan: plan)
             let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height)
+            canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
             var (summary, move) = try setter.set(on: canvas) { progress?($0, total) }
             try canvas.finish()
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft)
+            try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, in: temp)
             summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)
             return summary

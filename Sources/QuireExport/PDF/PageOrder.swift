@@ -21,15 +21,8 @@ enum PageOrder {
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(reason: "cannot open it") }
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
-        let tailStart = size > 4096 ? size - 4096 : 0
-        try handle.seek(toOffset: tailStart)
-        let tail = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        guard let trailerRange = tail.range(of: "trailer", options: .backwards),
-              let startRange = tail.range(of: "startxref", options: .backwards),
-              let xrefOffset = UInt64(tail[startRange.upperBound...].split(whereSeparator: \.isWhitespace).first ?? "")
-        else { throw Failure(reason: "no trailer") }
-        let trailer = String(tail[trailerRange.upperBound..<startRange.lowerBound])
-        guard let root = value(of: "Root", in: trailer), let sizeValue = value(of: "Size", in: trailer) else { throw Failure(reason: "no /Root or /Size") }
+        let last = try trailer(handle, size: size)
+        let (root, xrefOffset) = (last.root, last.xref)
 
         // The catalogue names the page tree; the cross-reference table says where it is.
         let catalog = try object(Int(root.split(separator: " ").first ?? "") ?? -1, xref: xrefOffset, handle: handle)
@@ -59,14 +52,41 @@ enum PageOrder {
             entries.append((catalogNumber, size + UInt64(update.utf8.count)))
             update += "\(catalogNumber) 0 obj\n<<" + catalog[open.upperBound..<close.lowerBound] + "   /ViewerPreferences << /Direction /R2L >>\n>>\nendobj\n"
         }
-        let xrefAt = size + UInt64(update.utf8.count)
-        update += "xref\n" + entries.sorted { $0.number < $1.number }.map { "\($0.number) 1\n" + pad($0.offset) + " 00000 n \n" }.joined()
-        var fields = "/Size \(sizeValue)\n   /Root \(root)\n"
-        if let info = value(of: "Info", in: trailer) { fields += "   /Info \(info)\n" }
-        if let id = trailer.range(of: "/ID") { fields += "   " + trailer[id.lowerBound...].prefix { $0 != "\n" } + "\n" }
-        update += "trailer\n<< " + fields + "   /Prev \(xrefOffset)\n>>\nstartxref\n\(xrefAt)\n%%EOF\n"
+        update += closing(entries, at: size + UInt64(update.utf8.count), after: last)
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(update.utf8))
+    }
+
+    /// The last trailer of a PDF: its text, where its cross-reference table is, its catalogue.
+    struct Trailer {
+        let text: String
+        let xref: UInt64
+        let root: String
+        let size: String
+    }
+
+    /// The trailer at the end of the file open in `handle`, `size` bytes long.
+    static func trailer(_ handle: FileHandle, size: UInt64) throws -> Trailer {
+        try handle.seek(toOffset: size > 4096 ? size - 4096 : 0)
+        let tail = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        guard let trailerRange = tail.range(of: "trailer", options: .backwards),
+              let startRange = tail.range(of: "startxref", options: .backwards),
+              let xref = UInt64(tail[startRange.upperBound...].split(whereSeparator: \.isWhitespace).first ?? "")
+        else { throw Failure(reason: "no trailer") }
+        let text = String(tail[trailerRange.upperBound..<startRange.lowerBound])
+        guard let root = value(of: "Root", in: text), let count = value(of: "Size", in: text) else { throw Failure(reason: "no /Root or /Size") }
+        return Trailer(text: text, xref: xref, root: root, size: count)
+    }
+
+    /// The end of an incremental update whose objects were written at `entries`: its
+    /// cross-reference section (at `xrefAt`) and a trailer leading back to `previous`.
+    static func closing(_ entries: [(number: Int, offset: UInt64)], at xrefAt: UInt64, after previous: Trailer) -> String {
+        var text = "xref\n" + entries.sorted { $0.number < $1.number }.map { "\($0.number) 1\n" + pad($0.offset) + " 00000 n \n" }.joined()
+        var fields = "/Size \(previous.size)\n   /Root \(previous.root)\n"
+        if let info = value(of: "Info", in: previous.text) { fields += "   /Info \(info)\n" }
+        if let id = previous.text.range(of: "/ID") { fields += "   " + previous.text[id.lowerBound...].prefix { $0 != "\n" } + "\n" }
+        text += "trailer\n<< " + fields + "   /Prev \(previous.xref)\n>>\nstartxref\n\(xrefAt)\n%%EOF\n"
+        return text
     }
 
     /// The text of object `number` (from `N 0 obj` to `endobj`), found through the table at `xref`.

@@ -159,6 +159,21 @@ enum ExternalTool {
     /// True when the test can run with `name`, or when it must (and will then fail).
     static func available(_ name: String) -> Bool { path(name) != nil || required }
 
+    /// What `name` writes to stdout, as bytes (for binary output).
+    static func runData(_ name: String, _ arguments: [String]) throws -> Data {
+        guard let path = path(name) else { throw ZipReadError(reason: "\(name) is not installed (./scripts/test installs it)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
     /// Runs `name` with `arguments`; (status, stdout, stderr).
     static func run(_ name: String, _ arguments: [String]) throws -> QuireRun {
         guard let path = path(name) else { throw ZipReadError(reason: "\(name) is not installed (./scripts/test installs it)") }

@@ -248,6 +248,76 @@ import Testing
         #expect((abs(m[1]) > abs(m[2])) == (stored.width > stored.height), "\(matrix)")
     }
 
+    /// An 8-bit RGB PNG goes into the book as its own compressed pixels (FlateDecode with PNG's
+    /// predictors), which read back as exactly its pixels; one with alpha is decoded as before;
+    /// a damaged one (a bad CRC, or a deflate stream that breaks with a right CRC) is left out
+    /// with the warning, never embedded broken.
+    @Test(.enabled(if: readers))
+    func anRGBPNGKeepsItsCompressedPixelsAndADamagedOneIsLeftOut() throws {
+        let script = #"""
+            import struct, sys, zlib
+            out = sys.argv[1]
+            def chunk(kind, data, crc=None):
+                return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc if crc is not None else zlib.crc32(kind + data))
+            def png(name, mode, idat=None, crc=None):
+                w, h, n = 40, 30, (3 if mode == 2 else 4)
+                raw = b"".join(bytes([y % 5]) + bytes(((x * 7 + y * 3 + c * 50) % 256) for x in range(w) for c in range(n)) for y in range(h))
+                data = idat if idat is not None else zlib.compress(raw, 9)
+                open(out + "/" + name, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, mode, 0, 0, 0))
+                    + chunk(b"IDAT", data, crc) + chunk(b"IEND", b""))
+                return raw, data
+            raw, data = png("rgb.png", 2)
+            # The pixels as a reader sees them: each row unfiltered (rows use filters 0-4 over
+            # bytes that are not all predictable, so compute them as libpng would).
+            def unfilter(raw, w, h, n):
+                stride, rows, prev = w * n, [], bytes(w * n)
+                for y in range(h):
+                    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+                    for i in range(stride):
+                        a = line[i - n] if i >= n else 0
+                        b, c = prev[i], (prev[i - n] if i >= n else 0)
+                        p = a + b - c
+                        pr = a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else (b if abs(p - b) <= abs(p - c) else c)
+                        line[i] = (line[i] + [0, a, b, (a + b) // 2, pr][f]) % 256
+                    rows.append(bytes(line)); prev = bytes(line)
+                return b"".join(rows)
+            open(out + "/rgb.pixels", "wb").write(unfilter(raw, 40, 30, 3))
+            png("alpha.png", 6)
+            png("badcrc.png", 2, crc=12345)
+            png("baddeflate.png", 2, idat=data[:40] + bytes(len(data) - 40))
+            """#
+        let folder = dir.path + "/pngs"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let made = try ExternalTool.run("python3", ["-c", script, folder])
+        try #require(made.status == 0, "\(made.stderr)")
+        let add = try QuireBinary.run(["add", "--title", "PNGs", "--date", "2025-11-11T11:00:00+01:00", "--body", "Four PNGs."], store: store)
+        try #require(add.status == 0, "\(add.stderr)")
+        for name in ["rgb.png", "alpha.png", "badcrc.png", "baddeflate.png"] {
+            let attach = try QuireBinary.run(["attach", add.stdout.trimmingCharacters(in: .whitespacesAndNewlines), folder + "/" + name, "--kind", "photo"], store: store)
+            try #require(attach.status == 0, "\(attach.stderr)")
+        }
+        let (run, book) = try export(["--from", "2025-11-11", "--to", "2025-11-11"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1 && warnings[0].contains("badcrc.png") && warnings[0].contains("baddeflate.png")
+                && !warnings[0].contains("rgb.png") && !warnings[0].contains("alpha.png"), "\(run.stderr)")
+        #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+        let json = try JSONValue.parse(try ExternalTool.run("qpdf", ["--json=2", "--json-key=qpdf", book]).stdout)
+        let objects = json.object?["qpdf"]?.array?.last?.object ?? [:]  // [header, {"obj:N 0 R": …}]
+        let images = objects.compactMap { name, value -> (String, [String: JSONValue])? in
+            guard let dict = value.object?["stream"]?.object?["dict"]?.object, dict["/Subtype"]?.string == "/Image",
+                  dict["/Width"]?.number == 40 else { return nil }
+            return (name, dict)
+        }
+        let passed = images.filter { $0.1["/DecodeParms"]?.object?["/Predictor"]?.number == 15 }
+        #expect(images.count == 3 && passed.count == 1, "\(images.map { $0.1 })")  // rgb, alpha and alpha's mask
+        // "obj:12 0 R" → 12: qpdf decodes the stream, predictors and all.
+        let number = try #require(passed.first?.0.dropFirst(4).split(separator: " ").first.map(String.init))
+        let expected = try Data(contentsOf: URL(fileURLWithPath: folder + "/rgb.pixels"))
+        let decoded = try ExternalTool.runData("qpdf", ["--show-object=\(number)", "--filtered-stream-data", book])
+        #expect(decoded == expected, "the pixels read back differ (\(decoded.count) bytes, \(expected.count) expected)")
+    }
+
     @Test func badInputIsAOneLineErrorAndLeavesNothingBehind() throws {
         let (size, _) = try export(["--page-size", "b7"])
         #expect(size.status == 2 && size.stderr.contains("unknown page size 'b7'"), "\(size.stderr)")
