@@ -159,23 +159,8 @@ enum ExternalTool {
     /// True when the test can run with `name`, or when it must (and will then fail).
     static func available(_ name: String) -> Bool { path(name) != nil || required }
 
-    /// What `name` writes to stdout, as bytes (for binary output).
-    static func runData(_ name: String, _ arguments: [String]) throws -> Data {
-        guard let path = path(name) else { throw ZipReadError(reason: "\(name) is not installed (./scripts/test installs it)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
-    }
-
-    /// Runs `name` with `arguments`; (status, stdout, stderr).
-    static func run(_ name: String, _ arguments: [String]) throws -> QuireRun {
+    /// Runs `name` with `arguments`; its status and what it wrote, as bytes (for binary output).
+    static func runBytes(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: Data) {
         guard let path = path(name) else { throw ZipReadError(reason: "\(name) is not installed (./scripts/test installs it)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -191,8 +176,13 @@ enum ExternalTool {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return QuireRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                        stderr: String(decoding: box.err, as: UTF8.self))
+        return (process.terminationStatus, outData, box.err)
+    }
+
+    /// Runs `name` with `arguments`; (status, stdout, stderr).
+    static func run(_ name: String, _ arguments: [String]) throws -> QuireRun {
+        let run = try runBytes(name, arguments)
+        return QuireRun(status: run.status, stdout: String(decoding: run.stdout, as: UTF8.self), stderr: String(decoding: run.stderr, as: UTF8.self))
     }
 }
 

@@ -314,7 +314,7 @@ import Testing
         // "obj:12 0 R" → 12: qpdf decodes the stream, predictors and all.
         let number = try #require(passed.first?.0.dropFirst(4).split(separator: " ").first.map(String.init))
         let expected = try Data(contentsOf: URL(fileURLWithPath: folder + "/rgb.pixels"))
-        let decoded = try ExternalTool.runData("qpdf", ["--show-object=\(number)", "--filtered-stream-data", book])
+        let decoded = try ExternalTool.runBytes("qpdf", ["--show-object=\(number)", "--filtered-stream-data", book]).stdout
         #expect(decoded == expected, "the pixels read back differ (\(decoded.count) bytes, \(expected.count) expected)")
     }
 
