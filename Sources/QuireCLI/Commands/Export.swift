@@ -3,6 +3,10 @@ import QuireKit
 
 struct ExportCommand: Command {
     static let name = "export"
+    /// SQLite's page cache for an export: each entry is read once per pass, so a small cache
+    /// costs nothing, and it also bounds the sorter that orders entries by their wall clock
+    /// (at 16 MiB, the two took 30 MiB of a 10k-entry book's peak).
+    static let cacheMebibytes = 4
     static let abstract = "Export the journal: json (lossless dump), markdown (a file per entry), epub or pdf (a book)."
     static let usage = """
         Usage: quire export json OUTDIR [filters]
@@ -102,13 +106,13 @@ struct ExportCommand: Command {
         }
         switch format {
         case "json":
-            let store = try context.openStore(reading: true)
+            let store = try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes)
             let summary = try store.exportJSON(to: output, filter: filter, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("media_files", .int(summary.mediaFiles))])
             tell("Wrote \(Format.count(summary.entries, "entry", "entries")) and \(Format.count(summary.mediaFiles, "attachment file")) to \(output)/entries.jsonl and \(output)/media/.")
         case "markdown":
             let templates = try TemplateSet(overrides: arguments.value("templates"))
-            let store = try context.openStore(reading: true)
+            let store = try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes)
             let summary = try MarkdownExporter(store: store, filter: filter, templates: templates, language: language)
                 .write(to: output, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments)),
@@ -124,7 +128,7 @@ struct ExportCommand: Command {
             options.withAudio = arguments.flag("with-audio")
             options.language = language
             let templates = try TemplateSet(overrides: arguments.value("templates"))
-            let store = try context.openStore(reading: true)
+            let store = try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes)
             let summary = try EPUBExporter(store: store, options: options, templates: templates)
                 .write(to: output, progress: context.progress("writing book"))
             json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),
@@ -146,7 +150,7 @@ struct ExportCommand: Command {
                 }
                 options.pageSize = parsed
             }
-            let journal = Journal(store: try context.openStore(reading: true))
+            let journal = Journal(store: try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes))
             let summary = try journal.exportPDF(to: output, options: options, progress: context.progress("typesetting"))
             for warning in summary.warnings { context.printError("warning: " + warning) }
             json.object([("entries", .int(summary.entries)), ("pages", .int(summary.pages)), ("months", .int(summary.chapters)),

@@ -8,7 +8,7 @@ import QuireStore
 /// although it is April in UTC, and within a month entries follow their writers' clocks.
 public struct BookContents {
     /// One month of entries.
-    public struct Month {
+    public struct Month: Sendable {
         /// `2025-03`.
         public let key: String
         public let year: Int

@@ -10,6 +10,12 @@ struct BookSetter {
     let plan: PDFExporter.Plan
     let fonts = FontContext()
 
+    /// What the reading thread hands over: a month begins, or the next entry's script.
+    enum Item: Sendable {
+        case month(BookContents.Month)
+        case entry(EntryScript)
+    }
+
     /// The pages to move once the file is finished: the last `count` go after page `after`.
     struct Move {
         let count: Int
@@ -37,49 +43,60 @@ struct BookSetter {
         let contentsPages = measure.page - frontPages
         flow.jump(to: measure.page)
 
-        var hyphenators: [String: Hyphenator?] = [:]
-        func hyphenator(_ language: String) -> Hyphenator? {
-            if let known = hyphenators[language] { return known }
-            let made = Hyphenator(language: language)
-            hyphenators[language] = made
-            return made
+        // Entries are read, parsed, hyphenated and made into scripts on a thread of their own,
+        // up to 64 ahead of the pages (`EntryScript`); this thread lays them out and draws.
+        let (store, plan, withPhotos, block) = (self.store, self.plan, options.withPhotos, flow.block)
+        let scripts = ReadAhead<Item>(depth: 64) { put in
+            var hyphenators: [String: Hyphenator?] = [:]
+            var setter = EntryTypesetter(block: block, store: store, book: plan.language, withPhotos: withPhotos, entryTarget: { id in
+                plan.entryIDs.contains(id) ? .destination("e-" + id) : nil
+            }, hyphenator: { language in
+                if let known = hyphenators[language] { return known }
+                let made = Hyphenator(language: language)
+                hyphenators[language] = made
+                return made
+            })
+            try plan.contents.forEachMonth(in: store) { month, entries in
+                try put(.month(month))
+                for entry in entries { try put(.entry(setter.script(for: entry))) }
+            }
         }
-        var setter = EntryTypesetter(flow: flow, store: store, book: plan.language, withPhotos: options.withPhotos, entryTarget: { id in
-            plan.entryIDs.contains(id) ? .destination("e-" + id) : nil
-        }, hyphenator: hyphenator)
+        defer { scripts.stop() }
 
-        var yearOutline: Int32 = 0
+        var yearOutline: Int32 = 0, monthOutline: Int32 = 0
         var done: Int64 = 0
         var missingFonts: [String: Int] = [:]
         var currentYear: Int?
-        try plan.contents.forEachMonth(in: store) { month, entries in
-            if month.year != currentYear {
-                currentYear = month.year
-                flow.runningHead = nil
-                flow.newPage()
+        var tally = EntryScript.Tally()
+        while let item = try scripts.next() {
+            switch item {
+            case .month(let month):
+                if month.year != currentYear {
+                    currentYear = month.year
+                    flow.runningHead = nil
+                    flow.newPage()
+                    flow.showsHead = false
+                    places.years[month.year] = flow.page
+                    canvas.destination("y-\(month.year)", y: 0)
+                    YearCalendar(year: month.year, days: plan.days).draw(in: flow, on: canvas, language: plan.language)
+                    yearOutline = canvas.addOutline(parent: 0, title: dates.year(month.year), destination: "y-\(month.year)")
+                }
+                flow.runningHead = dates.monthName(month.month)
+                flow.newRightHandPage()
                 flow.showsHead = false
-                places.years[month.year] = flow.page
-                canvas.destination("y-\(month.year)", y: 0)
-                YearCalendar(year: month.year, days: plan.days).draw(in: flow, on: canvas, language: plan.language)
-                yearOutline = canvas.addOutline(parent: 0, title: dates.year(month.year), destination: "y-\(month.year)")
-            }
-            flow.runningHead = dates.monthName(month.month)
-            flow.newRightHandPage()
-            flow.showsHead = false
-            places.months[month.key] = flow.page
-            canvas.destination("m-" + month.key, y: 0)
-            let monthOutline = canvas.addOutline(parent: yearOutline, title: month.title(in: dates), destination: "m-" + month.key)
-            monthOpening(month, flow: flow, size: size)
-            for entry in entries {
+                places.months[month.key] = flow.page
+                canvas.destination("m-" + month.key, y: 0)
+                monthOutline = canvas.addOutline(parent: yearOutline, title: month.title(in: dates), destination: "m-" + month.key)
+                monthOpening(month, flow: flow, size: size)
+                summary.chapters += 1
+            case .entry(let script):
                 let unknownBefore = flow.unknownGlyphs
-                try setter.set(entry)
-                let title = entry.title.isEmpty ? dates.longDayAndTime(LocalDate(entry.created)) : entry.title
-                canvas.addOutline(parent: monthOutline, title: title, destination: "e-" + entry.id)
-                if flow.unknownGlyphs > unknownBefore { missingFonts[Self.fontPackage(for: entry), default: 0] += 1 }
+                script.play(into: flow, tally: &tally)
+                canvas.addOutline(parent: monthOutline, title: script.outlineTitle, destination: "e-" + script.id)
+                if flow.unknownGlyphs > unknownBefore { missingFonts[script.fontPackage, default: 0] += 1 }
                 done += 1
                 if done % 100 == 0 { progress(done) }
             }
-            summary.chapters += 1
         }
         flow.endPage()
         places.pages = flow.page
@@ -91,27 +108,18 @@ struct BookSetter {
             throw ExportError(.io, detail: "the contents took \(flow.page - frontPages) pages where \(contentsPages) were measured")
         }
         summary.entries = plan.contents.entryCount
-        summary.images = setter.photos
-        summary.recordings = setter.recordings
-        if !setter.leftOut.isEmpty {
-            let names = Array(Set(setter.leftOut)).sorted()
+        summary.images = tally.photos
+        summary.recordings = tally.recordings
+        if !tally.leftOut.isEmpty {
+            let names = Array(Set(tally.leftOut)).sorted()
             let shown = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? " and \(names.count - 8) more" : "")
-            summary.warnings.append("\(setter.leftOut.count == 1 ? "1 photo" : "\(setter.leftOut.count) photos") left out (damaged, unreadable, or not JPEG or PNG): " + shown)
+            summary.warnings.append("\(tally.leftOut.count == 1 ? "1 photo" : "\(tally.leftOut.count) photos") left out (damaged, unreadable, or not JPEG or PNG): " + shown)
         }
         for (package, count) in missingFonts.sorted(by: { $0.key < $1.key }) {
             summary.warnings.append("\(count == 1 ? "1 entry has" : "\(count) entries have") characters no installed font can show: install \(package)")
         }
         summary.pages = places.pages
         return (summary, Move(count: contentsPages, after: frontPages))
-    }
-
-    /// The Debian package whose fonts an entry's script needs.
-    static func fontPackage(for entry: Entry) -> String {
-        if (entry.title + entry.body).unicodeScalars.contains(where: { $0.properties.isEmojiPresentation }) { return "fonts-noto-color-emoji" }
-        switch TextLanguage(of: entry).code {
-        case "ja", "zh", "ko": return "fonts-noto-cjk"
-        default: return "fonts-noto-core"
-        }
     }
 
     /// Words of the book's own (not an entry's), set in its direction: in a right-to-left

@@ -1,11 +1,13 @@
 import Foundation
 import QuireStore
 
-/// Sets one entry into a page flow: its heading (title, or its date where it has none), a
-/// line of date, time, tags and place, the body from cmark-gfm's tree, the photos it does
-/// not show in place, and each voice note as its transcript with the times of its segments.
+/// Makes one entry's script for the page flow (`EntryScript`): its heading (title, or its
+/// date where it has none), a line of date, time, tags and place, the body from cmark-gfm's
+/// tree, the photos it does not show in place, and each voice note as its transcript with
+/// the times of its segments. Runs ahead of the pages, on its own thread (`BookSetter`).
 struct EntryTypesetter {
-    let flow: PageFlow
+    /// Where paragraphs are laid out.
+    let block: TextBlock
     let store: Store
     let book: BookLanguage
     let withPhotos: Bool
@@ -13,29 +15,34 @@ struct EntryTypesetter {
     let entryTarget: (String) -> PDFCanvas.Target?
     let hyphenator: (String) -> Hyphenator?
 
-    /// Photos left out (damaged, unreadable, a format a page cannot show), by file name.
-    var leftOut: [String] = []
-    var photos = 0
-    var recordings = 0
+    /// The script being made.
+    private var script: EntryScript
+    /// The book's body size, points.
+    private var size: Double { block.geometry.bodySize }
 
-    private var size: Double { flow.geometry.bodySize }
+    init(block: TextBlock, store: Store, book: BookLanguage, withPhotos: Bool,
+         entryTarget: @escaping (String) -> PDFCanvas.Target?, hyphenator: @escaping (String) -> Hyphenator?) {
+        (self.block, self.store, self.book, self.withPhotos) = (block, store, book, withPhotos)
+        script = EntryScript(block: block, id: "", outlineTitle: "", rightToLeft: false, fontPackage: "")
+        (self.entryTarget, self.hyphenator) = (entryTarget, hyphenator)
+    }
 
-    /// Sets `entry`, naming the place its heading starts `e-<id>`.
-    mutating func set(_ entry: Entry) throws {
+    /// The script of `entry`, naming the place its heading starts `e-<id>`.
+    mutating func script(for entry: Entry) -> EntryScript {
         let told = TextLanguage(of: entry)
         let language = told.code ?? book.code
-        flow.indentsFromRight = (told.direction ?? book.direction) == "rtl"
-        defer { flow.indentsFromRight = false }
         let local = LocalDate(entry.created), dates = book.dates
+        script = EntryScript(block: block, id: entry.id, outlineTitle: entry.title.isEmpty ? dates.longDayAndTime(local) : entry.title,
+                             rightToLeft: (told.direction ?? book.direction) == "rtl", fontPackage: Self.fontPackage(for: entry, told: told))
         let hyphens = hyphenator(language)
         var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
         body.language = language
 
         var heading = TextStyle(font: BookFonts.heading(language), size: size * (BookFonts.isCJK(language) ? 1.35 : 1.25), leading: 1.15, language: language)
         heading.language = language
-        flow.space(size * 1.8)
+        script.space(size * 1.8)
         let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
-        flow.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: "e-" + entry.id))
+        script.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: "e-" + entry.id))
 
         // The date line runs the entry's way, though it starts with the book's words and digits.
         let direction = told.direction ?? book.direction
@@ -49,11 +56,11 @@ struct EntryTypesetter {
             meta.append(separator() + (location.name.flatMap { $0.isEmpty ? nil : $0 } ?? EntryData.coordinates(location)))
         }
         if meta.byteCount > lead {
-            flow.space(size * 0.2)
+            script.space(size * 0.2)
             let style = TextStyle(font: BookFonts.label(language), size: size * 0.8, leading: 1.2, language: language)
-            flow.paragraph(meta, style: style, .init(keepWithNext: true, gray: 0.38))
+            script.paragraph(meta, style: style, .init(keepWithNext: true, gray: 0.38))
         }
-        flow.space(size * 0.55)
+        script.space(size * 0.55)
 
         var shownInPlace = Set<String>()
         let blocks = MarkdownRenderer.blocks(entry.body) { id, isImage in
@@ -65,17 +72,27 @@ struct EntryTypesetter {
             entryTarget(id) == nil ? nil : "quire-entry:" + id
         }
         var inlines = InlineSetter(hyphens: hyphens, entryTarget: entryTarget, language: language)
-        for block in blocks { try set(block, entry: entry, body: body, inlines: &inlines, indent: 0) }
+        for block in blocks { set(block, entry: entry, body: body, inlines: &inlines, indent: 0) }
 
         for item in entry.media where !shownInPlace.contains(item.id) {
-            try set(item, language: language, body: body, inlines: inlines)
+            set(item, language: language, body: body, inlines: inlines)
+        }
+        return script
+    }
+
+    /// The Debian package whose fonts an entry's script needs.
+    static func fontPackage(for entry: Entry, told: TextLanguage) -> String {
+        if (entry.title + entry.body).unicodeScalars.contains(where: { $0.properties.isEmojiPresentation }) { return "fonts-noto-color-emoji" }
+        switch told.code {
+        case "ja", "zh", "ko": return "fonts-noto-cjk"
+        default: return "fonts-noto-core"
         }
     }
 
     // MARK: Blocks
 
     private mutating func set(_ block: MarkdownBlock, entry: Entry, body: TextStyle, inlines: inout InlineSetter, indent: Double,
-                              marker: StyledText? = nil, bar: Bool = false) throws {
+                              marker: StyledText? = nil, bar: Bool = false) {
         var decoration = PageFlow.Decoration(indent: indent, bar: bar)
         decoration.marker = marker
         decoration.markerStyle = body
@@ -86,60 +103,60 @@ struct EntryTypesetter {
                 switch piece {
                 case .text(var text):
                     text.trimEnd()
-                    flow.paragraph(text, style: body, decoration)
+                    script.paragraph(text, style: body, decoration)
                     decoration.marker = nil
                 case .photo(let index):
-                    if index < entry.media.count { try photo(entry.media[index]) }
+                    if index < entry.media.count { photo(entry.media[index]) }
                 }
             }
-            if let marker = decoration.marker { flow.paragraph(marker, style: body, PageFlow.Decoration(indent: indent)) }
-            flow.space(size * 0.45)
+            if let marker = decoration.marker { script.paragraph(marker, style: body, PageFlow.Decoration(indent: indent)) }
+            script.space(size * 0.45)
         case .heading(let level, let content):
             var style = body
             style.font = BookFonts.heading(body.language)
             style.size = size * (level <= 1 ? 1.15 : level == 2 ? 1.05 : 1)
             style.justify = false
-            flow.space(size * 0.5)
+            script.space(size * 0.5)
             let text = inlines.text(content)
-            flow.paragraph(text, style: style, PageFlow.Decoration(indent: indent, keepWithNext: true))
-            flow.space(size * 0.3)
+            script.paragraph(text, style: style, PageFlow.Decoration(indent: indent, keepWithNext: true))
+            script.space(size * 0.3)
         case .quote(let children):
-            for child in children { try set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
+            for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
         case .code(let code):
             var style = body
             style.font = "Noto Sans Mono, DejaVu Sans Mono, monospace"
             style.size = size * 0.85
             style.justify = false
             style.leading = 1.25
-            flow.paragraph(StyledText(code, language: body.language), style: style, PageFlow.Decoration(indent: indent + 4, ground: true))
-            flow.space(size * 0.8)
+            script.paragraph(StyledText(code, language: body.language), style: style, PageFlow.Decoration(indent: indent + 4, ground: true))
+            script.space(size * 0.8)
         case .rule:
-            flow.rule()
+            script.rule()
         case .list(let ordered, let start, let items):
             for (number, item) in items.enumerated() {
                 let label: String
                 if let checked = item.checked { label = checked ? "☑" : "☐" } else { label = ordered ? "\(start + number)." : "•" }
                 var first = true
                 for child in item.blocks {
-                    try set(child, entry: entry, body: body, inlines: &inlines, indent: indent + size * 1.8,
+                    set(child, entry: entry, body: body, inlines: &inlines, indent: indent + size * 1.8,
                             marker: first ? StyledText(label) : nil, bar: bar)
                     first = false
                 }
-                if item.blocks.isEmpty { flow.paragraph(StyledText(label), style: body, PageFlow.Decoration(indent: indent)) }
+                if item.blocks.isEmpty { script.paragraph(StyledText(label), style: body, PageFlow.Decoration(indent: indent)) }
             }
         case .table(let rows, let headerRows):
             var style = body
             style.size = size * 0.88
             for (index, row) in rows.enumerated() {
-                flow.row(row.map { inlines.text($0) }, style: style, header: index < headerRows)
+                script.row(row.map { inlines.text($0) }, style: style, header: index < headerRows)
             }
-            flow.space(size * 0.6)
+            script.space(size * 0.6)
         case .footnote(let label, let children):
             var first = true
             var small = body
             small.size = size * 0.85
             for child in children {
-                try set(child, entry: entry, body: small, inlines: &inlines, indent: indent + size * 1.8,
+                set(child, entry: entry, body: small, inlines: &inlines, indent: indent + size * 1.8,
                         marker: first ? StyledText(label + ".") : nil)
                 first = false
             }
@@ -148,27 +165,22 @@ struct EntryTypesetter {
 
     // MARK: Attachments
 
-    private mutating func photo(_ media: Media) throws {
+    private mutating func photo(_ media: Media) {
         guard withPhotos else { return }
         let path = store.blobs.path(for: media.blobID)
         guard let image = PageImage(path: path) else {
-            leftOut.append(media.filename)
+            script.leftOut.append(media.filename)
             return
         }
-        flow.space(size * 0.3)
-        do {
-            try flow.photo(image)
-            photos += 1
-        } catch {
-            leftOut.append(media.filename)
-        }
-        flow.space(size * 0.6)
+        script.space(size * 0.3)
+        script.photo(image, name: media.filename)
+        script.space(size * 0.6)
     }
 
-    private mutating func set(_ media: Media, language: String, body: TextStyle, inlines: InlineSetter) throws {
+    private mutating func set(_ media: Media, language: String, body: TextStyle, inlines: InlineSetter) {
         let isVoice = media.kind == .voice || media.mime.hasPrefix("audio/")
         if media.kind == .photo || (media.kind == .file && media.mime.hasPrefix("image/")) {
-            return try photo(media)
+            return photo(media)
         }
         var label = body
         label.font = BookFonts.label(language)
@@ -178,16 +190,16 @@ struct EntryTypesetter {
         var caption = StyledText(isVoice ? words.text("voiceNote") : words.text("attachment") + ": " + media.filename, language: language)
         if let duration = media.duration, duration > 0 { caption.append(" · " + dates.duration(duration)) }
         if !isVoice { caption.append(" · " + ByteCount.text(media.size)) }
-        flow.space(size * 0.3)
-        flow.paragraph(caption, style: label, .init(keepWithNext: isVoice, gray: 0.38))
+        script.space(size * 0.3)
+        script.paragraph(caption, style: label, .init(keepWithNext: isVoice, gray: 0.38))
         guard isVoice else { return }
-        recordings += 1
-        flow.space(size * 0.25)
+        script.recordings += 1
+        script.space(size * 0.25)
         let texts = media.segments.filter { !$0.text.isEmpty }
         if texts.isEmpty {
             for paragraph in Transcript.paragraphs(media.transcript) {
-                flow.paragraph(inlines.plain(paragraph), style: body)
-                flow.space(size * 0.3)
+                script.paragraph(inlines.plain(paragraph), style: body)
+                script.space(size * 0.3)
             }
         } else {
             var time = label
@@ -196,11 +208,11 @@ struct EntryTypesetter {
                 var decoration = PageFlow.Decoration(indent: size * 3)
                 decoration.marker = StyledText(dates.duration(segment.start))
                 decoration.markerStyle = time
-                flow.paragraph(inlines.plain(segment.text), style: body, decoration)
-                flow.space(size * 0.15)
+                script.paragraph(inlines.plain(segment.text), style: body, decoration)
+                script.space(size * 0.15)
             }
         }
-        flow.space(size * 0.4)
+        script.space(size * 0.4)
     }
 }
 

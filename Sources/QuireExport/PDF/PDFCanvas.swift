@@ -1,9 +1,10 @@
 import CPango
 import Foundation
 
-/// The only file that talks to Pango and cairo: a PDF surface written page by page, text
-/// laid out by Pango (HarfBuzz shaping, fribidi, UAX #14 line breaking, fontconfig fallback),
-/// images, links, named positions and the outline. Units are PDF points, origin top left.
+/// The only file that draws with cairo: a PDF surface written page by page, text laid out
+/// by Pango (`TextLayout`: HarfBuzz shaping, fribidi, UAX #14 line breaking, fontconfig
+/// fallback) shown as its glyph runs, images, links, named positions and the outline. Units
+/// are PDF points, origin top left. Used by one thread, the one that makes the pages.
 final class PDFCanvas {
     private let surface: OpaquePointer
     private let cr: OpaquePointer
@@ -65,19 +66,53 @@ final class PDFCanvas {
 
     // MARK: Drawing
 
+    /// Draws the lines `lines` of `layout` with the top of the first at `y`, in `gray` (where
+    /// the text sets no colour of its own), and tags its links.
     func draw(_ layout: TextLayout, lines: Range<Int>, x: Double, y: Double, gray: Double = 0) {
         cairo_set_source_rgb(cr, gray, gray, gray)
         let top = layout.lines[lines.lowerBound].top
-        for index in lines {
-            let line = layout.lines[index]
-            guard let pangoLine = pango_layout_get_line_readonly(layout.layout, Int32(index)) else { continue }
-            cairo_move_to(cr, x + line.x, y + line.baseline - top)
-            pango_cairo_show_layout_line(cr, pangoLine)
-        }
-        for link in layout.links {
-            for rect in layout.rectangles(of: link.range, lines: lines) {
-                tagLink(target: link.target, x: x + rect.x, y: y + rect.y - top, width: rect.width, height: rect.height)
+        layout.utf8.withUnsafeBufferPointer { text in
+            for index in lines {
+                let line = layout.lines[index]
+                // Where Pango's renderer starts a line: cairo's current point, held in 24.8 fixed point.
+                let (lineX, baseline) = (Self.fixed(x + line.x), Self.fixed(y + line.baseline - top))
+                for run in line.runs { show(run, text: text, x: lineX, baseline: baseline) }
             }
+        }
+        for index in lines {
+            for (link, box) in layout.lines[index].linkBoxes {
+                tagLink(target: layout.links[link].target, x: x + box.x, y: y + box.y - top, width: box.width, height: box.height)
+            }
+        }
+    }
+
+    private static func fixed(_ value: Double) -> Double { (value * 256).rounded(.toNearestOrEven) / 256 }
+
+    /// One run of glyphs from the line's start at `x` on `baseline`, the arithmetic Pango's cairo
+    /// renderer does, so the same layout gives the same file.
+    private func show(_ run: TextLayout.Run, text: UnsafeBufferPointer<CChar>, x: Double, baseline: Double) {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        if let color = run.color { cairo_set_source_rgba(cr, color.red, color.green, color.blue, 1) }
+        let (baseX, baseY) = (x + run.start, baseline + run.shift)
+        if let font = run.font, !run.glyphs.isEmpty, let base = text.baseAddress, run.textRange.upperBound < text.count {
+            cairo_set_scaled_font(cr, font)
+            var glyphs = run.glyphs
+            for index in glyphs.indices {
+                glyphs[index].x = baseX + glyphs[index].x
+                glyphs[index].y = glyphs[index].y == 0 ? baseY : baseY + glyphs[index].y
+            }
+            cairo_show_text_glyphs(cr, base + run.textRange.lowerBound, Int32(run.textRange.count), glyphs, Int32(glyphs.count),
+                                   run.clusters, Int32(run.clusters.count), run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0))
+        }
+        for box in run.missing {
+            cairo_set_line_width(cr, 0.5)
+            cairo_rectangle(cr, baseX + box.x, baseY + box.y, box.width, box.height)
+            cairo_stroke(cr)
+        }
+        if let strike = run.strike {
+            cairo_rectangle(cr, baseX + strike.x, baseY + strike.y, strike.width, strike.height)
+            cairo_fill(cr)
         }
     }
 
@@ -216,155 +251,6 @@ final class PDFCanvas {
     /// A string inside cairo's single-quoted attribute value: `\` and `'` escaped.
     static func quoted(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-    }
-}
-
-/// The fonts and the Pango context every layout of a book is made in: metrics unhinted
-/// (a PDF is not a screen), 72 dpi so font sizes are points.
-final class FontContext {
-    fileprivate let context: OpaquePointer
-    /// Parsed font descriptions by their text and size (a book uses a handful, a layout each).
-    private var descriptions: [String: OpaquePointer] = [:]
-
-    fileprivate func description(_ font: String, size: Double) -> OpaquePointer? {
-        let key = font + "\u{0}" + String(size)
-        if let known = descriptions[key] { return known }
-        guard let made = pango_font_description_from_string(font) else { return nil }
-        pango_font_description_set_absolute_size(made, size * Double(PANGO_SCALE))
-        descriptions[key] = made
-        return made
-    }
-
-    init() {
-        let map = pango_cairo_font_map_get_default()
-        context = pango_font_map_create_context(map)
-        pango_cairo_context_set_resolution(context, 72)
-        let options = cairo_font_options_create()
-        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
-        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
-        pango_cairo_context_set_font_options(context, options)
-        cairo_font_options_destroy(options)
-    }
-
-    deinit {
-        for description in descriptions.values { pango_font_description_free(description) }
-        g_object_unref(UnsafeMutableRawPointer(context))
-    }
-}
-
-/// One block of text laid out by Pango at a width: its lines (where each sits, for splitting
-/// a paragraph across pages), its height, and the link areas inside it.
-final class TextLayout {
-    struct Line {
-        /// Top of the line box and its baseline, from the layout's top; x of its start.
-        let top: Double
-        let baseline: Double
-        let bottom: Double
-        let x: Double
-    }
-
-    struct Rect {
-        let x, y, width, height: Double
-    }
-
-    fileprivate let layout: OpaquePointer
-    let lines: [Line]
-    let links: [StyledText.Link]
-    /// Characters no installed font has a glyph for.
-    let unknownGlyphs: Int
-
-    var height: Double { lines.last?.bottom ?? 0 }
-
-    init(_ text: StyledText, style: TextStyle, width: Double, in fonts: FontContext) {
-        layout = pango_layout_new(fonts.context)
-        pango_layout_set_text(layout, text.text, Int32(text.text.utf8.count))
-        pango_layout_set_font_description(layout, fonts.description(style.font, size: style.size))
-        pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
-        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_auto_dir(layout, 1)
-        pango_layout_set_line_spacing(layout, Float(style.leading))
-        pango_layout_set_justify(layout, style.justify ? 1 : 0)
-        switch style.alignment {
-        case .natural: pango_layout_set_alignment(layout, PANGO_ALIGN_LEFT)
-        case .center: pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
-        case .end: pango_layout_set_alignment(layout, PANGO_ALIGN_RIGHT)
-        }
-        if style.indent != 0 { pango_layout_set_indent(layout, Int32(style.indent * Double(PANGO_SCALE))) }
-
-        let attributes = pango_attr_list_new()
-        if let language = text.language ?? style.language {
-            Self.insert(pango_attr_language_new(pango_language_from_string(language)), into: attributes, 0, text.text.utf8.count)
-        }
-        if style.letterSpacing != 0 {
-            Self.insert(pango_attr_letter_spacing_new(Int32(style.letterSpacing * Double(PANGO_SCALE))), into: attributes, 0, text.text.utf8.count)
-        }
-        for span in text.spans {
-            let attribute: UnsafeMutablePointer<PangoAttribute>?
-            switch span.style {
-            case .italic: attribute = pango_attr_style_new(PANGO_STYLE_ITALIC)
-            case .bold: attribute = pango_attr_weight_new(PANGO_WEIGHT_BOLD)
-            case .mono: attribute = pango_attr_family_new("Noto Sans Mono, DejaVu Sans Mono, monospace")
-            case .strike: attribute = pango_attr_strikethrough_new(1)
-            case .link: attribute = pango_attr_foreground_new(0x1a00, 0x3c00, 0x7a00)
-            case .gray: attribute = pango_attr_foreground_new(0x5500, 0x5500, 0x5500)
-            case .small: attribute = pango_attr_scale_new(0.85)
-            }
-            Self.insert(attribute, into: attributes, span.start, span.end)
-        }
-        pango_layout_set_attributes(layout, attributes)
-        pango_attr_list_unref(attributes)
-
-        var lines: [Line] = []
-        if let iterator = pango_layout_get_iter(layout) {
-            repeat {
-                var logical = PangoRectangle()
-                pango_layout_iter_get_line_extents(iterator, nil, &logical)
-                let scale = Double(PANGO_SCALE)
-                lines.append(Line(top: Double(logical.y) / scale, baseline: Double(pango_layout_iter_get_baseline(iterator)) / scale,
-                                  bottom: Double(logical.y + logical.height) / scale, x: Double(logical.x) / scale))
-            } while pango_layout_iter_next_line(iterator) != 0
-            pango_layout_iter_free(iterator)
-        }
-        self.lines = text.text.isEmpty ? [] : lines
-        links = text.links
-        unknownGlyphs = Int(pango_layout_get_unknown_glyphs_count(layout))
-    }
-
-    deinit { g_object_unref(UnsafeMutableRawPointer(layout)) }
-
-    /// The width the text would take on one line, unbroken.
-    var naturalWidth: Double {
-        var logical = PangoRectangle()
-        pango_layout_get_extents(layout, nil, &logical)
-        return Double(logical.width) / Double(PANGO_SCALE)
-    }
-
-    private static func insert(_ attribute: UnsafeMutablePointer<PangoAttribute>?, into list: OpaquePointer?, _ start: Int, _ end: Int) {
-        guard let attribute else { return }
-        attribute.pointee.start_index = UInt32(start)
-        attribute.pointee.end_index = UInt32(end)
-        pango_attr_list_insert(list, attribute)
-    }
-
-    /// The boxes the bytes `range` of the text take on `lines`, in layout coordinates.
-    fileprivate func rectangles(of range: Range<Int>, lines wanted: Range<Int>) -> [Rect] {
-        var result: [Rect] = []
-        for index in wanted {
-            guard let line = pango_layout_get_line_readonly(layout, Int32(index)) else { continue }
-            let start = Int(line.pointee.start_index), end = start + Int(line.pointee.length)
-            guard range.lowerBound < end, range.upperBound > start else { continue }
-            var ranges: UnsafeMutablePointer<Int32>?
-            var count: Int32 = 0
-            pango_layout_line_get_x_ranges(line, Int32(max(start, range.lowerBound)), Int32(min(end, range.upperBound)), &ranges, &count)
-            guard let ranges else { continue }
-            let box = lines[index]
-            for pair in 0..<Int(count) {
-                let x0 = Double(ranges[2 * pair]) / Double(PANGO_SCALE), x1 = Double(ranges[2 * pair + 1]) / Double(PANGO_SCALE)
-                result.append(Rect(x: x0, y: box.top, width: x1 - x0, height: box.bottom - box.top))
-            }
-            g_free(ranges)
-        }
-        return result
     }
 }
 

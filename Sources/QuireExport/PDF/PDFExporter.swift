@@ -85,11 +85,12 @@ public struct PDFExporter {
         let temp = folder + "/.quire-pdf-" + UUID().uuidString.lowercased()
         let total = Int64(contents.entryCount)
         do {
-            let setter = BookSetter(store: store, options: options, plan: plan)
             let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height)
             canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
-            var (summary, move) = try setter.set(on: canvas) { progress?($0, total) }
+            // The setter and its fonts go before the file is finished: cairo then reads each
+            // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
+            var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
             try canvas.finish()
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft)
             try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, in: temp)

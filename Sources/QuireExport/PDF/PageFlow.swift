@@ -110,7 +110,7 @@ final class PageFlow {
 
     // MARK: Text
 
-    struct Decoration {
+    struct Decoration: Sendable {
         /// Indent from the left of the text block (and narrower width).
         var indent = 0.0
         /// Drawn at the first line, right-aligned in the indent (a bullet, a number, a time).
@@ -133,14 +133,40 @@ final class PageFlow {
     /// Characters no font could show, summed over every paragraph.
     private(set) var unknownGlyphs = 0
 
+    /// A paragraph laid out at the text block's width (less its indent), and its marker: made
+    /// anywhere (`EntryScript` makes them ahead of the pages), placed by `place`.
+    struct Laid: Sendable {
+        let layout: TextLayout
+        let marker: TextLayout?
+        let decoration: Decoration
+    }
+
+    static func lay(_ text: StyledText, style: TextStyle, _ decoration: Decoration = Decoration(), in block: TextBlock) -> Laid? {
+        guard !text.isEmpty else { return nil }
+        let layout = TextLayout(text, style: style, width: block.geometry.textWidth - decoration.indent, in: block.fonts)
+        var marker: TextLayout?
+        if let text = decoration.marker, let style = decoration.markerStyle {
+            marker = TextLayout(text, style: style, width: max(decoration.indent - 4, 8), in: block.fonts)
+        }
+        return Laid(layout: layout, marker: marker, decoration: decoration)
+    }
+
+    var block: TextBlock { TextBlock(geometry: geometry, fonts: fonts) }
+
     @discardableResult
     func paragraph(_ text: StyledText, style: TextStyle, _ decoration: Decoration = Decoration()) -> TextLayout? {
-        guard !text.isEmpty else { return nil }
+        guard let laid = Self.lay(text, style: style, decoration, in: block) else { return nil }
+        place(laid)
+        return laid.layout
+    }
+
+    /// Sets a laid-out paragraph from the cursor on, across pages where it must.
+    func place(_ laid: Laid) {
+        let (layout, decoration) = (laid.layout, laid.decoration)
         if page == 0 { newPage() }
-        let layout = TextLayout(text, style: style, width: width - decoration.indent, in: fonts)
         unknownGlyphs += layout.unknownGlyphs
         let lines = layout.lines
-        guard !lines.isEmpty else { return layout }
+        guard !lines.isEmpty else { return }
         let lineHeight = lines[0].bottom - lines[0].top
         if decoration.keepWithNext, !pageIsEmpty, layout.height + lineHeight * 2.6 > room { newPage() }
         var first = 0
@@ -160,25 +186,24 @@ final class PageFlow {
             if first == 0, let name = decoration.destination { canvas?.destination(name, y: y) }
             let range = first..<(first + take)
             let height = lines[range.upperBound - 1].bottom - top
-            draw(layout, range, height: height, decoration, markerHere: first == 0)
+            draw(laid, range, height: height, markerHere: first == 0)
             y += height
             pageIsEmpty = false
             first += take
             if first < lines.count { newPage() }
         }
-        return layout
     }
 
-    private func draw(_ layout: TextLayout, _ range: Range<Int>, height: Double, _ decoration: Decoration, markerHere: Bool) {
+    private func draw(_ laid: Laid, _ range: Range<Int>, height: Double, markerHere: Bool) {
         guard let canvas else { return }
+        let (layout, decoration) = (laid.layout, laid.decoration)
         let fromRight = indentsFromRight
         let x = fromRight ? left : left + decoration.indent
         let edge = fromRight ? left + width - decoration.indent : left + decoration.indent  // where the text meets the indent
         if decoration.ground { canvas.fill(x: x - 4, y: y - 2, width: width - decoration.indent + 8, height: height + 4, gray: 0.94) }
         if decoration.bar { canvas.fill(x: fromRight ? edge + 7.4 : edge - 9, y: y, width: 1.6, height: height, gray: 0.7) }
         canvas.draw(layout, lines: range, x: x, y: y, gray: decoration.gray)
-        if markerHere, let marker = decoration.marker, let style = decoration.markerStyle {
-            let box = TextLayout(marker, style: style, width: max(decoration.indent - 4, 8), in: fonts)
+        if markerHere, let box = laid.marker {
             if let line = box.lines.first, let first = layout.lines.first {
                 // Beside the text: right-aligned in a left indent, left-aligned in a right one.
                 let markerX = fromRight ? edge + 4 - line.x : edge - 4 - box.naturalWidth - line.x
@@ -205,26 +230,42 @@ final class PageFlow {
         pageIsEmpty = false
     }
 
-    /// Sets a table row: a cell per column, each wrapped in its column, the row never split.
-    func row(_ cells: [StyledText], style: TextStyle, header: Bool) {
-        guard !cells.isEmpty else { return }
-        if page == 0 { newPage() }
-        let gap = 6.0
-        let column = (width - gap * Double(cells.count - 1)) / Double(cells.count)
+    /// A table row laid out: a cell per column, each wrapped in its column; or, for a row
+    /// taller than a page, its cells as paragraphs one after another.
+    enum LaidRow: Sendable {
+        case cells([TextLayout], header: Bool)
+        case paragraphs([Laid])
+    }
+
+    static let columnGap = 6.0
+
+    static func lay(row cells: [StyledText], style: TextStyle, header: Bool, in block: TextBlock) -> LaidRow? {
+        guard !cells.isEmpty else { return nil }
+        let column = (block.geometry.textWidth - columnGap * Double(cells.count - 1)) / Double(cells.count)
         var cellStyle = style
         cellStyle.justify = false
         let layouts = cells.map { cell -> TextLayout in
             var text = cell
             if header { text.styleAll(.bold) }
-            return TextLayout(text.isEmpty ? StyledText(" ") : text, style: cellStyle, width: column, in: fonts)
+            return TextLayout(text.isEmpty ? StyledText(" ") : text, style: cellStyle, width: column, in: block.fonts)
         }
-        layouts.forEach { unknownGlyphs += $0.unknownGlyphs }
-        let height = layouts.map(\.height).max() ?? 0
-        guard height <= geometry.textHeight else {
-            // A row taller than a page: its cells one after another, as paragraphs.
-            for cell in cells { paragraph(cell, style: style) }
+        guard (layouts.map(\.height).max() ?? 0) <= block.geometry.textHeight else {
+            return .paragraphs(cells.compactMap { lay($0, style: style, in: block) })
+        }
+        return .cells(layouts, header: header)
+    }
+
+    /// Sets a table row, never split across pages.
+    func place(_ row: LaidRow) {
+        guard case .cells(let layouts, let header) = row else {
+            if case .paragraphs(let cells) = row { cells.forEach(place) }
             return
         }
+        if page == 0 { newPage() }
+        let gap = Self.columnGap
+        let column = (width - gap * Double(layouts.count - 1)) / Double(layouts.count)
+        layouts.forEach { unknownGlyphs += $0.unknownGlyphs }
+        let height = layouts.map(\.height).max() ?? 0
         if height + 4 > room { newPage() }
         if let canvas {
             for (index, layout) in layouts.enumerated() where !layout.lines.isEmpty {

@@ -50,7 +50,7 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
 /// and the type sizes, which grow a little with the page. A right-to-left book is bound on
 /// the right: its odd pages, still the first of each spread to be read, have the inner
 /// margin on the right and the folio on the left.
-struct PageGeometry {
+struct PageGeometry: Sendable {
     let size: PageSize
     let rightToLeft: Bool
     let inner: Double

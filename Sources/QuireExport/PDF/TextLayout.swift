@@ -1,0 +1,295 @@
+import CPango
+import Foundation
+
+/// The fonts and the Pango context every layout of a book is made in: metrics unhinted
+/// (a PDF is not a screen), 72 dpi so font sizes are points, and a font map of the book's own,
+/// so that once the book is set its fonts and Pango's caches go before cairo subsets the
+/// fonts into the file.
+///
+/// Text is laid out on two threads (entries ahead of the pages, the pages' own words on the
+/// page thread), and Pango is not thread-safe: every call into it holds `lock`.
+final class FontContext: @unchecked Sendable {
+    fileprivate let lock = NSLock()
+    private let map: UnsafeMutablePointer<PangoFontMap>
+    fileprivate let context: OpaquePointer
+    /// Parsed font descriptions by their text and size (a book uses a handful, a layout each).
+    private var descriptions: [String: OpaquePointer] = [:]
+
+    init() {
+        map = pango_cairo_font_map_new()
+        context = pango_font_map_create_context(map)
+        pango_cairo_context_set_resolution(context, 72)
+        let options = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+        pango_cairo_context_set_font_options(context, options)
+        cairo_font_options_destroy(options)
+    }
+
+    deinit {
+        for description in descriptions.values { pango_font_description_free(description) }
+        g_object_unref(UnsafeMutableRawPointer(context))
+        g_object_unref(UnsafeMutableRawPointer(map))
+    }
+
+    /// Called with `lock` held.
+    fileprivate func description(_ font: String, size: Double) -> OpaquePointer? {
+        let key = font + "\u{0}" + String(size)
+        if let known = descriptions[key] { return known }
+        guard let made = pango_font_description_from_string(font) else { return nil }
+        pango_font_description_set_absolute_size(made, size * Double(PANGO_SCALE))
+        descriptions[key] = made
+        return made
+    }
+}
+
+/// One block of text laid out by Pango at a width, kept as what a page needs of it and
+/// nothing of Pango's: its lines (where each sits, for splitting a paragraph across pages),
+/// each line's glyph runs (cairo's scaled font, glyphs, and the clusters that map them back
+/// to the text, so the PDF can be searched and copied), its height, and the link areas.
+/// Made on any thread; drawn on the page's (`PDFCanvas.draw`), with cairo alone: cairo's
+/// scaled fonts are safe to share between threads, Pango's objects are not.
+final class TextLayout: @unchecked Sendable {
+    struct Line {
+        /// Top of the line box and its baseline, from the layout's top; x of its start.
+        let top: Double
+        let baseline: Double
+        let bottom: Double
+        let x: Double
+        /// The runs in visual order, positioned from the line's start on its baseline.
+        fileprivate(set) var runs: [Run] = []
+        /// Link areas on this line: which link, and its box in layout coordinates.
+        fileprivate(set) var linkBoxes: [(link: Int, box: Rect)] = []
+    }
+
+    /// Glyphs of one font and direction, as `cairo_show_text_glyphs` takes them.
+    struct Run {
+        /// Owned: a reference taken, given back when the layout goes.
+        let font: OpaquePointer?
+        /// Where the run starts from the line's start, and its baseline's shift (a rise).
+        let start: Double
+        let shift: Double
+        /// Each glyph from the run's start, and its own offset from the baseline (0 for most).
+        let glyphs: [cairo_glyph_t]
+        let clusters: [cairo_text_cluster_t]
+        let backward: Bool
+        /// The run's text, bytes of `TextLayout.utf8`.
+        let textRange: Range<Int>
+        /// The run's own colour (a link's), else the drawing's.
+        let color: (red: Double, green: Double, blue: Double)?
+        /// A line through the run (strikethrough): its box from the run's start and baseline.
+        let strike: Rect?
+        /// Glyphs no font has, drawn as empty boxes.
+        let missing: [Rect]
+    }
+
+    struct Rect {
+        let x, y, width, height: Double
+    }
+
+    let lines: [Line]
+    let links: [StyledText.Link]
+    /// Characters no installed font has a glyph for.
+    let unknownGlyphs: Int
+    /// The width the text would take on one line, unbroken.
+    let naturalWidth: Double
+    /// The text, NUL-terminated, as the runs' clusters count it.
+    let utf8: [CChar]
+
+    var height: Double { lines.last?.bottom ?? 0 }
+
+    init(_ text: StyledText, style: TextStyle, width: Double, in fonts: FontContext) {
+        fonts.lock.lock()
+        defer { fonts.lock.unlock() }
+        let layout = pango_layout_new(fonts.context)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        pango_layout_set_text(layout, text.text, Int32(text.text.utf8.count))
+        pango_layout_set_font_description(layout, fonts.description(style.font, size: style.size))
+        pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
+        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        pango_layout_set_auto_dir(layout, 1)
+        pango_layout_set_line_spacing(layout, Float(style.leading))
+        pango_layout_set_justify(layout, style.justify ? 1 : 0)
+        switch style.alignment {
+        case .natural: pango_layout_set_alignment(layout, PANGO_ALIGN_LEFT)
+        case .center: pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+        case .end: pango_layout_set_alignment(layout, PANGO_ALIGN_RIGHT)
+        }
+        if style.indent != 0 { pango_layout_set_indent(layout, Int32(style.indent * Double(PANGO_SCALE))) }
+        Self.setAttributes(of: text, style: style, on: layout)
+
+        let scale = Double(PANGO_SCALE)
+        utf8 = Array(text.text.utf8CString)
+        var lines: [Line] = []
+        if let iterator = pango_layout_get_iter(layout) {
+            repeat {
+                var logical = PangoRectangle()
+                pango_layout_iter_get_line_extents(iterator, nil, &logical)
+                var line = Line(top: Double(logical.y) / scale, baseline: Double(pango_layout_iter_get_baseline(iterator)) / scale,
+                                bottom: Double(logical.y + logical.height) / scale, x: Double(logical.x) / scale)
+                if let pangoLine = pango_layout_iter_get_line_readonly(iterator) {
+                    line.runs = Self.runs(of: pangoLine, text: pango_layout_get_text(layout))
+                    for (index, link) in text.links.enumerated() {
+                        for box in Self.boxes(of: link.range, on: pangoLine, top: line.top, bottom: line.bottom) {
+                            line.linkBoxes.append((index, box))
+                        }
+                    }
+                }
+                lines.append(line)
+            } while pango_layout_iter_next_line(iterator) != 0
+            pango_layout_iter_free(iterator)
+        }
+        self.lines = text.text.isEmpty ? [] : lines
+        links = text.links
+        unknownGlyphs = Int(pango_layout_get_unknown_glyphs_count(layout))
+        var logical = PangoRectangle()
+        pango_layout_get_extents(layout, nil, &logical)
+        naturalWidth = Double(logical.width) / scale
+    }
+
+    deinit {
+        for line in lines { for run in line.runs { cairo_scaled_font_destroy(run.font) } }
+    }
+
+    private static func setAttributes(of text: StyledText, style: TextStyle, on layout: OpaquePointer?) {
+        let attributes = pango_attr_list_new()
+        if let language = text.language ?? style.language {
+            insert(pango_attr_language_new(pango_language_from_string(language)), into: attributes, 0, text.text.utf8.count)
+        }
+        if style.letterSpacing != 0 {
+            insert(pango_attr_letter_spacing_new(Int32(style.letterSpacing * Double(PANGO_SCALE))), into: attributes, 0, text.text.utf8.count)
+        }
+        for span in text.spans {
+            let attribute: UnsafeMutablePointer<PangoAttribute>?
+            switch span.style {
+            case .italic: attribute = pango_attr_style_new(PANGO_STYLE_ITALIC)
+            case .bold: attribute = pango_attr_weight_new(PANGO_WEIGHT_BOLD)
+            case .mono: attribute = pango_attr_family_new("Noto Sans Mono, DejaVu Sans Mono, monospace")
+            case .strike: attribute = pango_attr_strikethrough_new(1)
+            case .link: attribute = pango_attr_foreground_new(0x1a00, 0x3c00, 0x7a00)
+            case .gray: attribute = pango_attr_foreground_new(0x5500, 0x5500, 0x5500)
+            case .small: attribute = pango_attr_scale_new(0.85)
+            }
+            insert(attribute, into: attributes, span.start, span.end)
+        }
+        pango_layout_set_attributes(layout, attributes)
+        pango_attr_list_unref(attributes)
+    }
+
+    private static func insert(_ attribute: UnsafeMutablePointer<PangoAttribute>?, into list: OpaquePointer?, _ start: Int, _ end: Int) {
+        guard let attribute else { return }
+        attribute.pointee.start_index = UInt32(start)
+        attribute.pointee.end_index = UInt32(end)
+        pango_attr_list_insert(list, attribute)
+    }
+
+    /// A line's runs as Pango's cairo renderer would show them (`pango_renderer_draw_layout_line`
+    /// and `pango_cairo_renderer_draw_glyph_item` of Pango 1.50, for the attributes a book uses).
+    private static func runs(of line: UnsafeMutablePointer<PangoLayoutLine>, text: UnsafePointer<CChar>?) -> [Run] {
+        let scale = Double(PANGO_SCALE)
+        var runs: [Run] = []
+        var xOffset: Int32 = 0
+        var node = line.pointee.runs
+        while let current = node {
+            node = current.pointee.next
+            guard let run = current.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self),
+                  let item = run.pointee.item, let glyphString = run.pointee.glyphs else { continue }
+            let font = item.pointee.analysis.font
+            var color: (red: Double, green: Double, blue: Double)?
+            var struck = false
+            var attributes = item.pointee.analysis.extra_attrs
+            while let attribute = attributes {
+                attributes = attribute.pointee.next
+                guard let pointer = attribute.pointee.data?.assumingMemoryBound(to: PangoAttribute.self) else { continue }
+                switch pointer.pointee.klass.pointee.type {
+                case PANGO_ATTR_FOREGROUND:
+                    let value = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: PangoAttrColor.self).pointee.color
+                    color = (Double(value.red) / 65535, Double(value.green) / 65535, Double(value.blue) / 65535)
+                case PANGO_ATTR_STRIKETHROUGH:
+                    struck = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: PangoAttrInt.self).pointee.value != 0
+                default: break
+                }
+            }
+            var stringWidth = pango_glyph_string_get_width(glyphString)
+            var strikeMetrics: (position: Int32, thickness: Int32)?
+            if struck {
+                var logical = PangoRectangle()
+                pango_glyph_string_extents(glyphString, font, nil, &logical)
+                stringWidth = logical.width
+                if let metrics = pango_font_get_metrics(font, item.pointee.analysis.language) {
+                    strikeMetrics = (pango_font_metrics_get_strikethrough_position(metrics), pango_font_metrics_get_strikethrough_thickness(metrics))
+                    pango_font_metrics_unref(metrics)
+                }
+            }
+            xOffset += run.pointee.start_x_offset
+            let shift = -Double(run.pointee.y_offset) / scale
+            let start = Double(xOffset) / scale
+            let scaled = font.flatMap { pango_cairo_font_get_scaled_font(OpaquePointer($0)) }
+            let usable = scaled.map { cairo_scaled_font_status($0) == CAIRO_STATUS_SUCCESS } ?? false
+
+            var glyphs: [cairo_glyph_t] = [], missing: [Rect] = []
+            var position: Int32 = 0
+            let count = Int(glyphString.pointee.num_glyphs)
+            let infos = UnsafeBufferPointer(start: glyphString.pointee.glyphs, count: count)
+            for info in infos {
+                defer { position += info.geometry.width }
+                guard info.glyph != PANGO_GLYPH_EMPTY else { continue }
+                let x = Double(position + info.geometry.x_offset) / scale
+                let y = Double(info.geometry.y_offset) / scale
+                if !usable || info.glyph & PANGO_GLYPH_UNKNOWN_FLAG != 0 {
+                    if info.glyph != (0x20 | PANGO_GLYPH_UNKNOWN_FLAG) {
+                        let width = Double(info.geometry.width) / scale
+                        missing.append(Rect(x: x + width * 0.1, y: y - width, width: width * 0.8, height: width * 1.1))
+                    }
+                } else {
+                    glyphs.append(cairo_glyph_t(index: UInt(info.glyph), x: x, y: y))
+                }
+            }
+            let backward = item.pointee.analysis.level & 1 != 0
+            let clusters = usable ? Self.clusters(of: run, text: text, backward: backward, infos: infos) : []
+            let offset = Int(item.pointee.offset)
+            var strike: Rect?
+            if let strikeMetrics {
+                strike = Rect(x: 0, y: -Double(strikeMetrics.position) / scale,
+                              width: Double(stringWidth) / scale, height: Double(strikeMetrics.thickness) / scale)
+            }
+            runs.append(Run(font: usable ? cairo_scaled_font_reference(scaled) : nil, start: start, shift: shift, glyphs: glyphs, clusters: clusters, backward: backward,
+                            textRange: offset..<(offset + Int(item.pointee.length)), color: color, strike: strike, missing: missing))
+            xOffset += stringWidth + run.pointee.end_x_offset
+        }
+        return runs
+    }
+
+    /// How many bytes and glyphs each cluster of a run has, glyphs that are not drawn not counted.
+    private static func clusters(of run: UnsafeMutablePointer<PangoGlyphItem>, text: UnsafePointer<CChar>?, backward: Bool,
+                                 infos: UnsafeBufferPointer<PangoGlyphInfo>) -> [cairo_text_cluster_t] {
+        var clusters: [cairo_text_cluster_t] = []
+        var iterator = PangoGlyphItemIter()
+        guard pango_glyph_item_iter_init_start(&iterator, run, text) != 0 else { return [] }
+        repeat {
+            let bytes = iterator.end_index - iterator.start_index
+            var glyphs = backward ? iterator.start_glyph - iterator.end_glyph : iterator.end_glyph - iterator.start_glyph
+            for index in Int(min(iterator.start_glyph, iterator.end_glyph + 1))..<Int(max(iterator.start_glyph + 1, iterator.end_glyph))
+            where index >= 0 && index < infos.count {
+                if infos[index].glyph == PANGO_GLYPH_EMPTY || infos[index].glyph & PANGO_GLYPH_UNKNOWN_FLAG != 0 { glyphs -= 1 }
+            }
+            clusters.append(cairo_text_cluster_t(num_bytes: bytes, num_glyphs: glyphs))
+        } while pango_glyph_item_iter_next_cluster(&iterator) != 0
+        return clusters
+    }
+
+    /// The boxes the bytes `range` of the text take on a line, in layout coordinates.
+    private static func boxes(of range: Range<Int>, on line: UnsafeMutablePointer<PangoLayoutLine>, top: Double, bottom: Double) -> [Rect] {
+        let start = Int(line.pointee.start_index), end = start + Int(line.pointee.length)
+        guard range.lowerBound < end, range.upperBound > start else { return [] }
+        var ranges: UnsafeMutablePointer<Int32>?
+        var count: Int32 = 0
+        pango_layout_line_get_x_ranges(line, Int32(max(start, range.lowerBound)), Int32(min(end, range.upperBound)), &ranges, &count)
+        guard let ranges else { return [] }
+        defer { g_free(ranges) }
+        return (0..<Int(count)).map { pair in
+            let x0 = Double(ranges[2 * pair]) / Double(PANGO_SCALE), x1 = Double(ranges[2 * pair + 1]) / Double(PANGO_SCALE)
+            return Rect(x: x0, y: top, width: x1 - x0, height: bottom - top)
+        }
+    }
+}
