@@ -4,6 +4,11 @@ import QuireStore
 /// month its entries, and last the contents, when every page number is known. The contents'
 /// length is measured first (a row per year and month), their pages are left free, and once
 /// drawn at the end they are moved into that place (`PageOrder`).
+///
+/// Two threads share the work: a reading thread takes the entries from the store and makes
+/// each one's script (`EntryTypesetter`: Markdown tree, hyphenation, paragraphs laid out by
+/// Pango), up to 64 ahead (`ReadAhead`); this thread plays the scripts into the page flow,
+/// which places lines, photos and rows, and draws them with cairo.
 struct BookSetter {
     let store: Store
     let options: PDFOptions

@@ -1,0 +1,97 @@
+import CPango
+import Foundation
+import Testing
+@testable import QuireExport
+
+/// A layout is made on the reading thread and drawn on the page thread with cairo alone, so
+/// what it keeps of Pango must be whole: glyph runs whose clusters add up (cairo refuses the
+/// text otherwise, and the PDF loses its Unicode map), lines struck through, glyphs no font
+/// has, and the same runs whichever thread made them.
+@Suite struct TextLayoutTests {
+    let fonts = FontContext()
+    let style = TextStyle(font: BookFonts.serif("en"), size: 10, justify: true)
+
+    /// Every run's clusters cover its bytes and its drawn glyphs exactly.
+    static func clustersAddUp(_ layout: TextLayout) -> Bool {
+        layout.lines.allSatisfy { line in
+            line.runs.allSatisfy { run in
+                run.font == nil
+                    || (Int(run.clusters.reduce(0) { $0 + $1.num_bytes }) == run.textRange.count
+                        && Int(run.clusters.reduce(0) { $0 + $1.num_glyphs }) == run.glyphs.count)
+            }
+        }
+    }
+
+    @Test(arguments: [
+        "Plain English, justified over a few lines so that Pango has to stretch the spaces between its words.",
+        "Утром шёл снег, а к обеду выглянуло солнце; мы гуляли по набережной до самого вечера.",
+        "今日は朝から雨が降っていた。駅まで歩いて、電車で会社に行った。昼ご飯は同僚と一緒に食べた。",
+        "ذهبنا إلى السوق صباحاً واشترينا الخبز والفاكهة، ثم عدنا إلى البيت مع Google Maps.",
+        "שלום עולם, היום ביקרתי ב-Google ובשוק.",
+        "Emoji 🌅🎉👍🏽 and combining e\u{301}\u{323} marks, ﬁ ligatures, and a tab\there.",
+    ])
+    func runsKeepClustersThatAddUpInEveryScript(text: String) {
+        let layout = TextLayout(StyledText(text, language: TextLanguage(of: text).code), style: style, width: 200, in: fonts)
+        #expect(layout.lines.count >= 1)
+        #expect(layout.lines.allSatisfy { !$0.runs.isEmpty })
+        #expect(Self.clustersAddUp(layout))
+        #expect(layout.unknownGlyphs == 0)
+        let glyphs = layout.lines.reduce(0) { $0 + $1.runs.reduce(0) { $0 + $1.glyphs.count } }
+        #expect(glyphs >= text.count / 2, "\(glyphs) glyphs for \(text.count) characters")
+    }
+
+    @Test func rightToLeftRunsAreMarkedBackward() {
+        let layout = TextLayout(StyledText("שלום עולם", language: "he"), style: style, width: 300, in: fonts)
+        #expect(layout.lines.first?.runs.contains { $0.backward } == true)
+        let latin = TextLayout(StyledText("hello world", language: "en"), style: style, width: 300, in: fonts)
+        #expect(latin.lines.first?.runs.allSatisfy { !$0.backward } == true)
+    }
+
+    @Test func struckTextCarriesItsLineAndLinksTheirColourAndBoxes() {
+        var text = StyledText("before ", language: "en")
+        text.append("struck through", style: .strike)
+        text.append(" and ")
+        text.linked(.uri("https://example.org")) { $0.append("a link") }
+        let layout = TextLayout(text, style: style, width: 300, in: fonts)
+        let runs = layout.lines.flatMap(\.runs)
+        let struck = runs.filter { $0.strike != nil }
+        #expect(struck.count == 1)
+        if let strike = struck.first?.strike {
+            #expect(strike.width > 40 && strike.height > 0 && strike.y < 0, "\(strike)")  // above the baseline
+        }
+        #expect(runs.contains { $0.color != nil }, "the link has its colour")
+        let boxes = layout.lines.flatMap(\.linkBoxes)
+        #expect(boxes.count == 1 && boxes.first?.link == 0)
+        if let box = boxes.first?.box { #expect(box.width > 15 && box.x > 100, "\(box)") }
+    }
+
+    @Test func aCharacterNoFontHasIsCountedAndDrawnAsABox() {
+        let layout = TextLayout(StyledText("unassigned \u{0378} here", language: "en"), style: style, width: 300, in: fonts)
+        #expect(layout.unknownGlyphs == 1)
+        let missing = layout.lines.flatMap(\.runs).flatMap(\.missing)
+        #expect(missing.count == 1 && (missing.first?.width ?? 0) > 0)
+        #expect(Self.clustersAddUp(layout))
+    }
+
+    /// Two threads laying out at once through one font context get what one thread gets.
+    @Test func twoThreadsLayingOutAtOnceGetTheSameRuns() async {
+        let texts = ["Утром шёл снег, а к обеду выглянуло солнце.", "今日は朝から雨が降っていた。", "ذهبنا إلى السوق صباحاً", "Plain words, justified."]
+        func signature(_ layout: TextLayout) -> [UInt] { layout.lines.flatMap(\.runs).flatMap { $0.glyphs.map(\.index) } }
+        let (fonts, style) = (self.fonts, self.style)
+        let expected = texts.map { signature(TextLayout(StyledText($0), style: style, width: 150, in: fonts)) }
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for worker in 0..<2 {
+                group.addTask {
+                    (0..<100).allSatisfy { round in
+                        let index = (round + worker) % texts.count
+                        return signature(TextLayout(StyledText(texts[index]), style: style, width: 150, in: fonts)) == expected[index]
+                    }
+                }
+            }
+            var all: [Bool] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results == [true, true])
+    }
+}
