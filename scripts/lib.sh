@@ -58,3 +58,13 @@ ensure_epubcheck() {
     fi
     export QUIRE_EPUBCHECK="$wrapper"
 }
+
+# Typechecks Swift files against the built modules as an app outside this package would:
+# without the package's name, so declarations marked `package` are out of its sight.
+typecheck_as_app() {
+    local modules flags=() cflag map
+    modules="$(swift build --show-bin-path)/Modules"
+    for map in Sources/C*/module.modulemap; do flags+=(-Xcc "-fmodule-map-file=$map"); done
+    for cflag in $(pkg-config --cflags-only-I pango cairo libxml-2.0 libcurl); do flags+=(-Xcc "$cflag"); done
+    swiftc -typecheck -I "$modules" "${flags[@]}" "$@"
+}

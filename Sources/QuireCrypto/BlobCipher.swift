@@ -5,15 +5,15 @@ import Foundation
 /// each chunk's associated data naming the blob id. Truncation (no final tag), reordering,
 /// and swapping one blob's bytes for another's are all detected.
 /// Layout: "QBL1" ‖ header (24) ‖ chunks of up to 64 KiB + 17 bytes, the last tagged FINAL.
-public enum BlobCipher {
-    public static let chunkSize = 64 * 1024
+package enum BlobCipher {
+    package static let chunkSize = 64 * 1024
     static let magic = Array("QBL1".utf8)
     static var headerBytes: Int { Int(crypto_secretstream_xchacha20poly1305_headerbytes()) }
     static var overhead: Int { Int(crypto_secretstream_xchacha20poly1305_abytes()) }
     static var sealedChunk: Int { chunkSize + overhead }
 
     /// The encrypted size of `plaintextSize` bytes.
-    public static func sealedSize(plaintextSize: Int64) -> Int64 {
+    package static func sealedSize(plaintextSize: Int64) -> Int64 {
         // The last chunk carries the FINAL tag; only an empty blob has an empty chunk.
         let chunks = max(1, (plaintextSize + Int64(chunkSize) - 1) / Int64(chunkSize))
         return Int64(magic.count + headerBytes) + plaintextSize + chunks * Int64(overhead)
@@ -23,12 +23,12 @@ public enum BlobCipher {
 
     /// Encrypts a plaintext stream: feed it chunks of exactly `chunkSize` bytes, then the
     /// last (possibly empty, shorter) one with `final: true`.
-    public final class Encryptor {
+    package final class Encryptor {
         private var state = crypto_secretstream_xchacha20poly1305_state()
         private let ad: [UInt8]
-        public private(set) var header: [UInt8]
+        package private(set) var header: [UInt8]
 
-        public init(keys: RepositoryKeys, blobID: String) throws {
+        package init(keys: RepositoryKeys, blobID: String) throws {
             try Sodium.ready()
             ad = BlobCipher.associatedData(blobID)
             var h = [UInt8](repeating: 0, count: BlobCipher.headerBytes)
@@ -41,7 +41,7 @@ public enum BlobCipher {
         deinit { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
 
         /// Seals one chunk into `output` (which must hold `input.count + overhead` bytes); returns its length.
-        public func seal(_ input: UnsafeRawBufferPointer, final: Bool, into output: UnsafeMutableRawBufferPointer) throws -> Int {
+        package func seal(_ input: UnsafeRawBufferPointer, final: Bool, into output: UnsafeMutableRawBufferPointer) throws -> Int {
             var length: UInt64 = 0
             let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
             let rc = crypto_secretstream_xchacha20poly1305_push(
@@ -54,7 +54,7 @@ public enum BlobCipher {
 
     /// Decrypts a sealed blob fed in pieces of any size; hands plaintext to `output` chunk by
     /// chunk. `finish()` fails unless the final chunk was seen and nothing follows it.
-    public final class Decryptor {
+    package final class Decryptor {
         private var state = crypto_secretstream_xchacha20poly1305_state()
         private let keys: RepositoryKeys
         private let ad: [UInt8]
@@ -65,7 +65,7 @@ public enum BlobCipher {
         private let output: (UnsafeRawBufferPointer) throws -> Void
         private var plain = [UInt8](repeating: 0, count: BlobCipher.chunkSize)
 
-        public init(keys: RepositoryKeys, blobID: String, object: String, output: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
+        package init(keys: RepositoryKeys, blobID: String, object: String, output: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
             try Sodium.ready()
             self.keys = keys
             self.ad = BlobCipher.associatedData(blobID)
@@ -78,7 +78,7 @@ public enum BlobCipher {
 
         private func fail(_ detail: String) -> CryptoError { CryptoError(.unauthenticated, object: object, detail: detail) }
 
-        public func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        package func feed(_ bytes: UnsafeRawBufferPointer) throws {
             pending.append(contentsOf: bytes)
             if !started {
                 let need = BlobCipher.magic.count + BlobCipher.headerBytes
@@ -101,7 +101,7 @@ public enum BlobCipher {
             if offset > 0 { pending.removeFirst(offset) }
         }
 
-        public func finish() throws {
+        package func finish() throws {
             guard started else { throw fail("truncated: no blob header") }
             if !pending.isEmpty {
                 try open(0..<pending.count)

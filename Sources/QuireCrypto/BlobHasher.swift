@@ -3,10 +3,10 @@ import Foundation
 
 /// Blob ids: keyed BLAKE2b-256 of the plaintext, hex. Equal attachments get equal ids
 /// (deduplication) while the server cannot test a guess of their content.
-public final class BlobHasher {
+package final class BlobHasher {
     private let state: UnsafeMutableRawPointer
 
-    public init(keys: RepositoryKeys) throws {
+    package init(keys: RepositoryKeys) throws {
         try Sodium.ready()
         // crypto_generichash_state needs 64-byte alignment and is not imported into Swift.
         state = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
@@ -21,12 +21,12 @@ public final class BlobHasher {
         state.deallocate()
     }
 
-    public func update(_ bytes: UnsafeRawBufferPointer) {
+    package func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress else { return }
         crypto_generichash_update(OpaquePointer(state), base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
     }
 
-    public func finalizeHex() -> String {
+    package func finalizeHex() -> String {
         var out = [UInt8](repeating: 0, count: 32)
         crypto_generichash_final(OpaquePointer(state), &out, 32)
         return out.map { String(format: "%02x", $0) }.joined()

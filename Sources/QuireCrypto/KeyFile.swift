@@ -5,19 +5,19 @@ import Foundation
 /// passphrase with Argon2id, with the KDF parameters stored beside it, so changing a
 /// passphrase rewrites this small file and never the data. Bound to its repository id.
 public struct KeyFile: Codable, Equatable, Sendable {
-    public var format: Int
-    public var kdf: String
-    public var opslimit: UInt64
-    public var memlimit: UInt64
-    public var salt: String
-    public var nonce: String
-    public var key: String
+    package var format: Int
+    package var kdf: String
+    package var opslimit: UInt64
+    package var memlimit: UInt64
+    package var salt: String
+    package var nonce: String
+    package var key: String
 
     /// Argon2id cost. The default is libsodium's MODERATE (about 1 s and 256 MiB here);
     /// tests store cheaper ones in the file itself, so opening needs no special case.
     public struct Cost: Sendable, Equatable {
-        public var opslimit: UInt64
-        public var memlimit: UInt64
+        package var opslimit: UInt64
+        package var memlimit: UInt64
         public init(opslimit: UInt64, memlimit: UInt64) {
             self.opslimit = opslimit
             self.memlimit = memlimit
@@ -43,7 +43,7 @@ public struct KeyFile: Codable, Equatable, Sendable {
     private static func associatedData(_ repositoryID: String) -> [UInt8] { Array("quire-keyfile:\(repositoryID)".utf8) }
 
     /// Wraps `keys.master` under `passphrase`.
-    public static func wrap(_ keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String, cost: Cost = .moderate) throws -> KeyFile {
+    package static func wrap(_ keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String, cost: Cost = .moderate) throws -> KeyFile {
         try Sodium.ready()
         let salt = Sodium.randomBytes(Int(crypto_pwhash_saltbytes()))
         let nonce = Sodium.randomBytes(Int(crypto_aead_xchacha20poly1305_ietf_npubbytes()))
@@ -62,7 +62,7 @@ public struct KeyFile: Codable, Equatable, Sendable {
 
     /// Unwraps the master key with `passphrase`.
     /// - Throws: `.wrongPassphrase` when it does not open, `.badKeyFile` when malformed.
-    public func unwrap(passphrase: SecureBytes, repositoryID: String, name: String) throws -> RepositoryKeys {
+    package func unwrap(passphrase: SecureBytes, repositoryID: String, name: String) throws -> RepositoryKeys {
         guard format == Self.format1, kdf == Self.kdfName else {
             throw CryptoError(.badKeyFile, object: name, detail: "unknown key file format")
         }
@@ -98,13 +98,13 @@ public struct KeyFile: Codable, Equatable, Sendable {
         return key
     }
 
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(self)
     }
 
-    public static func decode(_ data: Data, name: String) throws -> KeyFile {
+    package static func decode(_ data: Data, name: String) throws -> KeyFile {
         do {
             return try JSONDecoder().decode(KeyFile.self, from: data)
         } catch {

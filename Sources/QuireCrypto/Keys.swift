@@ -3,8 +3,8 @@ import Foundation
 
 /// A repository's keys: the random 256-bit master key and the subkeys derived from it
 /// (BLAKE2b-based `crypto_kdf`), one per purpose, so no key is used for two things.
-public final class RepositoryKeys: @unchecked Sendable {
-    public let master: SecureBytes
+package final class RepositoryKeys: @unchecked Sendable {
+    package let master: SecureBytes
     let records: SecureBytes
     let blobs: SecureBytes
     let blobIDs: SecureBytes
@@ -12,11 +12,11 @@ public final class RepositoryKeys: @unchecked Sendable {
     static let keyBytes = 32
 
     /// A new random master key.
-    public static func generate() throws -> RepositoryKeys {
+    package static func generate() throws -> RepositoryKeys {
         try RepositoryKeys(master: SecureBytes.random(count: keyBytes))
     }
 
-    public init(master: SecureBytes) throws {
+    package init(master: SecureBytes) throws {
         guard master.count == Self.keyBytes else { throw CryptoError(.badKeyFile, detail: "master key has the wrong length") }
         self.master = master
         records = try Self.derive(master, id: 1, context: "quirerec")

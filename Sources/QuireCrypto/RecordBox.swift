@@ -5,24 +5,24 @@ import Foundation
 /// the records subkey. The repository id and the object's path are associated data, so an
 /// object moved to another path or another repository does not open.
 /// Layout: "QRC1" ‖ nonce (24) ‖ ciphertext ‖ tag (16).
-public struct RecordBox: Sendable {
+package struct RecordBox: Sendable {
     let keys: RepositoryKeys
     let repositoryID: String
 
-    public init(keys: RepositoryKeys, repositoryID: String) {
+    package init(keys: RepositoryKeys, repositoryID: String) {
         self.keys = keys
         self.repositoryID = repositoryID
     }
 
     static let magic = Array("QRC1".utf8)
     /// Bytes a sealed record has beyond its plaintext.
-    public static var overhead: Int { magic.count + nonceBytes + tagBytes }
+    package static var overhead: Int { magic.count + nonceBytes + tagBytes }
     static var nonceBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_npubbytes()) }
     static var tagBytes: Int { Int(crypto_aead_xchacha20poly1305_ietf_abytes()) }
 
     private func associatedData(_ path: String) -> [UInt8] { Array("quire-record:\(repositoryID):\(path)".utf8) }
 
-    public func seal(_ plaintext: Data, path: String) throws -> Data {
+    package func seal(_ plaintext: Data, path: String) throws -> Data {
         try Sodium.ready()
         let nonce = Sodium.randomBytes(Self.nonceBytes)
         var out = [UInt8](repeating: 0, count: plaintext.count + Self.tagBytes)
@@ -37,7 +37,7 @@ public struct RecordBox: Sendable {
     }
 
     /// - Throws: `.unauthenticated` naming `path` for anything that is not exactly what we sealed there.
-    public func open(_ sealed: Data, path: String) throws -> Data {
+    package func open(_ sealed: Data, path: String) throws -> Data {
         let bytes = [UInt8](sealed)
         let header = Self.magic.count + Self.nonceBytes
         guard bytes.count >= header + Self.tagBytes, Array(bytes[0..<Self.magic.count]) == Self.magic else {

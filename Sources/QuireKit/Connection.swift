@@ -27,16 +27,16 @@ public struct Connection {
     /// once per opening.
     public var password: (RemoteSettings) throws -> String? = { _ in nil }
     /// Adjusts HTTP settings (attempts, timeouts) before each connection is made.
-    public var tune: (inout HTTPSettings) -> Void = { _ in }
+    package var tune: (inout HTTPSettings) -> Void = { _ in }
     /// Wraps each backend (to count traffic, say).
-    public var wrap: (Backend) -> Backend = { $0 }
+    package var wrap: (Backend) -> Backend = { $0 }
     /// Connections besides the main one, to read ahead and download while merging.
-    public var workers = Syncer.defaultWorkers
+    package var workers = Syncer.defaultWorkers
 
     public init() {}
 
     /// A maker of connections to `remote`; the password is read once, now.
-    public func connector(for remote: RemoteSettings) throws -> () throws -> Backend {
+    package func connector(for remote: RemoteSettings) throws -> () throws -> Backend {
         var settings = HTTPSettings(user: remote.user, password: try password(remote))
         settings.insecureHTTP = remote.insecureHTTP
         tune(&settings)

@@ -30,7 +30,7 @@ public final class Journal {
     public var connection = Connection()
     /// Called with each syncer this journal opens, before it does any work (to set its
     /// segment size or install checkpoints, say).
-    public var prepare: (Syncer) -> Void = { _ in }
+    package var prepare: (Syncer) -> Void = { _ in }
 
     /// A journal over an open store.
     public init(store: Store) { self.store = store }

@@ -2,13 +2,13 @@ import Foundation
 import CLinux
 
 /// One name in a remote folder.
-public struct RemoteEntry: Equatable, Sendable {
-    public var name: String
-    public var isFolder: Bool
+package struct RemoteEntry: Equatable, Sendable {
+    package var name: String
+    package var isFolder: Bool
     /// Size in bytes, when the server says (never trusted for anything but progress).
-    public var size: Int64?
+    package var size: Int64?
 
-    public init(name: String, isFolder: Bool, size: Int64?) {
+    package init(name: String, isFolder: Bool, size: Int64?) {
         self.name = name
         self.isFolder = isFolder
         self.size = size
@@ -18,7 +18,7 @@ public struct RemoteEntry: Equatable, Sendable {
 /// The few verbs the repository needs, which every WebDAV server and a plain folder can do.
 /// Paths are relative to the repository root, "/"-separated, without a leading slash.
 /// Nothing here relies on atomic PUT, ETags, If-Match/If-None-Match, LOCK or Depth infinity.
-public protocol Backend: AnyObject {
+package protocol Backend: AnyObject {
     /// Where this is, for messages (never with credentials).
     var location: String { get }
     /// Creates or replaces `path`. Only for names that one writer alone uses.
@@ -45,21 +45,21 @@ public protocol Backend: AnyObject {
 }
 
 extension Backend {
-    public func onPublishStep(_ step: (() -> Void)?) {}
-    public var wireRequests: Int? { nil }
+    package func onPublishStep(_ step: (() -> Void)?) {}
+    package var wireRequests: Int? { nil }
 
     /// The whole object in memory (small objects only: keys, config, segments).
-    public func getData(_ path: String, limit: Int = 64 << 20) throws -> Data {
+    package func getData(_ path: String, limit: Int = 64 << 20) throws -> Data {
         let sink = DataSink(limit: limit)
         try get(path, range: nil, into: sink)
         return sink.data
     }
 
-    public func putData(_ path: String, _ data: Data) throws {
+    package func putData(_ path: String, _ data: Data) throws {
         try put(path, from: DataSource(data))
     }
 
-    public func publishData(_ path: String, _ data: Data) throws {
+    package func publishData(_ path: String, _ data: Data) throws {
         try publish(path, from: DataSource(data))
     }
 }
@@ -68,7 +68,7 @@ extension Backend {
 let temporaryPrefix = ".tmp-"
 
 /// A stream of bytes to upload; rewindable so a failed request can be retried.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
     /// The total length, when known.
     var size: Int64? { get }
     /// Fills `buffer` from the current position; 0 at the end.
@@ -78,50 +78,50 @@ public protocol ByteSource: AnyObject {
 }
 
 /// Where downloaded bytes go; resettable so a failed request can be retried.
-public protocol ByteSink: AnyObject {
+package protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer) throws
     /// Forgets everything written so far.
     func reset() throws
 }
 
-public final class DataSource: ByteSource {
+package final class DataSource: ByteSource {
     private let data: Data
     private var offset = 0
-    public init(_ data: Data) { self.data = data }
-    public var size: Int64? { Int64(data.count) }
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package init(_ data: Data) { self.data = data }
+    package var size: Int64? { Int64(data.count) }
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let n = min(buffer.count, data.count - offset)
         guard n > 0 else { return 0 }
         data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<(offset + n))
         offset += n
         return n
     }
-    public func rewind() throws -> Bool { offset = 0; return true }
+    package func rewind() throws -> Bool { offset = 0; return true }
 }
 
-public final class DataSink: ByteSink {
-    public private(set) var data = Data()
+package final class DataSink: ByteSink {
+    package private(set) var data = Data()
     let limit: Int
-    public init(limit: Int = 64 << 20) { self.limit = limit }
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package init(limit: Int = 64 << 20) { self.limit = limit }
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard data.count + bytes.count <= limit else {
             throw RemoteError(.protocolError, detail: "object larger than \(limit) bytes")
         }
         data.append(contentsOf: bytes)
     }
-    public func reset() throws { data.removeAll() }
+    package func reset() throws { data.removeAll() }
 }
 
 /// Reads a local file, or the byte `range` of it, in order (pread, so rewinding is free).
-public final class FileSource: ByteSource {
+package final class FileSource: ByteSource {
     private let fd: Int32
     private let path: String
     private let start: Int64
     private let end: Int64?
     private var offset: Int64
-    public let size: Int64?
+    package let size: Int64?
 
-    public init(path: String, range: Range<Int64>? = nil) throws {
+    package init(path: String, range: Range<Int64>? = nil) throws {
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot read \(path): \(String(cString: strerror(errno)))") }
         var info = stat()
@@ -139,7 +139,7 @@ public final class FileSource: ByteSource {
 
     deinit { close(fd) }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let wanted = end.map { min(buffer.count, Int($0 - offset)) } ?? buffer.count
         guard wanted > 0 else { return 0 }
         while true {
@@ -149,25 +149,25 @@ public final class FileSource: ByteSource {
         }
     }
 
-    public func rewind() throws -> Bool { offset = start; return true }
+    package func rewind() throws -> Bool { offset = start; return true }
 }
 
 /// Writes a local file; `reset` truncates it. Each `flushStep` bytes written are handed to
 /// the disk at once, without waiting (the way PostgreSQL's `backend_flush_after` does it):
 /// a large download is written back while it arrives, so its `sync` finds little left to
 /// write instead of stalling the download's connection for the whole file.
-public final class FileSink: ByteSink {
+package final class FileSink: ByteSink {
     private let fd: Int32
     private let path: String
     /// Bytes in the file.
-    public private(set) var written: Int64 = 0
+    package private(set) var written: Int64 = 0
     /// Where the bytes not yet handed to the disk start.
     private var unflushed: Int64 = 0
     static let flushStep: Int64 = 8 << 20
 
     private let cached: Bool
 
-    public init(path: String, cached: Bool = true) throws {
+    package init(path: String, cached: Bool = true) throws {
         self.cached = cached
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -176,7 +176,7 @@ public final class FileSink: ByteSink {
 
     deinit { close(fd) }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard var p = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
@@ -197,10 +197,10 @@ public final class FileSink: ByteSink {
         }
     }
 
-    public func reset() throws { try reset(to: 0) }
+    package func reset() throws { try reset(to: 0) }
 
     /// Drops everything after the first `length` bytes (a part downloaded again).
-    public func reset(to length: Int64) throws {
+    package func reset(to length: Int64) throws {
         guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) == length else {
             throw RemoteError(.localIO, detail: "cannot rewrite \(path)")
         }
@@ -209,7 +209,7 @@ public final class FileSink: ByteSink {
     }
 
     /// Flushes the file to disk.
-    public func sync() throws {
+    package func sync() throws {
         guard fsync(fd) == 0 else { throw RemoteError(.localIO, detail: "cannot sync \(path)") }
         if !cached { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) }
     }

@@ -26,40 +26,40 @@ struct HTTPResponse {
 }
 
 /// Connection settings for the WebDAV backend.
-public struct HTTPSettings: Sendable {
-    public var user: String?
+package struct HTTPSettings: Sendable {
+    package var user: String?
     /// Never logged, never put in a URL or process arguments.
-    public var password: String?
-    public var connectTimeout: Int = 30
+    package var password: String?
+    package var connectTimeout: Int = 30
     /// Abort when fewer than 1 byte/s flows for this many seconds.
-    public var lowSpeedTime: Int = 60
+    package var lowSpeedTime: Int = 60
     /// How long a server that took the connection may stay silent before it has said
     /// anything at all on it (at most `lowSpeedTime`): a wrong port or a hung server is
     /// named within a minute (`silentAttempts` tries), not after five long timeouts.
-    public var firstAnswerTime: Int = 15
+    package var firstAnswerTime: Int = 15
     /// Tries for a server that never answers, or refuses the connection.
-    public var silentAttempts = 3
+    package var silentAttempts = 3
     /// Hears what a person waiting should know ("waiting for the server…", "asking
     /// again…"); called on the thread making the request.
-    public var notice: (@Sendable (String) -> Void)?
+    package var notice: (@Sendable (String) -> Void)?
     /// The longest a folder listing may take: a server trickling a byte a second must not
     /// hold a sync for ever.
-    public var listingTimeout: Int = 300
-    public var verifyTLS = true
+    package var listingTimeout: Int = 300
+    package var verifyTLS = true
     /// Attempts for transient failures (423, 429, 5xx, dropped connections).
-    public var attempts = 5
+    package var attempts = 5
     /// First back-off delay; doubles each attempt.
-    public var backoff: Double = 0.25
+    package var backoff: Double = 0.25
     /// The user said `--insecure-http`: an `http://` server beyond loopback is accepted. Even
     /// then only Digest is offered there: Basic would hand the password to anyone on the path.
-    public var insecureHTTP = false
+    package var insecureHTTP = false
     /// curl's `--resolve` entries (`HOST:PORT:ADDRESS`): tests reach a named host on loopback.
     var resolve: [String] = []
     /// The scheme each server asked for, shared by every connection made from copies of
     /// these settings: a new connection does not meet the challenge again.
     let schemes = AuthSchemes()
 
-    public init(user: String? = nil, password: String? = nil) {
+    package init(user: String? = nil, password: String? = nil) {
         self.user = user
         self.password = password
     }

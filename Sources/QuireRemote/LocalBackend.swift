@@ -2,15 +2,15 @@ import Foundation
 
 /// A repository in a local folder (`file:///path`): the embedded default that needs no server,
 /// and the reference the WebDAV backend is tested against.
-public final class LocalBackend: Backend {
-    public let root: String
-    public var location: String { "file://" + root }
+package final class LocalBackend: Backend {
+    package let root: String
+    package var location: String { "file://" + root }
     /// Test hook, called between writing a create-only object's temporary file and linking it.
-    public var publishStep: (() -> Void)?
+    package var publishStep: (() -> Void)?
 
-    public func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
+    package func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
 
-    public init(root: String) {
+    package init(root: String) {
         self.root = (root as NSString).standardizingPath
     }
 
@@ -114,7 +114,7 @@ public final class LocalBackend: Backend {
         close(fd)
     }
 
-    public func put(_ path: String, from source: ByteSource) throws {
+    package func put(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
         let temp = try writeTemporary(for: path, from: source)
         // 3. rename() replaces atomically: readers see the old or the new object.
@@ -126,7 +126,7 @@ public final class LocalBackend: Backend {
         syncFolder(of: path)
     }
 
-    public func publish(_ path: String, from source: ByteSource) throws {
+    package func publish(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
         let temp = try writeTemporary(for: path, from: source)
         defer { unlink(temp) }
@@ -140,7 +140,7 @@ public final class LocalBackend: Backend {
         syncFolder(of: path)
     }
 
-    public func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+    package func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
         try validatePath(path)
         let fd = open(full(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ioError(path, "cannot open") }
@@ -163,7 +163,7 @@ public final class LocalBackend: Backend {
         }
     }
 
-    public func list(_ folder: String) throws -> [RemoteEntry] {
+    package func list(_ folder: String) throws -> [RemoteEntry] {
         try validatePath(folder, allowRoot: true)
         guard let dir = opendir(full(folder)) else { throw ioError(folder, "cannot list") }
         defer { closedir(dir) }
@@ -181,19 +181,19 @@ public final class LocalBackend: Backend {
         return entries.sorted { $0.name < $1.name }
     }
 
-    public func delete(_ path: String) throws {
+    package func delete(_ path: String) throws {
         try validatePath(path)
         if unlink(full(path)) == 0 { syncFolder(of: path); return }
         if errno == EISDIR || errno == EPERM, rmdir(full(path)) == 0 { return }
         throw ioError(path, "cannot delete")
     }
 
-    public func makeFolder(_ path: String) throws {
+    package func makeFolder(_ path: String) throws {
         try validatePath(path)
         try makeFolders(path)
     }
 
-    public func move(_ from: String, to: String, overwrite: Bool) throws {
+    package func move(_ from: String, to: String, overwrite: Bool) throws {
         try validatePath(from)
         try validatePath(to)
         try makeParents(of: to)

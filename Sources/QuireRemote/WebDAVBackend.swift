@@ -4,27 +4,27 @@ import Foundation
 /// (dav + dav-ext) and rclone all do: PUT, GET (ranged), PROPFIND Depth 1, MKCOL, DELETE and
 /// MOVE with an absolute Destination and an explicit Overwrite. Create-only writes are PUT to
 /// a temporary name, then MOVE with `Overwrite: F` (412 when taken, on every server tried).
-public final class WebDAVBackend: Backend {
+package final class WebDAVBackend: Backend {
     /// The collection URL, always with a trailing slash.
-    public let base: String
+    package let base: String
     private let settings: HTTPSettings
     private let curl: Curl
     /// Folders known to exist, so MKCOL is sent once per folder per session.
     /// The root too: a repository URL may name a collection that does not exist yet.
     private var knownFolders: Set<String> = []
     /// Called before each retry with (attempt, delay); tests count retries with it.
-    public var onRetry: ((Int, Double) -> Void)?
+    package var onRetry: ((Int, Double) -> Void)?
     /// Test hook, called between uploading a create-only object's temporary and moving it.
-    public var publishStep: (() -> Void)?
+    package var publishStep: (() -> Void)?
 
-    public func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
-    public var wireRequests: Int? { requestCount }
+    package func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
+    package var wireRequests: Int? { requestCount }
     /// Requests made, for `sync --json` and benchmarks.
-    public private(set) var requestCount = 0
+    package private(set) var requestCount = 0
 
-    public var location: String { Self.redacted(base) }
+    package var location: String { Self.redacted(base) }
 
-    public init(url: String, settings: HTTPSettings) throws {
+    package init(url: String, settings: HTTPSettings) throws {
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
             throw RemoteError(.invalid, detail: "a WebDAV URL starts with https://")
         }
@@ -192,7 +192,7 @@ public final class WebDAVBackend: Backend {
                           detail: "the server's folder listing was cut short or had other text after it (not one well-formed XML document)")
     }
 
-    public func makeFolder(_ path: String) throws {
+    package func makeFolder(_ path: String) throws {
         try validatePath(path)
         try ensureFolder(path)
     }
@@ -204,7 +204,7 @@ public final class WebDAVBackend: Backend {
 
     // MARK: - Backend
 
-    public func put(_ path: String, from source: ByteSource) throws {
+    package func put(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
         let folder = parentPath(path)
         try withRetries(path) { _ in
@@ -223,7 +223,7 @@ public final class WebDAVBackend: Backend {
         knowExists(folder)
     }
 
-    public func publish(_ path: String, from source: ByteSource) throws {
+    package func publish(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
         let folder = parent(of: path)
         let temp = (folder.isEmpty ? "" : folder + "/") + temporaryPrefix + UUID().uuidString.lowercased()
@@ -237,7 +237,7 @@ public final class WebDAVBackend: Backend {
         }
     }
 
-    public func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+    package func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
         try validatePath(path)
         try withRetries(path) { retry in
             if retry { try sink.reset() }
@@ -253,7 +253,7 @@ public final class WebDAVBackend: Backend {
         knowExists(parentPath(path))
     }
 
-    public func list(_ folder: String) throws -> [RemoteEntry] {
+    package func list(_ folder: String) throws -> [RemoteEntry] {
         try validatePath(folder, allowRoot: true)
         let body = #"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><resourcetype/><getcontentlength/></prop></propfind>"#
         let folderURL = url(folder, folder: true)
@@ -290,7 +290,7 @@ public final class WebDAVBackend: Backend {
         return path.removingPercentEncoding ?? path
     }
 
-    public func delete(_ path: String) throws {
+    package func delete(_ path: String) throws {
         try validatePath(path)
         try withRetries(path) { retry in
             let response = try send(HTTPRequest(method: "DELETE", url: url(path)), path: path)
@@ -300,7 +300,7 @@ public final class WebDAVBackend: Backend {
         }
     }
 
-    public func move(_ from: String, to: String, overwrite: Bool) throws {
+    package func move(_ from: String, to: String, overwrite: Bool) throws {
         try validatePath(from)
         try validatePath(to)
         try ensureFolder(parent(of: to))

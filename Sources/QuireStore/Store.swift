@@ -8,10 +8,10 @@ public final class Store {
         public var create: Bool
         /// How long to wait for another process's write lock before failing as `.busy`.
         public var busyTimeoutMilliseconds: Int32
-        public var clock: WallClock
+        package var clock: WallClock
         /// SQLite page cache. Small keeps sync and restore within their memory budget; a bulk
         /// import asks for more so a large transaction does not spill pages mid-way.
-        public var cacheMebibytes: Int = 16
+        package var cacheMebibytes: Int = 16
         /// Open the store for reading alone when this process may not write it (a backup
         /// copy, a mounted snapshot, another user's files); a store it may write opens as usual.
         /// Writing to a store opened so fails as `.readOnly`.
@@ -19,9 +19,15 @@ public final class Store {
         /// Tests only: stop after this many migrations, to build an older schema.
         var migrationLimit: Int?
 
-        public init(create: Bool = false, busyTimeoutMilliseconds: Int32 = 5000, clock: WallClock = .system) {
+        public init(create: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) {
             self.create = create
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.clock = .system
+        }
+
+        /// Tests: a store whose clock they turn.
+        package init(create: Bool = false, clock: WallClock) {
+            self.init(create: create)
             self.clock = clock
         }
     }
@@ -36,7 +42,7 @@ public final class Store {
     let database: Database
     let clock: WallClock
 
-    public static let databaseName = "journal.sqlite"
+    package static let databaseName = "journal.sqlite"
 
     /// Opens the store in `folder`, creating it when `options.create` is set, and upgrades
     /// its schema. A store written by a newer Quire is refused before anything is changed.
@@ -137,7 +143,7 @@ public final class Store {
     }
 
     /// The last clock value this store issued or received.
-    public func lastClock() throws -> HLC {
+    package func lastClock() throws -> HLC {
         HLC(rawValue: Int64(try meta("hlc") ?? "0") ?? 0)
     }
 

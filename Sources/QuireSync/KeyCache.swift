@@ -7,11 +7,11 @@ import QuireStore
 /// `sync` needs no passphrase after the first unlock — as a phone keeps its keychain. The
 /// store beside it already holds the journal in plaintext, so the key adds no new exposure of
 /// what is here; `quire remote forget-key` removes it. Restore, check and passwd always ask.
-public enum KeyCache {
+package enum KeyCache {
     static func path(_ storeFolder: String) -> String { storeFolder + "/repository.key" }
 
     /// The kept master key for `repositoryID`, if any.
-    public static func load(storeFolder: String, repositoryID: String) -> RepositoryKeys? {
+    package static func load(storeFolder: String, repositoryID: String) -> RepositoryKeys? {
         guard let data = FileManager.default.contents(atPath: path(storeFolder)),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: String],
               object["repository"] == repositoryID, let encoded = object["key"], var raw = Data(base64Encoded: encoded) else {
@@ -22,7 +22,7 @@ public enum KeyCache {
         return try? RepositoryKeys(master: secure)
     }
 
-    public static func save(_ keys: RepositoryKeys, storeFolder: String, repositoryID: String) throws {
+    package static func save(_ keys: RepositoryKeys, storeFolder: String, repositoryID: String) throws {
         var raw = keys.master.withUnsafeBytes { Data($0) }
         defer { raw.resetBytes(in: 0..<raw.count) }
         var json = try JSONSerialization.data(withJSONObject: ["repository": repositoryID, "key": raw.base64EncodedString()])
@@ -36,7 +36,7 @@ public enum KeyCache {
 
     /// Removes the kept key; false when none was kept.
     @discardableResult
-    public static func forget(storeFolder: String) -> Bool {
+    package static func forget(storeFolder: String) -> Bool {
         unlink(path(storeFolder)) == 0
     }
 }

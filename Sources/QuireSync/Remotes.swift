@@ -3,10 +3,10 @@ import QuireRemote
 import QuireStore
 
 /// Turns a remote URL into a backend: `file:///path` a local folder, `http(s)://` WebDAV.
-public enum Remotes {
+package enum Remotes {
     /// Checks a URL a person typed. `file://` needs an absolute path.
     /// - Throws: `RemoteError.invalid` saying what is wrong.
-    public static func validate(_ url: String, insecureHTTP: Bool = false) throws {
+    package static func validate(_ url: String, insecureHTTP: Bool = false) throws {
         if url.hasPrefix("file://") {
             guard String(url.dropFirst(7)).hasPrefix("/") else {
                 throw RemoteError(.invalid, detail: "a file:// URL needs an absolute path, like file:///home/me/journal-backup")
@@ -21,7 +21,7 @@ public enum Remotes {
         _ = try WebDAVBackend(url: url, settings: settings)
     }
 
-    public static func backend(url: String, settings: HTTPSettings) throws -> Backend {
+    package static func backend(url: String, settings: HTTPSettings) throws -> Backend {
         if url.hasPrefix("file://") {
             try validate(url)
             let path = String(url.dropFirst(7))
@@ -30,7 +30,7 @@ public enum Remotes {
         return try WebDAVBackend(url: url, settings: settings)
     }
 
-    public static func backend(url: String, user: String?, password: String?) throws -> Backend {
+    package static func backend(url: String, user: String?, password: String?) throws -> Backend {
         try backend(url: url, settings: HTTPSettings(user: user, password: password))
     }
 }

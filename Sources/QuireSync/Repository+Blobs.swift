@@ -4,10 +4,10 @@ import QuireRemote
 
 extension Repository {
     /// `blobs/<first two hex>/<id>`.
-    public static func blobPath(_ id: String) -> String { "blobs/" + id.prefix(2) + "/" + id }
+    package static func blobPath(_ id: String) -> String { "blobs/" + id.prefix(2) + "/" + id }
 
     /// The repository's blob id of a local file: keyed BLAKE2b of its bytes, read in 1 MiB chunks.
-    public func blobID(ofFileAt path: String) throws -> String {
+    package func blobID(ofFileAt path: String) throws -> String {
         let source = try FileSource(path: path)
         let hasher = try BlobHasher(keys: keys)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -23,7 +23,7 @@ extension Repository {
     /// Encrypts and uploads a local file, streaming (constant memory), create-only: a blob
     /// already on the server is left as it is. Returns the blob id.
     @discardableResult
-    public func uploadBlob(fileAt path: String) throws -> String {
+    package func uploadBlob(fileAt path: String) throws -> String {
         let id = try blobID(ofFileAt: path)
         let source = try EncryptingSource(path: path, keys: keys, blobID: id)
         source.chunkSealed = uploadChunk
@@ -37,7 +37,7 @@ extension Repository {
 
     /// True when blob `id` is on the server (one ranged GET of its first byte: a name only
     /// ever appears complete, since blobs are published by a move).
-    public func hasBlob(_ id: String) throws -> Bool { try hasObject(Self.blobPath(id)) }
+    package func hasBlob(_ id: String) throws -> Bool { try hasObject(Self.blobPath(id)) }
 
     /// True when `object` (a blob object or a pack) is on the server: one ranged GET of its
     /// first byte. Both only ever appear under their names complete or not at all to anyone
@@ -58,7 +58,7 @@ extension Repository {
     /// of the plaintext would only catch a key holder that named a blob wrongly, and cost a
     /// tenth of a restore: `verifyBlob` (`quire verify --read-data`) does that.
     /// - Throws: `CryptoError.unauthenticated` naming the blob for anything damaged or swapped.
-    public func downloadBlob(_ id: String, to destination: String) throws {
+    package func downloadBlob(_ id: String, to destination: String) throws {
         let object = Self.blobPath(id)
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
@@ -74,7 +74,7 @@ extension Repository {
 extension Repository {
     /// Downloads and decrypts blob `id` without keeping it, checking every chunk and that the
     /// plaintext hashes to `id`.
-    public func verifyBlob(_ id: String) throws {
+    package func verifyBlob(_ id: String) throws {
         let object = Self.blobPath(id)
         let hasher = try BlobHasher(keys: keys)
         let decryptor = try BlobCipher.Decryptor(keys: keys, blobID: id, object: object) { hasher.update($0) }

@@ -7,17 +7,17 @@ import QuireRemote
 /// - `keys/<id>`: the master key wrapped by a passphrase (Argon2id), one file per passphrase;
 /// - `blobs/<2 hex>/<blob id>`: attachments, secretstream-encrypted, named by keyed BLAKE2b.
 public final class Repository {
-    public let backend: Backend
+    package let backend: Backend
     public let id: String
-    public let keys: RepositoryKeys
-    public let box: RecordBox
+    package let keys: RepositoryKeys
+    package let box: RecordBox
     /// The key file this session unlocked with.
     public let keyName: String
     /// Called as each 64 KiB chunk of a blob upload is sealed (progress; tests crash here).
-    public var uploadChunk: (() -> Void)?
+    package var uploadChunk: (() -> Void)?
 
-    public static let configPath = "quire-repo.json"
-    public static let keysFolder = "keys"
+    package static let configPath = "quire-repo.json"
+    package static let keysFolder = "keys"
     /// 2: attachments in packs (`packs/<device>/<id>`), located by the segments and snapshots
     /// that name them; blob objects of format 1 are still read.
     public static let format = 2
@@ -39,7 +39,7 @@ public final class Repository {
     /// The config is published last and create-only, so of two devices initialising the same
     /// URL at once exactly one wins, and a crash leaves no half repository that looks whole.
     /// - Throws: `.alreadyExists` when a repository is there.
-    public static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
+    package static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
         if try configExists(backend) {
             throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }
@@ -96,7 +96,7 @@ public final class Repository {
 
     /// The repository id at `backend`, without unlocking it.
     /// - Throws: `.noRepository` when there is none, `.badConfig` when it is unreadable.
-    public static func readID(_ backend: Backend) throws -> String {
+    package static func readID(_ backend: Backend) throws -> String {
         let data: Data
         do {
             data = try backend.getData(configPath, limit: 64 << 10)
@@ -118,7 +118,7 @@ public final class Repository {
     /// `preferredKey`, the key file that opened last time, is tried first; at most
     /// `maxKeyFilesTried` are tried in all, each bounded by `KeyFile.Cost.ceiling`, so a
     /// server that lists a thousand costly key files costs seconds, not hours.
-    public static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
+    package static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
                             preferredKey: String? = nil) throws -> Repository {
         let id = try readID(backend)
         if let expectedID, expectedID != id {
@@ -158,7 +158,7 @@ public final class Repository {
 
     /// Opens with a master key this device kept from an earlier unlock (see `KeyCache`):
     /// one request, to check that the repository at the URL is still the expected one.
-    public static func open(backend: Backend, keys: RepositoryKeys, expectedID: String) throws -> Repository {
+    package static func open(backend: Backend, keys: RepositoryKeys, expectedID: String) throws -> Repository {
         let id = try readID(backend)
         guard id == expectedID else {
             throw RepositoryError(.wrongRepository,

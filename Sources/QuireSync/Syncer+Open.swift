@@ -16,7 +16,7 @@ public enum Unlock {
 extension Syncer {
     /// Connections besides the main one a sync opens by default: uploads go over all of them,
     /// downloads over all but the quarter that read segments ahead.
-    public static let defaultWorkers = 8
+    package static let defaultWorkers = 8
 
     /// Opens the repository `store` syncs with, over connections `connect` makes (one for
     /// the work, `workers` more to read segments ahead and download attachments while
@@ -25,7 +25,7 @@ extension Syncer {
     /// first next time) and caches the key (`KeyCache`), so later opens need no passphrase.
     /// - Throws: `RepositoryError` (wrong repository, wrong passphrase, `.locked` without a
     ///   cached key under `.cachedKeyOnly`), `RemoteError`.
-    public static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = Syncer.defaultWorkers) throws -> Syncer {
+    package static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = Syncer.defaultWorkers) throws -> Syncer {
         let remote = try store.remoteSettings()
         let backend = try connect()
         let repository: Repository
@@ -50,7 +50,7 @@ extension Repository {
     /// passphrase, trying the key file that opened last time first, and remembers the one
     /// that opened it.
     /// - Throws: `RepositoryError` (wrong repository, wrong passphrase), `RemoteError`.
-    public static func unlock(for store: Store, backend: Backend, passphrase: SecureBytes) throws -> Repository {
+    package static func unlock(for store: Store, backend: Backend, passphrase: SecureBytes) throws -> Repository {
         let remote = try store.remoteSettings()
         let repository = try open(backend: backend, passphrase: passphrase, expectedID: remote?.repositoryID, preferredKey: remote?.keyName)
         if repository.keyName != remote?.keyName { try store.setRepositoryKeyName(repository.keyName) }

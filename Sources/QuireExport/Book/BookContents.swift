@@ -6,38 +6,38 @@ import QuireStore
 /// Months are those of the entries' local dates (the date the writer saw): entries are read
 /// in local wall-clock order, so an entry written late on 31 March in Hawaii is in March
 /// although it is April in UTC, and within a month entries follow their writers' clocks.
-public struct BookContents {
+package struct BookContents {
     /// One month of entries.
-    public struct Month: Sendable {
+    package struct Month: Sendable {
         /// `2025-03`.
-        public let key: String
-        public let year: Int
+        package let key: String
+        package let year: Int
         /// 1 = January.
-        public let month: Int
+        package let month: Int
 
         init(_ local: LocalDate) {
             (key, year, month) = (local.monthKey, local.year, local.month)
         }
 
         /// `March 2025`, `Март 2025 г.`.
-        public func title(in dates: BookDates) -> String { dates.monthTitle(year: year, month: month) }
+        package func title(in dates: BookDates) -> String { dates.monthTitle(year: year, month: month) }
     }
 
     let filter: EntryFilter
-    public private(set) var entryCount = 0
+    package private(set) var entryCount = 0
     /// The newest `modified` of the entries: the book's own modification time.
-    public private(set) var newestModified: Timestamp?
-    public private(set) var first: LocalDate?
-    public private(set) var last: LocalDate?
+    package private(set) var newestModified: Timestamp?
+    package private(set) var first: LocalDate?
+    package private(set) var last: LocalDate?
     /// How many entries show each language (for the book's own, `BookLanguage.choose`).
-    public private(set) var languageVotes: [String: Int] = [:]
+    package private(set) var languageVotes: [String: Int] = [:]
     /// SHA-256 of the entries' ids in order, for an identifier derived from the data.
-    public let idDigest: String
+    package let idDigest: String
 
     /// Reads the live entries of `store` that `filter` selects, once, keeping only totals;
     /// `visit` sees each entry of that pass, in the book's order, with its month (what an
     /// export must know of every entry before it writes any: where each one will be).
-    public init(store: Store, filter: EntryFilter, visit: ((Entry, _ monthKey: String) throws -> Void)? = nil) throws {
+    package init(store: Store, filter: EntryFilter, visit: ((Entry, _ monthKey: String) throws -> Void)? = nil) throws {
         self.filter = filter
         var count = 0, newest: Timestamp?, first: LocalDate?, last: LocalDate?
         var votes: [String: Int] = [:]
@@ -57,7 +57,7 @@ public struct BookContents {
     }
 
     /// Calls `body` with each month and its entries, in order, reading one month at a time.
-    public func forEachMonth(in store: Store, _ body: (Month, [Entry]) throws -> Void) throws {
+    package func forEachMonth(in store: Store, _ body: (Month, [Entry]) throws -> Void) throws {
         var current: Month?
         var entries: [Entry] = []
         try store.forEachEntry(matching: filter, localTimeOrder: true) { entry in
@@ -73,13 +73,13 @@ public struct BookContents {
     }
 
     /// `March – August 2025`, or one month alone.
-    public func dateRange(in dates: BookDates) -> String {
+    package func dateRange(in dates: BookDates) -> String {
         guard let first, let last else { return "" }
         return dates.monthRange(from: (first.year, first.month), to: (last.year, last.month))
     }
 
     /// The language the book is written around: `requested`, else its entries', else the environment's.
-    public func language(requested: String?) throws -> BookLanguage {
+    package func language(requested: String?) throws -> BookLanguage {
         try BookLanguage.choose(requested: requested, votes: languageVotes, entries: entryCount)
     }
 }

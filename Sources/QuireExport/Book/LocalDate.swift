@@ -3,27 +3,27 @@ import QuireStore
 /// The calendar date and clock time of a timestamp at its own UTC offset — the time the
 /// writer saw on their clock — computed from the data alone, so output never depends on
 /// the exporting machine's time zone. Its names in a book's language are `BookDates`'.
-public struct LocalDate: Equatable, Sendable {
-    public let year: Int
-    public let month: Int
-    public let day: Int
-    public let hour: Int
-    public let minute: Int
-    public let second: Int
+package struct LocalDate: Equatable, Sendable {
+    package let year: Int
+    package let month: Int
+    package let day: Int
+    package let hour: Int
+    package let minute: Int
+    package let second: Int
     /// 0 = Sunday … 6 = Saturday.
-    public let weekday: Int
+    package let weekday: Int
     /// No time of day was given: the timestamp is exactly midnight (a daily note, an entry
     /// added with `--date 2025-03-01`). Books show its date alone, never a made-up 00:00.
-    public let isDateOnly: Bool
+    package let isDateOnly: Bool
 
     /// The local date of `timestamp` at its offset.
-    public init(_ timestamp: Timestamp) {
+    package init(_ timestamp: Timestamp) {
         self.init(secondsSinceEpoch: floorDiv(timestamp.microseconds, 1_000_000) + Int64(timestamp.offsetSeconds),
                   dateOnly: timestamp.isDateOnly)
     }
 
     /// The date in UTC of `seconds` since 1970 (for `dcterms:modified` and zip times).
-    public init(utcSeconds seconds: Int64) { self.init(secondsSinceEpoch: seconds, dateOnly: false) }
+    package init(utcSeconds seconds: Int64) { self.init(secondsSinceEpoch: seconds, dateOnly: false) }
 
     private init(secondsSinceEpoch seconds: Int64, dateOnly: Bool) {
         let days = floorDiv(seconds, 86_400)
@@ -46,11 +46,11 @@ public struct LocalDate: Equatable, Sendable {
     }
 
     /// `2025-03`.
-    public var monthKey: String { pad(year, 4) + "-" + pad(month, 2) }
+    package var monthKey: String { pad(year, 4) + "-" + pad(month, 2) }
     /// `2025-03-01`.
-    public var dayKey: String { monthKey + "-" + pad(day, 2) }
+    package var dayKey: String { monthKey + "-" + pad(day, 2) }
     /// `2025-03-01T21:14:05Z` (for UTC dates).
-    public var utcText: String { dayKey + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + "Z" }
+    package var utcText: String { dayKey + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + "Z" }
 
     func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)

@@ -3,18 +3,18 @@ import QuireStore
 
 /// What an attachment's bytes are, read from their first bytes rather than trusted from a
 /// name or a MIME type, and whether EPUB 3.3 readers must support it (a core media type).
-public struct MediaFormat: Equatable, Sendable {
+package struct MediaFormat: Equatable, Sendable {
     /// The media type to declare in a package (e.g. `audio/ogg; codecs=opus`).
-    public let mediaType: String
+    package let mediaType: String
     /// The file extension to use inside a book or an export.
-    public let fileExtension: String
+    package let fileExtension: String
     /// True for EPUB core media types (images: jpeg, png, gif, webp, svg; audio: mp3, mp4, Ogg Opus).
-    public let isCore: Bool
+    package let isCore: Bool
     /// A short human name, for notes such as "WAV audio is not embedded".
-    public let name: String
+    package let name: String
 
     /// Sniffs the file at `path`; falls back to `declaredMime` for formats without a signature.
-    public static func detect(path: String, declaredMime: String) -> MediaFormat {
+    package static func detect(path: String, declaredMime: String) -> MediaFormat {
         let head = Self.head(of: path, count: 64)
         let mime = declaredMime.lowercased()
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .init(mediaType: "image/png", fileExtension: "png", isCore: true, name: "PNG") }

@@ -40,12 +40,12 @@ public struct BookSummary: Equatable, Sendable {
 /// transcript printed, media overlays for timed transcripts, accessibility metadata.
 /// The same data gives the same bytes: names, identifier, dates and zip times all come from
 /// the entries. The book is written to a temporary file beside `path` and renamed into place.
-public struct EPUBExporter {
+package struct EPUBExporter {
     let store: Store
     let options: EPUBOptions
     let templates: TemplateSet
 
-    public init(store: Store, options: EPUBOptions, templates: TemplateSet) {
+    package init(store: Store, options: EPUBOptions, templates: TemplateSet) {
         self.store = store
         self.options = options
         self.templates = templates
@@ -53,7 +53,7 @@ public struct EPUBExporter {
 
     static let package = "EPUB/"
 
-    public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
+    package func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
         var monthOf: [String: String] = [:]  // entry id → its chapter, for links between entries
         var days = WrittenDays()
         let contents = try BookContents(store: store, filter: options.filter) { entry, month in

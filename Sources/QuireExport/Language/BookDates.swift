@@ -10,20 +10,20 @@ import QuireStore
 /// Linux's Foundation has no `DateFormatter.formattingContext`: headings are capitalised
 /// through `Date.FormatStyle`'s capitalisation context instead, which follows CLDR's
 /// context transforms (ru "март" stands as "Март" in a heading, stays "марта" in a date).
-public final class BookDates: @unchecked Sendable {
-    public let locale: Locale
+package final class BookDates: @unchecked Sendable {
+    package let locale: Locale
     /// Standalone month names as a heading shows them, January first.
-    public let monthNames: [String]
+    package let monthNames: [String]
     /// One- or two-letter weekday names for a calendar, Sunday first.
-    public let weekdayInitials: [String]
+    package let weekdayInitials: [String]
     /// The weekday a week starts on in this locale: 1 = Sunday … 7 = Saturday.
-    public let firstWeekday: Int
+    package let firstWeekday: Int
 
     private let calendar: Calendar
     private let heading: Date.FormatStyle
     private let inline: Date.FormatStyle
 
-    public init(locale: Locale) {
+    package init(locale: Locale) {
         self.locale = locale
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
@@ -52,12 +52,12 @@ public final class BookDates: @unchecked Sendable {
     }
 
     /// `March 2025`, `Март 2025 г.`, `2025年3月`: a month as a heading.
-    public func monthTitle(year: Int, month: Int) -> String { heading.month(.wide).year().format(date(year: year, month: month)) }
+    package func monthTitle(year: Int, month: Int) -> String { heading.month(.wide).year().format(date(year: year, month: month)) }
 
     /// `March – October 2025`, `Март — октябрь 2025 г.`, `2025年3月～2026年2月`: the months a
     /// book spans, as CLDR's interval formats join them (its first letter capitalised, as a
     /// heading starts; Linux's interval style takes no capitalisation context).
-    public func monthRange(from first: (year: Int, month: Int), to last: (year: Int, month: Int)) -> String {
+    package func monthRange(from first: (year: Int, month: Int), to last: (year: Int, month: Int)) -> String {
         guard first != last else { return monthTitle(year: first.year, month: first.month) }
         let style = Date.IntervalFormatStyle(date: .omitted, time: .omitted, locale: locale, calendar: calendar, timeZone: calendar.timeZone)
         let text = (date(year: first.year, month: first.month)..<date(year: last.year, month: last.month)).formatted(style.month(.wide).year())
@@ -66,33 +66,33 @@ public final class BookDates: @unchecked Sendable {
     }
 
     /// `March`, `Март`, `3月`.
-    public func monthName(_ month: Int) -> String { monthNames[max(1, min(12, month)) - 1] }
+    package func monthName(_ month: Int) -> String { monthNames[max(1, min(12, month)) - 1] }
 
     /// `2025`, or `٢٠٢٥` where the locale writes other digits.
-    public func year(_ year: Int) -> String { inline.year().format(date(year: year, month: 6)) }
+    package func year(_ year: Int) -> String { inline.year().format(date(year: year, month: 6)) }
 
     /// `Saturday, March 1, 2025`, `Суббота, 1 марта 2025 г.`: a day as a heading.
-    public func longDay(_ local: LocalDate) -> String { heading.weekday(.wide).day().month(.wide).year().format(date(local)) }
+    package func longDay(_ local: LocalDate) -> String { heading.weekday(.wide).day().month(.wide).year().format(date(local)) }
 
     /// The day and the time (`… at 9:14 PM`), or the day alone for a date-only entry.
-    public func longDayAndTime(_ local: LocalDate) -> String {
+    package func longDayAndTime(_ local: LocalDate) -> String {
         local.isDateOnly ? longDay(local) : heading.weekday(.wide).day().month(.wide).year().hour().minute().format(date(local))
     }
 
     /// `9:14 PM`, `21:14`: the clock as the locale reads it.
-    public func clock(_ local: LocalDate) -> String { inline.hour().minute().format(date(local)) }
+    package func clock(_ local: LocalDate) -> String { inline.hour().minute().format(date(local)) }
 
     /// `March 1`, `1 марта`, `3月1日`: a day inside a month's list.
-    public func dayAndMonth(_ local: LocalDate) -> String { inline.day().month(.wide).format(date(local)) }
+    package func dayAndMonth(_ local: LocalDate) -> String { inline.day().month(.wide).format(date(local)) }
 
     /// A whole number as the locale writes it, without grouping (a page, a day of the month).
-    public func number(_ value: Int) -> String { value.formatted(.number.grouping(.never).locale(locale)) }
+    package func number(_ value: Int) -> String { value.formatted(.number.grouping(.never).locale(locale)) }
 
     /// A count as the locale writes it, grouped (`1,234`, `1 234`).
-    public func count(_ value: Int) -> String { value.formatted(.number.locale(locale)) }
+    package func count(_ value: Int) -> String { value.formatted(.number.locale(locale)) }
 
     /// `0:04`, `1:02:03`: a recording's length or a time within it.
-    public func duration(_ seconds: Double) -> String {
+    package func duration(_ seconds: Double) -> String {
         let whole = Int64(Media.wholeSeconds(seconds))
         let pattern: Duration.TimeFormatStyle.Pattern = whole >= 3600 ? .hourMinuteSecond : .minuteSecond
         return Duration.seconds(whole).formatted(.time(pattern: pattern).locale(locale))

@@ -5,28 +5,28 @@ import Foundation
 /// written in, where their text tells it (`TextLanguage`): more than half of the entries whose
 /// language shows, when those are at least half of the book. Else the locale of the
 /// environment (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set), else English.
-public struct BookLanguage: Sendable {
+package struct BookLanguage: Sendable {
     /// How the language was chosen.
-    public enum Source: String, Sendable {
+    package enum Source: String, Sendable {
         case requested, entries, environment, fallback
     }
 
     /// A BCP 47 tag (`ru`, `pt-BR`, `ar-u-nu-arab`).
-    public let code: String
+    package let code: String
     /// "rtl" for a right-to-left book (Arabic, Hebrew, Persian, Urdu…), else "ltr".
-    public let direction: String
-    public let source: Source
-    public let words: BookWords
-    public let dates: BookDates
+    package let direction: String
+    package let source: Source
+    package let words: BookWords
+    package let dates: BookDates
 
-    public var isRightToLeft: Bool { direction == "rtl" }
+    package var isRightToLeft: Bool { direction == "rtl" }
     /// The language subtag alone: `pt` of `pt-BR`.
-    public var base: String { String(code.prefix { $0 != "-" }) }
+    package var base: String { String(code.prefix { $0 != "-" }) }
 
     /// The language `tag` names.
     /// - Throws: `LanguageError` when `tag` is not a BCP 47 tag, or names a language CLDR has
     ///   no names and dates for.
-    public init(tag: String, source: Source = .requested) throws {
+    package init(tag: String, source: Source = .requested) throws {
         guard let code = Self.canonical(tag) else { throw LanguageError(tag: tag, problem: .malformed) }
         let base = String(code.split(separator: "-")[0])
         // A language told from the entries is one CLDR has; listing CLDR's (3 MB of ICU data
@@ -54,7 +54,7 @@ public struct BookLanguage: Sendable {
     ///   - votes: how many entries show each language.
     ///   - entries: how many entries the book holds.
     /// - Throws: `LanguageError` for a `requested` tag that is not one.
-    public static func choose(requested: String?, votes: [String: Int], entries: Int,
+    package static func choose(requested: String?, votes: [String: Int], entries: Int,
                               environment: [String: String] = ProcessInfo.processInfo.environment) throws -> BookLanguage {
         if let requested { return try BookLanguage(tag: requested) }
         if let told = told(votes: votes, entries: entries), let language = try? BookLanguage(tag: told, source: .entries) {
@@ -137,12 +137,12 @@ public struct BookLanguage: Sendable {
 }
 
 /// A `--lang` that names no language a book can be written in.
-public struct LanguageError: Error, CustomStringConvertible, Sendable {
-    public enum Problem: Sendable { case malformed, unknown }
-    public let tag: String
-    public let problem: Problem
+package struct LanguageError: Error, CustomStringConvertible, Sendable {
+    package enum Problem: Sendable { case malformed, unknown }
+    package let tag: String
+    package let problem: Problem
 
-    public var description: String {
+    package var description: String {
         switch problem {
         case .malformed:
             return "'\(tag)' is not a language tag: give one such as ru, es, ja, ar, pt-BR or en-GB"

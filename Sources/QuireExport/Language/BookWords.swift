@@ -3,9 +3,9 @@ import Foundation
 /// The words Quire itself puts in a book ("Contents", "Voice note", the colophon), in one
 /// language: the catalogue `messages/<language>.txt` carried in the binary, each key it lacks
 /// taken from English. `{name}` in a text is filled in by `text(_:_:)`.
-public struct BookWords: Sendable {
+package struct BookWords: Sendable {
     /// The catalogue's language (`pt` for `pt-BR`), or "en" when Quire has none for it.
-    public let language: String
+    package let language: String
     let texts: [String: String]
 
     /// The catalogues Quire carries: language → key → text.
@@ -19,10 +19,10 @@ public struct BookWords: Sendable {
     }()
 
     /// The languages with a catalogue of their own.
-    public static var languages: [String] { catalogues.keys.sorted() }
+    package static var languages: [String] { catalogues.keys.sorted() }
 
     /// The words for a BCP 47 tag: its own catalogue (`pt-BR` → `pt`), else English.
-    public init(for tag: String) {
+    package init(for tag: String) {
         let base = String(tag.split(separator: "-").first ?? "").lowercased()
         language = Self.catalogues[base] == nil ? "en" : base
         texts = (Self.catalogues["en"] ?? [:]).merging(Self.catalogues[language] ?? [:]) { _, own in own }
@@ -30,7 +30,7 @@ public struct BookWords: Sendable {
 
     /// The text of `key` with each `{name}` of `values` filled in; the key itself when no
     /// catalogue has it (a mistake a test catches, never a crash).
-    public func text(_ key: String, _ values: [String: String] = [:]) -> String {
+    package func text(_ key: String, _ values: [String: String] = [:]) -> String {
         var text = texts[key] ?? key
         for (name, value) in values { text = text.replacingOccurrences(of: "{" + name + "}", with: value) }
         return text

@@ -7,14 +7,14 @@ import QuireStore
 /// Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
 /// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
-public struct TextLanguage: Equatable, Sendable {
+package struct TextLanguage: Equatable, Sendable {
     /// A BCP 47 tag, or nil when the script does not tell.
-    public let code: String?
+    package let code: String?
     /// "rtl" or "ltr", from the first letter with a strong direction; nil if none.
-    public let direction: String?
+    package let direction: String?
 
     /// What an entry's title, body and transcripts say.
-    public init(of entry: Entry) {
+    package init(of entry: Entry) {
         var text = entry.title + "\n" + entry.body
         for media in entry.media where !media.transcript.isEmpty { text += "\n" + media.transcript }
         self.init(of: text)
@@ -31,7 +31,7 @@ public struct TextLanguage: Equatable, Sendable {
         static let arabic = 0, cyrillic = 1, el = 2, han = 3, he = 4, kana = 5, ko = 6, latin = 7, th = 8
     }
 
-    public init(of text: String) {
+    package init(of text: String) {
         // Counted in a small array, with ASCII letters told without a Unicode property lookup:
         // this runs over every entry of every book.
         var counts = [Int](repeating: 0, count: Self.scripts.count)

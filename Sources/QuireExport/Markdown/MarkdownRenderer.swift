@@ -7,7 +7,7 @@ import QuireStore
 /// HTML node is turned into a text node before rendering. cmark decodes entities such as
 /// `&nbsp;` into characters, so the output holds only `&amp; &lt; &gt; &quot;`.
 /// The only file that talks to libcmark-gfm.
-public enum MarkdownRenderer {
+package enum MarkdownRenderer {
     static let extensionNames = ["table", "strikethrough", "tasklist", "autolink"]
     private static let registered: Bool = {
         cmark_gfm_core_extensions_ensure_registered()
@@ -19,7 +19,7 @@ public enum MarkdownRenderer {
     /// (`quire:media/<id>`) its target in the output; where it gives none, the image goes and
     /// the link leaves only its text. `entryLink` does the same for links to other entries
     /// (`quire:entry/<id>`).
-    public static func html(_ markdown: String, resolve: (_ mediaID: String, _ isImage: Bool) -> String? = { _, _ in nil },
+    package static func html(_ markdown: String, resolve: (_ mediaID: String, _ isImage: Bool) -> String? = { _, _ in nil },
                             entryLink: (_ entryID: String) -> String? = { _ in nil }) -> String {
         parsed(markdown, resolve: resolve, entryLink: entryLink) { document, parser in
             guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else { return nil }

@@ -20,7 +20,7 @@ public struct MarkdownSummary: Equatable, Sendable {
 /// wrote in `.quire-export`): files of the earlier export that this one no longer writes are
 /// removed, anything else in the folder is left alone. A folder holding other files is
 /// refused, so an export can never overwrite someone's notes.
-public struct MarkdownExporter {
+package struct MarkdownExporter {
     let store: Store
     let filter: EntryFilter
     let templates: TemplateSet
@@ -29,14 +29,14 @@ public struct MarkdownExporter {
     static let manifestName = ".quire-export"
 
     /// - Parameter language: a BCP 47 tag, or nil for the entries' or the environment's language.
-    public init(store: Store, filter: EntryFilter, templates: TemplateSet, language: String? = nil) {
+    package init(store: Store, filter: EntryFilter, templates: TemplateSet, language: String? = nil) {
         self.store = store
         self.filter = filter
         self.templates = templates
         self.language = language
     }
 
-    public func write(to outdir: String, progress: ProgressHandler? = nil) throws -> MarkdownSummary {
+    package func write(to outdir: String, progress: ProgressHandler? = nil) throws -> MarkdownSummary {
         // Each entry's file is named before any is written, so a link to a later entry finds it.
         var files: [String: String] = [:]  // entry id → its path in the export
         var takenEntryNames: [String: Set<String>] = [:]

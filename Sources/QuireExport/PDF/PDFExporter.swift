@@ -29,11 +29,11 @@ public struct PDFOptions {
 /// memory does not grow with the journal. The same entries and options give the
 /// same bytes (the dates inside are the newest entry's, or `SOURCE_DATE_EPOCH`); the file is
 /// written under a temporary name beside `path` and renamed into place.
-public struct PDFExporter {
+package struct PDFExporter {
     let store: Store
     let options: PDFOptions
 
-    public init(store: Store, options: PDFOptions) {
+    package init(store: Store, options: PDFOptions) {
         self.store = store
         self.options = options
     }
@@ -57,7 +57,7 @@ public struct PDFExporter {
         let cover: PageImage?
     }
 
-    public func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
+    package func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
         var months: [BookContents.Month] = []
         var days = WrittenDays()
         var ids = Set<String>()

@@ -1,7 +1,7 @@
 /// A Mustache template engine that passes the official spec suite (comments, delimiters,
 /// interpolation, inverted sections, partials, sections; not lambdas, not inheritance).
 /// Parsing follows the spec's standalone-line rules; errors name the template and line.
-public struct MustacheTemplate: Sendable {
+package struct MustacheTemplate: Sendable {
     indirect enum Node: Sendable {
         case text(String)
         case variable(name: String, escaped: Bool)
@@ -9,29 +9,29 @@ public struct MustacheTemplate: Sendable {
         case partial(name: String, indentation: String)
     }
 
-    public struct SyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
-        public let template: String
-        public let line: Int
-        public let reason: String
-        public var description: String { "\(template):\(line): \(reason)" }
+    package struct SyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+        package let template: String
+        package let line: Int
+        package let reason: String
+        package var description: String { "\(template):\(line): \(reason)" }
     }
 
     let nodes: [Node]
-    public let name: String
+    package let name: String
 
     /// - Throws: `SyntaxError` naming `name` and the line of an unclosed or mismatched tag.
-    public init(_ source: String, name: String = "template") throws {
+    package init(_ source: String, name: String = "template") throws {
         self.name = name
         nodes = try Parser(source: source, name: name).parse()
     }
 
     /// Renders with `data`; `partials` supplies `{{> name}}` by name.
-    public func render(_ data: MustacheValue, partials: [String: String] = [:]) throws -> String {
+    package func render(_ data: MustacheValue, partials: [String: String] = [:]) throws -> String {
         try render(data, partials: MustachePartials(partials))
     }
 
     /// Renders with `data`, reusing the partials `partials` has parsed before.
-    public func render(_ data: MustacheValue, partials: MustachePartials) throws -> String {
+    package func render(_ data: MustacheValue, partials: MustachePartials) throws -> String {
         var out = ""
         var renderer = Renderer(partials: partials)
         try renderer.render(nodes, stack: [data], into: &out)
@@ -40,13 +40,13 @@ public struct MustacheTemplate: Sendable {
 }
 
 /// Partial templates by name, each parsed once per indentation and reused across renders.
-public final class MustachePartials {
+package final class MustachePartials {
     private let sources: [String: String]
     private let errorNames: [String: String]
     private var parsed: [String: [MustacheTemplate.Node]] = [:]
 
     /// - Parameter errorNames: what a syntax error in partial `name` calls it (default: `name`).
-    public init(_ sources: [String: String], errorNames: [String: String] = [:]) {
+    package init(_ sources: [String: String], errorNames: [String: String] = [:]) {
         self.sources = sources
         self.errorNames = errorNames
     }

@@ -1,7 +1,7 @@
 import QuireStore
 
 /// The data a template renders: JSON-shaped.
-public enum MustacheValue: Equatable, Sendable {
+package enum MustacheValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +9,7 @@ public enum MustacheValue: Equatable, Sendable {
     case list([MustacheValue])
     case object([String: MustacheValue])
 
-    public init(_ json: JSONValue) {
+    package init(_ json: JSONValue) {
         switch json {
         case .null: self = .null
         case .bool(let b): self = .bool(b)

@@ -75,17 +75,17 @@ public final class TemplateSet {
     }
 
     /// Where template `path` came from (a file under `--templates`, or `templates/…`).
-    public func origin(of path: String) -> String { origins[path] ?? "templates/" + path }
+    package func origin(of path: String) -> String { origins[path] ?? "templates/" + path }
 
     /// The raw text of `path` (for files copied as they are, such as the stylesheet).
-    public func source(_ path: String) throws -> String {
+    package func source(_ path: String) throws -> String {
         guard let text = sources[path] else { throw ExportError(.template, path: "templates/" + path, detail: "is missing from this build") }
         return text
     }
 
     /// Renders template `path` with `data`.
     /// - Throws: `ExportError.template` naming the file and line of a syntax error.
-    public func render(_ path: String, _ data: MustacheValue) throws -> String {
+    package func render(_ path: String, _ data: MustacheValue) throws -> String {
         do {
             let template = try parsedTemplate(path)
             return try template.render(data, partials: partialSet(for: path))

@@ -4,7 +4,7 @@ import Foundation
 /// Well-formed XHTML through libxml2: entry bodies are re-parsed with libxml2's HTML parser
 /// and written back as XHTML that is safe inside a book page, and every finished page is
 /// parsed again as strict XML before it is written. The only file that talks to libxml2.
-public enum XHTMLPage {
+package enum XHTMLPage {
     /// Elements kept as they are (after their attributes are filtered); any other element
     /// is replaced by its content.
     static let keptElements: Set<String> = [
@@ -24,7 +24,7 @@ public enum XHTMLPage {
     /// book, become text; comments, scripts and unknown attributes are dropped.
     /// `inBook` lists targets the book itself provides (an attachment's image, its place in the
     /// list of attachments), kept as they are.
-    public static func fragment(_ html: String, idPrefix: String, headingShift: Int = 0, inBook: Set<String> = []) -> String {
+    package static func fragment(_ html: String, idPrefix: String, headingShift: Int = 0, inBook: Set<String> = []) -> String {
         let wrapped = "<html><body>" + html + "</body></html>"
         let options = Int32(HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue)
         let size = Int32(clamping: wrapped.utf8.count)
@@ -40,9 +40,9 @@ public enum XHTMLPage {
     }
 
     /// Where a page is not well-formed XML: line and libxml2's message.
-    public struct Problem: Error, Equatable, Sendable {
-        public let line: Int
-        public let message: String
+    package struct Problem: Error, Equatable, Sendable {
+        package let line: Int
+        package let message: String
     }
 
     /// Parses `document` as strict XML (no DTD, no network, no entities beyond XML's five).

@@ -1,7 +1,7 @@
 /// Text made safe for XML: characters XML 1.0 forbids (most C0 controls, U+FFFE, U+FFFF)
 /// are dropped, and markup characters escaped. Entry text is outside data: a stray
 /// control character in a journal must not make a page unreadable.
-public enum XMLText {
+package enum XMLText {
     static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x9, 0xA, 0xD: return true
@@ -11,7 +11,7 @@ public enum XMLText {
     }
 
     /// `text` without the characters XML forbids.
-    public static func clean(_ text: String) -> String {
+    package static func clean(_ text: String) -> String {
         guard !text.unicodeScalars.allSatisfy(isAllowed) else { return text }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: text.unicodeScalars.filter(isAllowed))
@@ -19,7 +19,7 @@ public enum XMLText {
     }
 
     /// `text` escaped for element content and double-quoted attribute values.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars where isAllowed(scalar) {

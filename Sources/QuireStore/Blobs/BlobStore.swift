@@ -9,7 +9,7 @@ import Glibc
 public struct BlobStore: Sendable {
     public let root: String
 
-    public init(root: String) { self.root = root }
+    package init(root: String) { self.root = root }
 
     /// The file holding blob `id`.
     public func path(for id: String) -> String {
@@ -28,11 +28,11 @@ public struct BlobStore: Sendable {
 
     /// A blob id is 64 lower-case hex characters; anything else is refused before it
     /// can become a path.
-    public static func isValidID(_ id: String) -> Bool {
+    package static func isValidID(_ id: String) -> Bool {
         id.utf8.count == 64 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    public struct Added: Sendable {
+    package struct Added: Sendable {
         public let id: String
         public let size: Int64
         /// False when identical bytes were already stored.
@@ -41,20 +41,20 @@ public struct BlobStore: Sendable {
 
     /// Copies the file at `source` into the store, hashing while it streams.
     /// - Throws: `.fileUnreadable` for a missing or unreadable source, `.io` when writing fails.
-    public func add(fileAt source: String) throws -> Added {
+    package func add(fileAt source: String) throws -> Added {
         try add(.named(source))
     }
 
     /// Copies `file` into the store, hashing while it streams.
     /// - Throws: `.fileUnreadable` for a missing, unreadable or refused source, `.io` when writing fails.
-    public func add(_ file: SourceFile) throws -> Added {
+    package func add(_ file: SourceFile) throws -> Added {
         try add(.file(file))
     }
 
     /// Copies the bytes of `source` into the store, hashing while they stream: a file, or an
     /// entry of an archive read straight from it.
     /// - Throws: `.fileUnreadable` for a missing, unreadable or refused source, `.io` when writing fails.
-    public func add(_ source: AttachmentSource) throws -> Added {
+    package func add(_ source: AttachmentSource) throws -> Added {
         let input = try source.open()
         let tempFolder = root + "/tmp"
         try FileIO.makeFolder(tempFolder)
@@ -81,7 +81,7 @@ public struct BlobStore: Sendable {
     /// them, saves reading them again. The file is gone afterwards either way.
     /// With `syncFolder` false the caller flushes the blob's folder (`folder(of:)`) itself,
     /// once for many blobs.
-    public func adopt(fileAt path: String, sha256: String? = nil, syncFolder: Bool = true) throws -> Added {
+    package func adopt(fileAt path: String, sha256: String? = nil, syncFolder: Bool = true) throws -> Added {
         if let sha256, Self.isValidID(sha256) {
             var info = stat()
             guard stat(path, &info) == 0 else { throw StoreError(.fileUnreadable, path: path, detail: FileIO.errnoText()) }
@@ -142,10 +142,10 @@ public struct BlobStore: Sendable {
     }
 
     /// The folder blob `id` lives in (`blobs/ab`).
-    public func folder(of id: String) -> String { root + "/" + id.prefix(2) }
+    package func folder(of id: String) -> String { root + "/" + id.prefix(2) }
 
     /// A fresh temporary file name inside the store (same filesystem, so `adopt` can rename).
-    public func temporaryPath() throws -> String {
+    package func temporaryPath() throws -> String {
         try FileIO.makeFolder(root + "/tmp")
         return root + "/tmp/" + UUID().uuidString.lowercased()
     }
@@ -154,7 +154,7 @@ public struct BlobStore: Sendable {
     /// changed more than `age` seconds ago; younger ones may belong to work still running.
     /// Returns how many went.
     @discardableResult
-    public func removeStaleTemporaries(olderThan age: TimeInterval) -> Int {
+    package func removeStaleTemporaries(olderThan age: TimeInterval) -> Int {
         let folder = root + "/tmp"
         let cutoff = Date().addingTimeInterval(-age)
         var removed = 0
@@ -168,7 +168,7 @@ public struct BlobStore: Sendable {
     }
 
     /// Removes blob `id`'s file (used to undo blobs added by a transaction that rolled back).
-    public func remove(_ id: String) {
+    package func remove(_ id: String) {
         guard Self.isValidID(id) else { return }
         unlink(path(for: id))
     }

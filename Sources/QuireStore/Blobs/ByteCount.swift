@@ -1,8 +1,8 @@
 import Foundation
 
 /// Sizes as people read them: `512 B`, `12.3 MiB`.
-public enum ByteCount {
-    public static func text(_ bytes: Int64) -> String {
+package enum ByteCount {
+    package static func text(_ bytes: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0
@@ -14,7 +14,7 @@ public enum ByteCount {
 extension ByteCount {
     /// A size as server configurations write it: `1048576`, `512K`, `1M`, `8m`, `1MiB`,
     /// `2GB` (every multiple binary, as nginx and PHP read them). Nil for anything else.
-    public static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let number = Int64(digits) else { return nil }

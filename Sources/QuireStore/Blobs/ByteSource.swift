@@ -5,7 +5,7 @@ import Glibc
 
 /// A stream of bytes an attachment is read from: a file, or an entry of an archive that is
 /// never unpacked onto disk (a Day One zip). Read once, front to back, in chunks.
-public protocol ByteStream: AnyObject {
+package protocol ByteStream: AnyObject {
     /// Fills up to `buffer.count` bytes; 0 means the end.
     /// - Throws: `.fileUnreadable` naming the source.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
@@ -14,20 +14,20 @@ public protocol ByteStream: AnyObject {
 /// Where an imported attachment's bytes come from: a file beneath the import's folder, or a
 /// stream an importer opens on demand. `key` names the bytes' origin, so the same file named
 /// by two entries is read once.
-public struct AttachmentSource: @unchecked Sendable {
-    public let key: String
+package struct AttachmentSource: @unchecked Sendable {
+    package let key: String
     /// How errors name it (`export.zip: photos/ab12….jpeg`).
-    public let shown: String
+    package let shown: String
     let open: () throws -> ByteStream
 
-    public init(key: String, shown: String, open: @escaping () throws -> ByteStream) {
+    package init(key: String, shown: String, open: @escaping () throws -> ByteStream) {
         self.key = key
         self.shown = shown
         self.open = open
     }
 
     /// A file, opened as `file.open()` does (beneath its folder, no links, no FIFOs).
-    public static func file(_ file: SourceFile) -> AttachmentSource {
+    package static func file(_ file: SourceFile) -> AttachmentSource {
         AttachmentSource(key: "file:" + file.description, shown: file.description) { try FileStream(file) }
     }
 }

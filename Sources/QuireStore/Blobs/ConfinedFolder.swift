@@ -8,13 +8,13 @@ import Glibc
 /// link planted inside (`attachments -> ~/.config/autostart` in a shared vault) is an error,
 /// never a way out; removing goes through `unlinkat`, which removes a link, never its target.
 /// Files are created 0600 and folders 0700: what lands here is the plaintext journal.
-public final class ConfinedFolder {
-    public let path: String
+package final class ConfinedFolder {
+    package let path: String
     private let fd: Int32
 
     /// Opens `path` (the user named it: a link to it is followed), creating it 0700 when missing.
     /// - Throws: `.io` naming the folder.
-    public init(path: String) throws {
+    package init(path: String) throws {
         try FileIO.makeFolder(path)
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError(.io, path: path, detail: FileIO.errnoText()) }
@@ -75,13 +75,13 @@ public final class ConfinedFolder {
     }
 
     /// Creates folder `relative` and its parents (0700) beneath this one.
-    public func makeFolder(_ relative: String) throws {
+    package func makeFolder(_ relative: String) throws {
         if let folder = try openFolder(Self.split(relative)[...], create: true) { close(folder) }
     }
 
     /// Writes file `relative` atomically: `body` fills a temporary file in the same folder,
     /// which is then renamed over the name (`renameat` replaces a link there, never its target).
-    public func writeFile(_ relative: String, mode: mode_t = 0o600, sync: Bool = false, _ body: (Int32) throws -> Void) throws {
+    package func writeFile(_ relative: String, mode: mode_t = 0o600, sync: Bool = false, _ body: (Int32) throws -> Void) throws {
         let parts = try Self.split(relative)
         guard let folder = try openFolder(parts.dropLast(), create: true), let name = parts.last else { return }
         defer { close(folder) }
@@ -106,21 +106,21 @@ public final class ConfinedFolder {
         if sync { fsync(folder) }
     }
 
-    public func writeText(_ text: String, to relative: String, sync: Bool = false) throws {
+    package func writeText(_ text: String, to relative: String, sync: Bool = false) throws {
         try writeFile(relative, sync: sync) { out in
             try Array(text.utf8).withUnsafeBytes { try FileIO.writeAll(out, $0, path: path + "/" + relative) }
         }
     }
 
     /// Copies `source` (a file of the store) to `relative`, in constant memory.
-    public func copy(from source: String, to relative: String) throws {
+    package func copy(from source: String, to relative: String) throws {
         let input = try FileIO.openForReading(source)
         defer { close(input) }
         try writeFile(relative) { out in try FileIO.copy(input, source: source, to: out, destination: path + "/" + relative) }
     }
 
     /// The bytes of regular file `relative` (no link followed), or nil when it is missing.
-    public func read(_ relative: String, limit: Int) throws -> Data? {
+    package func read(_ relative: String, limit: Int) throws -> Data? {
         let parts = try Self.split(relative)
         guard let folder = try openFolder(parts.dropLast(), create: false), let name = parts.last else { return nil }
         defer { close(folder) }
@@ -133,7 +133,7 @@ public final class ConfinedFolder {
 
     /// Removes file `relative` (a link is removed, not followed) and then its parent folders
     /// as long as they are empty. A path through a link removes nothing.
-    public func remove(_ relative: String) {
+    package func remove(_ relative: String) {
         guard let parts = try? Self.split(relative), let name = parts.last else { return }
         var folders = Array(parts.dropLast())
         guard let folder = try? openFolder(folders[...], create: false) else { return }
@@ -148,5 +148,5 @@ public final class ConfinedFolder {
     }
 
     /// Flushes the folder's own entries.
-    public func sync() { fsync(fd) }
+    package func sync() { fsync(fd) }
 }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Small POSIX helpers for durable, streamed file writes.
-public enum FileIO {
+package enum FileIO {
     static let chunkSize = 1 << 20
 
     /// Opens `path` for reading (links followed), refusing folders, FIFOs and anything that
@@ -27,12 +27,12 @@ public enum FileIO {
         return fd
     }
 
-    public static func errnoText(_ code: Int32 = errno) -> String {
+    package static func errnoText(_ code: Int32 = errno) -> String {
         String(cString: strerror(code)).lowercased()
     }
 
     /// Writes all of `buffer` to `fd`, retrying short writes and EINTR.
-    public static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         guard var p = buffer.baseAddress else { return }
         var left = buffer.count
         while left > 0 {
@@ -71,7 +71,7 @@ public enum FileIO {
     }
 
     /// Flushes the folder entry of a rename to disk, so the new name survives a crash.
-    public static func syncFolder(_ path: String) {
+    package static func syncFolder(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
@@ -80,7 +80,7 @@ public enum FileIO {
 
     /// Flushes every file written on the filesystem holding `folder` (one `syncfs` instead of
     /// an `fsync` per file, for many small files written together).
-    public static func syncFilesystem(of folder: String) throws {
+    package static func syncFilesystem(of folder: String) throws {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError(.io, path: folder, detail: errnoText()) }
         defer { close(fd) }
@@ -88,7 +88,7 @@ public enum FileIO {
     }
 
     /// Writes `bytes` to a new file at `path` (mode 0600), not flushed.
-    public static func writeNewFile(_ path: String, _ bytes: Data) throws {
+    package static func writeNewFile(_ path: String, _ bytes: Data) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
         defer { close(fd) }
@@ -97,7 +97,7 @@ public enum FileIO {
 
     /// Creates `path` and its parents with mode 0700 when missing.
     /// - Throws: `StoreError.io` naming the folder that could not be made, and why.
-    public static func makeFolder(_ path: String) throws {
+    package static func makeFolder(_ path: String) throws {
         var missing: [String] = []
         var current = path
         while !current.isEmpty && current != "/" && access(current, F_OK) != 0 {
@@ -120,7 +120,7 @@ public enum FileIO {
     /// and the folder fsynced, so the new name survives a crash.
     /// With `sync` false the data and rename are not flushed (atomic, but not durable) — for
     /// output that can be made again, where thousands of fsyncs would cost more than they save.
-    public static func writeDurably(to path: String, mode: mode_t = 0o600, sync: Bool = true, _ body: (Int32) throws -> Void) throws {
+    package static func writeDurably(to path: String, mode: mode_t = 0o600, sync: Bool = true, _ body: (Int32) throws -> Void) throws {
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
         let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
@@ -144,14 +144,14 @@ public enum FileIO {
     }
 
     /// Writes `text` (UTF-8) to `path` atomically; durably unless `sync` is false.
-    public static func writeText(_ text: String, to path: String, sync: Bool = true) throws {
+    package static func writeText(_ text: String, to path: String, sync: Bool = true) throws {
         try writeDurably(to: path, sync: sync) { fd in
             try Array(text.utf8).withUnsafeBytes { try writeAll(fd, $0, path: path) }
         }
     }
 
     /// Copies `source` to `destination` in constant memory, atomically; durably unless `sync` is false.
-    public static func copyAtomically(from source: String, to destination: String, sync: Bool = true) throws {
+    package static func copyAtomically(from source: String, to destination: String, sync: Bool = true) throws {
         let input = try openForReading(source)
         defer { close(input) }
         try writeDurably(to: destination, sync: sync) { output in

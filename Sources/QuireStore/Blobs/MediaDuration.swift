@@ -4,9 +4,9 @@ import Foundation
 /// FLAC (STREAMINFO), MP4/M4A (`mvhd`), Ogg Opus and Vorbis (the last page's granule
 /// position) and MP3 (a Xing/Info frame count, else the bit rate of a constant-rate file).
 /// Nil where the format is another or the headers do not say; never a trap on a damaged file.
-public enum MediaDuration {
+package enum MediaDuration {
     /// Seconds, or nil.
-    public static func of(file path: String) -> Double? {
+    package static func of(file path: String) -> Double? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let size = (try? handle.seekToEnd()).map(Int64.init) ?? 0

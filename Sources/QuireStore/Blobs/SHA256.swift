@@ -1,6 +1,6 @@
 /// SHA-256 (FIPS 180-4), streaming. Names blob files by their content; the Store layer has
 /// no crypto library of its own (libsodium belongs to the Crypto layer), and this is small.
-public struct SHA256 {
+package struct SHA256 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     private var buffer = [UInt8](repeating: 0, count: 64)
@@ -18,9 +18,9 @@ public struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    public init() {}
+    package init() {}
 
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var p = bytes.baseAddress else { return }
         var remaining = bytes.count
         length &+= UInt64(remaining)
@@ -59,7 +59,7 @@ public struct SHA256 {
     }
 
     /// The digest as 64 lower-case hex characters.
-    public mutating func finalizeHex() -> String {
+    package mutating func finalizeHex() -> String {
         let bitLength = length &* 8
         var tail: [UInt8] = [0x80]
         let padding = (buffered + 1) % 64 <= 56 ? 56 - (buffered + 1) % 64 : 120 - (buffered + 1) % 64
@@ -78,7 +78,7 @@ public struct SHA256 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var h = SHA256()
         h.update(bytes)
         return h.finalizeHex()

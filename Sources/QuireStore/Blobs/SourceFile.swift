@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Where an attachment's bytes come from, and so how far a path may be trusted.
-public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
+package enum SourceFile: Hashable, Sendable, CustomStringConvertible {
     /// A file the user named (`quire attach FILE`): opened as `cat` would, links followed.
     case named(String)
     /// A file an import names relative to its folder: opened beneath that folder one component
@@ -12,7 +12,7 @@ public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
     /// can never make Quire read `~/.ssh/id_ed25519` and sync it.
     case beneath(folder: String, relative: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .named(let path): return path
         case .beneath(let folder, let relative): return folder + "/" + relative
@@ -32,18 +32,18 @@ public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The open descriptor, for a reader that takes one over (libzip): the caller closes it.
-    public func openDescriptor() throws -> Int32 { try open() }
+    package func openDescriptor() throws -> Int32 { try open() }
 
     /// The whole file, at most `limit` bytes (templates, small text).
     /// - Throws: `.fileUnreadable` naming the path and the reason.
-    public func read(limit: Int) throws -> Data {
+    package func read(limit: Int) throws -> Data {
         let fd = try open()
         defer { close(fd) }
         return try FileIO.readAll(fd, limit: limit, path: description)
     }
 
     /// The file's first `count` bytes (fewer when it is shorter).
-    public func head(_ count: Int) throws -> Data {
+    package func head(_ count: Int) throws -> Data {
         let fd = try open()
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -52,7 +52,7 @@ public enum SourceFile: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the file is there at all (a link included), without following anything.
-    public var exists: Bool {
+    package var exists: Bool {
         var info = stat()
         return lstat(description, &info) == 0
     }

@@ -65,7 +65,7 @@ extension Store {
 
     /// An entry in the interchange shape, with each attachment's `path` pointing at its blob
     /// file inside this store (for `show --json` and `list --json`).
-    public func json(of entry: Entry) -> String {
+    package func json(of entry: Entry) -> String {
         var w = JSONWriter()
         try? Self.writeLine(entry, into: &w) { blobs.path(for: $0.blobID) }
         return w.text

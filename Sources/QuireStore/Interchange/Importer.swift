@@ -19,7 +19,7 @@ public struct ImportSummary: Equatable, Sendable {
 public typealias ProgressHandler = (_ done: Int64, _ total: Int64) -> Void
 
 /// One attachment of an imported entry.
-public struct ImportedMedia: Sendable {
+package struct ImportedMedia: Sendable {
     /// Its id; derived from the entry, its position and its bytes when nil.
     public var id: String?
     /// Guessed from `mime` when nil.
@@ -46,7 +46,7 @@ public struct ImportedMedia: Sendable {
 }
 
 /// One entry an importer read, ready for `Store.importEntries`.
-public struct ImportedEntry: Sendable {
+package struct ImportedEntry: Sendable {
     /// The entry's fields (its `media` is ignored: `media` below replaces the stored list).
     public var entry: Entry
     /// When the source says when the entry last changed; nil keeps the stored time (or
@@ -74,7 +74,7 @@ extension Store {
     /// journal. The same bytes named twice (by key) are read once.
     /// - Throws: what `produce` throws, `.fileUnreadable` for an attachment that cannot be read, `.invalid`.
     @discardableResult
-    public func importEntries(journal: String? = nil,
+    package func importEntries(journal: String? = nil,
                               _ produce: (_ emit: (ImportedEntry) throws -> Void) throws -> Void) throws -> ImportSummary {
         let journal = try journal.map { try Store.cleanName($0, what: "journal name") }
         var summary = ImportSummary()

@@ -2,7 +2,7 @@ import Foundation
 
 /// A parsed JSON value. A small strict parser of our own (RFC 8259): exact errors with a
 /// position, duplicate keys refused, numbers kept as Double, no trap on any input.
-public enum JSONValue: Equatable, Sendable {
+package enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,13 +10,13 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public struct ParseError: Error, Equatable {
-        public let offset: Int
-        public let reason: String
+    package struct ParseError: Error, Equatable {
+        package let offset: Int
+        package let reason: String
     }
 
     /// Parses one JSON document from `bytes`; anything after it but whitespace is an error.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> JSONValue {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> JSONValue {
         var parser = Parser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -25,7 +25,7 @@ public enum JSONValue: Equatable, Sendable {
         return value
     }
 
-    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+    package static func parse(_ text: String) throws(ParseError) -> JSONValue {
         let bytes = Array(text.utf8)
         let result = bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(ParseError) -> JSONValue in try parse(buffer) }
@@ -33,14 +33,14 @@ public enum JSONValue: Equatable, Sendable {
         return try result.get()
     }
 
-    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
-    public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
+    package var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    package var number: Double? { if case .number(let n) = self { return n } else { return nil } }
     /// The number when it is a whole number an `Int` holds; nil for 2.5, 1e300 or NaN, so a
     /// count or position from outside never traps a conversion.
-    public var integer: Int? { number.flatMap { Int(exactly: $0) } }
-    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
-    public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
-    public var isNull: Bool { self == .null }
+    package var integer: Int? { number.flatMap { Int(exactly: $0) } }
+    package var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
+    package var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    package var isNull: Bool { self == .null }
 
     /// Segments stored in the canonical form written by `JSONWriter.segments`.
     static func parseSegments(_ text: String) throws -> [Segment] {

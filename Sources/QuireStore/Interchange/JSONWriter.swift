@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes JSON with keys in the order given and numbers in Swift's shortest round-trip form,
 /// so the same data always gives the same bytes (the interchange dump is canonical).
-public struct JSONWriter {
+package struct JSONWriter {
     private(set) var output: [UInt8] = []
 
     init() { output.reserveCapacity(1024) }
@@ -92,14 +92,14 @@ public struct JSONWriter {
     }
 
     /// Any parsed value written back, keys sorted (for values that have no fixed key order).
-    public static func value(_ value: JSONValue) -> String {
+    package static func value(_ value: JSONValue) -> String {
         var w = JSONWriter()
         w.write(value)
         return w.text
     }
 
     /// The same, as bytes (no text made of a large document only to be sent).
-    public static func data(_ value: JSONValue) -> Data {
+    package static func data(_ value: JSONValue) -> Data {
         var w = JSONWriter()
         w.write(value)
         return Data(w.output)

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Reads a file line by line in constant memory (lines end at LF; a CR before it is dropped).
-public final class LineReader {
+package final class LineReader {
     private let fd: Int32
     private let path: String
     private var buffer: [UInt8] = []
@@ -13,7 +13,7 @@ public final class LineReader {
     private(set) var bytesRead: Int64 = 0
     let size: Int64
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         fd = try FileIO.openForReading(path)
         self.path = path
         var info = stat()
@@ -23,7 +23,7 @@ public final class LineReader {
     deinit { close(fd) }
 
     /// Calls `body` with the next line's bytes; returns false at the end of the file.
-    public func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+    package func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         while true {
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
                 var end = newline

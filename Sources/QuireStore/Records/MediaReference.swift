@@ -2,23 +2,23 @@
 /// `![caption](quire:media/<media id>)`. Importers write it where the source had its own
 /// reference (`dayone-moment://…`, `![[photo.png]]`); exports resolve it to the attachment
 /// (a relative link in Markdown, the image itself in the book).
-public enum MediaReference {
+package enum MediaReference {
     static let scheme = QuireLink(prefix: "quire:media/")
-    public static var prefix: String { scheme.prefix }
+    package static var prefix: String { scheme.prefix }
 
     /// The link target naming attachment `id`.
-    public static func target(_ id: String) -> String { scheme.target(id) }
+    package static func target(_ id: String) -> String { scheme.target(id) }
 
     /// The attachment id a link target names, or nil when it names none.
-    public static func id(inTarget target: String) -> String? { scheme.id(inTarget: target) }
+    package static func id(inTarget target: String) -> String? { scheme.id(inTarget: target) }
 
     /// `text` with every `(quire:media/<id>)` link target whose id `replace` knows swapped
     /// for what it returns; other text is left byte for byte.
-    public static func rewrite(_ text: String, _ replace: (String) -> String?) -> String { scheme.rewrite(text, replace) }
+    package static func rewrite(_ text: String, _ replace: (String) -> String?) -> String { scheme.rewrite(text, replace) }
 
     /// `text` with each Markdown link or image target (`](target)`, up to the first `)`)
     /// that `replace` has a new one for swapped; the rest left byte for byte.
-    public static func rewriteTargets(_ text: String, _ replace: (String) -> String?) -> String {
+    package static func rewriteTargets(_ text: String, _ replace: (String) -> String?) -> String {
         guard text.contains("](") else { return text }
         var out = ""
         var rest = Substring(text)
@@ -35,7 +35,7 @@ public enum MediaReference {
     }
 
     /// The attachment ids `text` refers to, in order of first reference.
-    public static func ids(in text: String) -> [String] {
+    package static func ids(in text: String) -> [String] {
         var found: [String] = []
         _ = rewrite(text) { id in
             if !found.contains(id) { found.append(id) }

@@ -2,8 +2,8 @@
 /// untitled entry's first line, a search snippet): an image or attachment reference goes,
 /// a link leaves its words, a leading heading or list mark and emphasis marks go. Not a
 /// renderer (books use cmark-gfm): a cheap, total pass over the text.
-public enum PlainText {
-    public static func of(_ markdown: String) -> String {
+package enum PlainText {
+    package static func of(_ markdown: String) -> String {
         var out = ""
         out.reserveCapacity(markdown.utf8.count)
         var rest = Substring(markdown)
@@ -30,7 +30,7 @@ public enum PlainText {
     }
 
     /// One line's words: leading `#`, `>`, `-`, `*` or `1.` marks dropped too.
-    public static func line(_ markdown: Substring) -> String {
+    package static func line(_ markdown: Substring) -> String {
         var line = markdown.drop { $0 == " " || $0 == "\t" }
         while let first = line.first, first == "#" || first == ">" { line = line.dropFirst().drop { $0 == " " || $0 == "#" || $0 == ">" } }
         if line.hasPrefix("- ") || line.hasPrefix("+ ") || line.hasPrefix("* ") { line = line.dropFirst(2) }

@@ -115,7 +115,7 @@ public struct Revision: Equatable, Sendable {
     public var recordID: String
     public var field: String
     public var value: String
-    public var hlc: HLC
+    package var hlc: HLC
     public var device: String
 
     /// A name for it that a person can type (16 hex digits; any 8 or more of the first name

@@ -2,13 +2,13 @@ import Foundation
 
 /// UUID-shaped ids. Fresh records get random v4 UUIDs; records that must come out the same on
 /// every device and on every import of the same line get a v8 UUID from a SHA-256 of a key.
-public enum StableID {
+package enum StableID {
     static func random() -> String {
         UUID().uuidString.lowercased()
     }
 
     /// A UUID (version 8, RFC 9562) from the first 16 bytes of SHA-256(`key`).
-    public static func derived(_ key: String) -> String {
+    package static func derived(_ key: String) -> String {
         var hex = Array(SHA256.hex(of: key.utf8).utf8.prefix(32))
         hex[12] = UInt8(ascii: "8")                                  // version 8: custom
         let variant = Array("89ab".utf8)

@@ -14,18 +14,18 @@ extension Store {
     static let liveMedia = "media m JOIN entries e ON e.id = m.entry_id WHERE m.deleted = 0 AND e.deleted = 0"
 
     /// True when some live media record of a live entry names blob `id`.
-    public func isBlobNeeded(_ id: String) throws -> Bool {
+    package func isBlobNeeded(_ id: String) throws -> Bool {
         try database.cached("SELECT 1 FROM \(Self.liveMedia) AND m.blob_id = ? LIMIT 1").first([.text(id)]) { _ in true } != nil
     }
 
     /// The blob media record `mediaID` needs, or nil when it or its entry is deleted.
-    public func neededBlob(ofMedia mediaID: String) throws -> String? {
+    package func neededBlob(ofMedia mediaID: String) throws -> String? {
         try database.cached("SELECT m.blob_id FROM \(Self.liveMedia) AND m.id = ?").first([.text(mediaID)]) { $0.text(0) }
     }
 
     /// Repository ids of the blobs this store knows on the server but no longer needs: a
     /// `prune` may have collected them, so `verify` does not ask for them.
-    public func unneededRemoteBlobs() throws -> Set<String> {
+    package func unneededRemoteBlobs() throws -> Set<String> {
         var ids = Set<String>()
         try database.prepare("""
             SELECT r.remote_id FROM remote_blobs r
@@ -37,7 +37,7 @@ extension Store {
     /// Local blob ids that the live media among `changes` (or of entries whose deletion flag
     /// they set) need and whose files this store lacks. Call inside the merge's transaction,
     /// after the merge.
-    public func neededBlobsLacking(after changes: [SyncChange]) throws -> [String] {
+    package func neededBlobsLacking(after changes: [SyncChange]) throws -> [String] {
         var media = Set<String>(), entries = Set<String>()
         for change in changes {
             if change.record == .media { media.insert(change.recordID) }
@@ -59,7 +59,7 @@ extension Store {
     /// The blobs the journal needs whose files this store lacks, each with the repository id
     /// and location (JSON text, nil for a format-1 blob object) a segment or snapshot gave
     /// it. One no segment or snapshot named is not among them: nothing says where it is.
-    public func lackingRemoteBlobs() throws -> [(local: String, remote: String, location: String?)] {
+    package func lackingRemoteBlobs() throws -> [(local: String, remote: String, location: String?)] {
         var lacking: [(local: String, remote: String, location: String?)] = []
         try database.prepare("""
             SELECT r.blob_id, r.remote_id, r.location FROM remote_blobs r
@@ -93,7 +93,7 @@ extension Store {
     /// freed, and those of stores written before blobs were collected), and temporary files
     /// older than a day (a crash's half downloads). Returns how many blob files went.
     @discardableResult
-    public func collectUnneededBlobFiles() throws -> Int {
+    package func collectUnneededBlobFiles() throws -> Int {
         blobs.removeStaleTemporaries(olderThan: 24 * 3600)
         var freed = Set<String>()
         try database.prepare("""

@@ -84,7 +84,7 @@ extension Store {
 }
 
 /// MIME types from file name extensions, for the formats a journal holds.
-public enum MimeTypes {
+package enum MimeTypes {
     static let byExtension: [String: String] = [
         "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
         "heic": "image/heic", "heif": "image/heif", "svg": "image/svg+xml", "tif": "image/tiff", "tiff": "image/tiff",
@@ -94,13 +94,13 @@ public enum MimeTypes {
         "pdf": "application/pdf", "txt": "text/plain", "md": "text/markdown", "json": "application/json",
     ]
 
-    public static func guess(filename: String) -> String {
+    package static func guess(filename: String) -> String {
         let ext = (filename as NSString).pathExtension.lowercased()
         return byExtension[ext] ?? "application/octet-stream"
     }
 
     /// A file extension for `mime`, for naming exported files that lack one.
-    public static func fileExtension(for mime: String) -> String? {
+    package static func fileExtension(for mime: String) -> String? {
         byExtension.filter { $0.value == mime }.keys.sorted().first
     }
 }
@@ -109,16 +109,16 @@ extension Media {
     /// The longest time a duration or transcript segment may name: about 31 years. Anything
     /// longer is damage or an attack (`1e300` from an import, a merge or an SRT hour field)
     /// and could not become whole seconds or milliseconds without trapping.
-    public static let maxSeconds: Double = 1e9
+    package static let maxSeconds: Double = 1e9
 
-    public static func isValidSeconds(_ seconds: Double?) -> Bool {
+    package static func isValidSeconds(_ seconds: Double?) -> Bool {
         guard let seconds else { return false }
         return seconds.isFinite && seconds >= 0 && seconds <= maxSeconds
     }
 
     /// Whole seconds for display, clamped to 0...maxSeconds: a value stored by an older Quire
     /// prints as the bound rather than trapping.
-    public static func wholeSeconds(_ seconds: Double) -> Int {
+    package static func wholeSeconds(_ seconds: Double) -> Int {
         guard seconds.isFinite, seconds > 0 else { return 0 }
         return Int(min(seconds, maxSeconds).rounded(.down))
     }

@@ -4,18 +4,18 @@ import Foundation
 /// in, and the merge itself.
 extension Store {
     /// How far this store merged device `device`'s log: (last segment, its hash).
-    public func syncLog(_ device: String) throws -> (seq: Int, hash: String)? {
+    package func syncLog(_ device: String) throws -> (seq: Int, hash: String)? {
         try database.cached("SELECT seq, hash FROM sync_logs WHERE device = ?").first([.text(device)]) { (Int($0.int(0)), $0.text(1)) }
     }
 
     /// Every device log this store has merged or pushed.
-    public func syncLogs() throws -> [String: (seq: Int, hash: String)] {
+    package func syncLogs() throws -> [String: (seq: Int, hash: String)] {
         var logs: [String: (seq: Int, hash: String)] = [:]
         try database.prepare("SELECT device, seq, hash FROM sync_logs").forEach { logs[$0.text(0)] = (Int($0.int(1)), $0.text(2)) }
         return logs
     }
 
-    public func setSyncLog(_ device: String, seq: Int, hash: String) throws {
+    package func setSyncLog(_ device: String, seq: Int, hash: String) throws {
         try database.transaction { try writeSyncLog(device, seq: seq, hash: hash) }
     }
 
@@ -25,7 +25,7 @@ extension Store {
     }
 
     /// Marks blobs as named by a published segment.
-    public func confirmRemoteBlobs(_ blobIDs: [String]) throws {
+    package func confirmRemoteBlobs(_ blobIDs: [String]) throws {
         guard !blobIDs.isEmpty else { return }
         try database.transaction {
             for id in blobIDs { try database.cached("UPDATE remote_blobs SET confirmed = 1 WHERE blob_id = ?").run([.text(id)]) }
@@ -53,7 +53,7 @@ extension Store {
     /// gained a name is flushed once, and then one transaction records them all with their
     /// repository ids. One at a time this cost a folder fsync and two commits per attachment.
     /// With `flushed` false the files' data is flushed first, all at once.
-    public func adoptDownloadedBlobs(_ items: [DownloadedBlob], flushed: Bool = true) throws {
+    package func adoptDownloadedBlobs(_ items: [DownloadedBlob], flushed: Bool = true) throws {
         guard !items.isEmpty else { return }
         if !flushed { try FileIO.syncFilesystem(of: blobs.root) }
         var added: [(BlobStore.Added, String)] = []
@@ -83,7 +83,7 @@ extension Store {
         }
     }
 
-    public func hasBlob(_ id: String) -> Bool { BlobStore.isValidID(id) && blobs.contains(id) }
+    package func hasBlob(_ id: String) -> Bool { BlobStore.isValidID(id) && blobs.contains(id) }
 
     /// Merges consecutive segments of device log `device`, in one transaction together with
     /// the log position the last one reaches: all of it or none. Several segments to a
@@ -94,7 +94,7 @@ extension Store {
     /// - Returns: how many fields changed here and how many conflicts were kept.
     /// - Throws: `.malformed` naming (as its path) the segment whose value the store refuses.
     @discardableResult
-    public func merge(_ segments: [LogChanges], log device: String, beforeCommit: () throws -> Void = {}) throws -> MergeResult {
+    package func merge(_ segments: [LogChanges], log device: String, beforeCommit: () throws -> Void = {}) throws -> MergeResult {
         guard let last = segments.last else { return MergeResult() }
         return try write { writer in
             var total = MergeResult()
@@ -117,7 +117,7 @@ extension Store {
     /// Merges without recording a log position (snapshots, tests). `beforeCommit` may still
     /// refuse the result by throwing (it runs inside the transaction).
     @discardableResult
-    public func merge(_ changes: [SyncChange], beforeCommit: () throws -> Void = {}) throws -> MergeResult {
+    package func merge(_ changes: [SyncChange], beforeCommit: () throws -> Void = {}) throws -> MergeResult {
         try write { writer in
             let result = try writer.merge(changes)
             try beforeCommit()
@@ -128,13 +128,13 @@ extension Store {
 
 /// One segment of a device's log to merge: its changes, its number and the hash of its
 /// sealed bytes (the log position merging it reaches), and its name for errors.
-public struct LogChanges: Sendable {
-    public var changes: [SyncChange]
-    public var seq: Int
-    public var hash: String
-    public var name: String
+package struct LogChanges: Sendable {
+    package var changes: [SyncChange]
+    package var seq: Int
+    package var hash: String
+    package var name: String
 
-    public init(changes: [SyncChange], seq: Int, hash: String, name: String) {
+    package init(changes: [SyncChange], seq: Int, hash: String, name: String) {
         self.changes = changes
         self.seq = seq
         self.hash = hash
@@ -142,20 +142,20 @@ public struct LogChanges: Sendable {
     }
 }
 
-public struct MergeResult: Equatable, Sendable {
-    public var applied = 0
-    public var conflicts = 0
-    public init() {}
+package struct MergeResult: Equatable, Sendable {
+    package var applied = 0
+    package var conflicts = 0
+    package init() {}
 }
 
 /// An attachment downloaded into a temporary file inside the store: its SHA-256 (`id`, as
 /// the change log that names it says, its bytes authenticated) and its repository id.
-public struct DownloadedBlob: Sendable {
-    public var path: String
-    public var id: String
-    public var remoteID: String
+package struct DownloadedBlob: Sendable {
+    package var path: String
+    package var id: String
+    package var remoteID: String
 
-    public init(path: String, id: String, remoteID: String) {
+    package init(path: String, id: String, remoteID: String) {
         self.path = path
         self.id = id
         self.remoteID = remoteID

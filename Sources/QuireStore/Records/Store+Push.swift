@@ -1,29 +1,29 @@
 import Foundation
 
 /// A record with local writes not pushed yet.
-public struct PendingRecord: Equatable, Sendable {
-    public var kind: RecordKind
-    public var id: String
+package struct PendingRecord: Equatable, Sendable {
+    package var kind: RecordKind
+    package var id: String
 }
 
 /// Local changes waiting to be pushed, read in one consistent snapshot.
-public struct PendingChanges: Sendable {
-    public var changes: [SyncChange]
+package struct PendingChanges: Sendable {
+    package var changes: [SyncChange]
     /// Every outbox record changed at or before this clock is covered by `changes`.
-    public var watermark: HLC
+    package var watermark: HLC
     /// Local blob ids (SHA-256) the changes reference.
-    public var blobs: Set<String>
+    package var blobs: Set<String>
 }
 
 /// The push side of sync: what this device wrote that the repository has not seen, with the
 /// values the record schema reads back, and the whole synced state for snapshots.
 extension Store {
     /// True when some local change has not been pushed.
-    public func hasPendingChanges() throws -> Bool {
+    package func hasPendingChanges() throws -> Bool {
         try database.cached("SELECT 1 FROM outbox LIMIT 1").first { _ in true } != nil
     }
 
-    public func pendingCount() throws -> Int {
+    package func pendingCount() throws -> Int {
         Int(try database.cached("SELECT count(*) FROM outbox").first { $0.int(0) } ?? 0)
     }
 
@@ -40,7 +40,7 @@ extension Store {
 
     /// The records with writes not pushed yet, in push order (kind, then id), and the newest
     /// outbox clock among them: every write at or before it is covered by these records.
-    public func pendingRecords() throws -> (records: [PendingRecord], watermark: HLC) {
+    package func pendingRecords() throws -> (records: [PendingRecord], watermark: HLC) {
         let rows = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record, record_id")
             .rows { (RecordKind(rawValue: $0.text(0)), $0.text(1), HLC(rawValue: $0.int(2))) }
         let records = rows.compactMap { row in row.0.map { PendingRecord(kind: $0, id: row.1) } }
@@ -49,7 +49,7 @@ extension Store {
 
     /// The attachments (local blob ids) that pending media records need (those of deleted
     /// records, or of deleted entries, are not uploaded).
-    public func pendingBlobs(_ records: [PendingRecord]) throws -> Set<String> {
+    package func pendingBlobs(_ records: [PendingRecord]) throws -> Set<String> {
         var blobs = Set<String>()
         for record in records where record.kind == .media {
             if let blob = try neededBlob(ofMedia: record.id) { blobs.insert(blob) }
@@ -58,7 +58,7 @@ extension Store {
     }
 
     /// This device's writes to `record`, each with the field's current value and clock, by field.
-    public func changes(of record: PendingRecord) throws -> [SyncChange] {
+    package func changes(of record: PendingRecord) throws -> [SyncChange] {
         if record.kind == .revision { return try revisionChanges(record.id) }
         let values = try fieldValues(record.kind, record.id)
         var changes: [SyncChange] = []
@@ -78,7 +78,7 @@ extension Store {
 
     /// Calls `body` with every field of every record as a change carrying its clock: the
     /// whole synced state, for snapshots. Streams; never holds the journal in memory.
-    public func forEachSyncedField(_ body: (SyncChange) throws -> Void) throws {
+    package func forEachSyncedField(_ body: (SyncChange) throws -> Void) throws {
         let statement = try database.prepare("""
             SELECT c.record, c.record_id, c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
             JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
@@ -112,7 +112,7 @@ extension Store {
     /// Local blob id → repository blob id for every blob known to the repository (only those a
     /// published segment names, with `confirmedOnly`; only those the journal needs, with
     /// `neededOnly`).
-    public func remoteBlobMap(confirmedOnly: Bool = false, neededOnly: Bool = false) throws -> [String: String] {
+    package func remoteBlobMap(confirmedOnly: Bool = false, neededOnly: Bool = false) throws -> [String: String] {
         var conditions: [String] = []
         if confirmedOnly { conditions.append("r.confirmed = 1") }
         if neededOnly { conditions.append("EXISTS (SELECT 1 FROM \(Self.liveMedia) AND m.blob_id = r.blob_id)") }
@@ -147,7 +147,7 @@ extension Store {
     }
 
     /// Forgets outbox records whose changes (up to `watermark`) the server confirmed.
-    public func markPushed(upTo watermark: HLC) throws {
+    package func markPushed(upTo watermark: HLC) throws {
         try database.transaction {
             try database.cached("DELETE FROM outbox WHERE hlc <= ?").run([.integer(watermark.rawValue)])
         }

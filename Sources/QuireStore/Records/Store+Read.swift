@@ -171,7 +171,7 @@ extension Store {
     }
 
     /// Field clocks written after `clock`, as (record, id, field) sorted — what changed.
-    public func changes(since clock: HLC) throws -> [FieldChange] {
+    package func changes(since clock: HLC) throws -> [FieldChange] {
         try database.prepare("""
             SELECT c.record, c.record_id, c.field, c.hlc, d.id FROM field_clocks c JOIN devices d ON d.num = c.device
             WHERE c.hlc > ? ORDER BY c.record, c.record_id, c.field
@@ -188,12 +188,12 @@ extension Store {
 }
 
 /// One field of one record written at `hlc` by `device`.
-public struct FieldChange: Equatable, Sendable {
-    public var record: String
-    public var recordID: String
-    public var field: String
-    public var hlc: HLC
-    public var device: String
+package struct FieldChange: Equatable, Sendable {
+    package var record: String
+    package var recordID: String
+    package var field: String
+    package var hlc: HLC
+    package var device: String
 }
 
 extension Store {

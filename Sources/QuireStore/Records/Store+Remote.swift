@@ -43,7 +43,7 @@ extension Store {
 
     /// Points the store at `url`. The repository id it synced with is kept, so a wrong
     /// server is noticed at the next use.
-    public func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false) throws {
+    package func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false) throws {
         try database.transaction {
             try setMeta(RemoteKey.url, url)
             try setOrClear(RemoteKey.user, user)
@@ -54,24 +54,24 @@ extension Store {
 
     /// Whether this store made its pack folder in repository `repositoryID` (which it does
     /// after moving the repository to the pack format): later pushes need not ask.
-    public func madePackFolder(in repositoryID: String) throws -> Bool { try meta("pack_folder_repository") == repositoryID }
+    package func madePackFolder(in repositoryID: String) throws -> Bool { try meta("pack_folder_repository") == repositoryID }
 
-    public func setMadePackFolder(in repositoryID: String) throws {
+    package func setMadePackFolder(in repositoryID: String) throws {
         try database.transaction { try setMeta("pack_folder_repository", repositoryID) }
     }
 
     /// Records the largest body the server accepts (nil: none known).
-    public func setMaxObjectSize(_ size: Int64?) throws {
+    package func setMaxObjectSize(_ size: Int64?) throws {
         try database.transaction { try setOrClear(RemoteKey.maxObjectSize, size.map(String.init)) }
     }
 
     /// Records which key file the passphrase opened.
-    public func setRepositoryKeyName(_ name: String) throws {
+    package func setRepositoryKeyName(_ name: String) throws {
         try database.transaction { try setMeta(RemoteKey.keyName, name) }
     }
 
     /// Records the repository this store syncs with.
-    public func setRepositoryID(_ id: String) throws {
+    package func setRepositoryID(_ id: String) throws {
         try database.transaction { try setMeta(RemoteKey.repository, id) }
     }
 
@@ -79,13 +79,13 @@ extension Store {
     /// other device's log, and no restore under way. A restore that failed before it began
     /// (a mistyped passphrase, a server that did not answer) leaves a store like this, and
     /// restoring into it again is restoring into a new store.
-    public func holdsNoJournal() throws -> Bool {
+    package func holdsNoJournal() throws -> Bool {
         try entryCount() == 0 && syncLogs().isEmpty && !hasPendingChanges() && restoringFrom() == nil
     }
 
     /// Forgets the repository a store that holds no journal was pointed at, with the key file
     /// that opened it, so it may be pointed at another.
-    public func forgetRepository() throws {
+    package func forgetRepository() throws {
         try database.transaction {
             try setOrClear(RemoteKey.repository, nil)
             try setOrClear(RemoteKey.keyName, nil)
@@ -106,7 +106,7 @@ extension Store {
     public func lastSync() throws -> String? { try meta("last_sync") }
 
     /// Records a finished sync; it clears the failure recorded before it, if any.
-    public func recordSync(at time: Timestamp) throws {
+    package func recordSync(at time: Timestamp) throws {
         try database.transaction {
             try setMeta("last_sync", time.text)
             try database.cached("DELETE FROM meta WHERE key = 'sync_failure'").run()
@@ -119,7 +119,7 @@ extension Store {
         return (String(text[..<tab]), String(text[text.index(after: tab)...]))
     }
 
-    public func recordSyncFailure(_ reason: String, at time: Timestamp) throws {
+    package func recordSyncFailure(_ reason: String, at time: Timestamp) throws {
         let line = reason.replacingOccurrences(of: "\n", with: " ")
         try database.transaction { try setMeta("sync_failure", time.text + "\t" + String(line.prefix(500))) }
     }
@@ -140,7 +140,7 @@ extension Store {
     /// it restores, merges leave the full-text index alone until `indexRestoredText` builds it
     /// whole; finishing builds it in the same transaction when that has not happened, so a
     /// store is never done restoring with an index that lacks entries.
-    public func setRestoring(_ repositoryID: String?) throws {
+    package func setRestoring(_ repositoryID: String?) throws {
         try database.transaction {
             if let repositoryID {
                 try setMeta("restoring", repositoryID)
@@ -155,7 +155,7 @@ extension Store {
     /// While restoring: builds the full-text index whole from what is merged so far, in one
     /// transaction, so the restore's last steps (waiting for attachments) run beside it.
     /// Writes after it (a resumed restore's merges, an edit) refresh the index as usual.
-    public func indexRestoredText() throws {
+    package func indexRestoredText() throws {
         try database.transaction { try buildSearchIndexIfDeferred() }
     }
 

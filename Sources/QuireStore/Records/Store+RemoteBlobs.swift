@@ -1,20 +1,20 @@
 /// A local attachment's copy on the server: its repository id, where its bytes are (a JSON
 /// list of pack extents, nil for a blob object of its own) and whether a published segment or
 /// snapshot names it.
-public struct RemoteBlobRecord: Equatable, Sendable {
-    public var id: String
-    public var location: String?
-    public var confirmed: Bool
+package struct RemoteBlobRecord: Equatable, Sendable {
+    package var id: String
+    package var location: String?
+    package var confirmed: Bool
 }
 
 /// A part of a large attachment already on the server.
-public struct UploadedPart: Equatable, Sendable {
-    public var part: Int
-    public var pack: String
-    public var offset: Int64
-    public var length: Int64
+package struct UploadedPart: Equatable, Sendable {
+    package var part: Int
+    package var pack: String
+    package var offset: Int64
+    package var length: Int64
 
-    public init(part: Int, pack: String, offset: Int64, length: Int64) {
+    package init(part: Int, pack: String, offset: Int64, length: Int64) {
         self.part = part
         self.pack = pack
         self.offset = offset
@@ -24,7 +24,7 @@ public struct UploadedPart: Equatable, Sendable {
 
 extension Store {
     /// The server copy of local blob `blobID`, if it was uploaded or seen.
-    public func remoteBlobRecord(_ blobID: String) throws -> RemoteBlobRecord? {
+    package func remoteBlobRecord(_ blobID: String) throws -> RemoteBlobRecord? {
         try database.cached("SELECT remote_id, location, confirmed FROM remote_blobs WHERE blob_id = ?").first([.text(blobID)]) {
             RemoteBlobRecord(id: $0.text(0), location: $0.optionalText(1), confirmed: $0.int(2) != 0)
         }
@@ -41,7 +41,7 @@ extension Store {
     /// had. A writer that moves an attachment (an upload after its pack was collected, a
     /// repack) gives the new location the next generation, so a stale one never wins.
     /// A known location is never replaced by none.
-    public func setRemoteBlobs(_ items: [(local: String, remote: String, location: String?)], confirmed: Bool) throws {
+    package func setRemoteBlobs(_ items: [(local: String, remote: String, location: String?)], confirmed: Bool) throws {
         guard !items.isEmpty else { return }
         try database.transaction { try insertRemoteBlobs(items, confirmed: confirmed) }
     }
@@ -50,7 +50,7 @@ extension Store {
     /// attachment: a pack holds a thousand small ones): the parts of large attachments it
     /// holds, so a push killed after it resumes past them, and where each attachment it
     /// completes lives (`confirmed` false, as `setRemoteBlobs`).
-    public func recordStoredPack(parts: [(blob: String, part: UploadedPart)], partSize: Int64,
+    package func recordStoredPack(parts: [(blob: String, part: UploadedPart)], partSize: Int64,
                                  completing blobs: [(local: String, remote: String, location: String?)]) throws {
         guard !parts.isEmpty || !blobs.isEmpty else { return }
         try database.transaction {
@@ -81,7 +81,7 @@ extension Store {
     /// Where each packed blob the journal needs lives on the server: local id → repository id
     /// and location (JSON text), in one query; with `confirmedOnly`, only those a published
     /// segment or snapshot names.
-    public func neededBlobLocations(confirmedOnly: Bool = false) throws -> [String: (remote: String, location: String)] {
+    package func neededBlobLocations(confirmedOnly: Bool = false) throws -> [String: (remote: String, location: String)] {
         var found: [String: (remote: String, location: String)] = [:]
         try database.prepare("""
             SELECT r.blob_id, r.remote_id, r.location FROM remote_blobs r
@@ -93,13 +93,13 @@ extension Store {
 
     /// The generation of the location recorded for `blobID` (see `setRemoteBlobs`), nil when
     /// none is.
-    public func remoteBlobGeneration(_ blobID: String) throws -> Int? {
+    package func remoteBlobGeneration(_ blobID: String) throws -> Int? {
         try database.cached("SELECT coalesce(json_extract(location, '$.g'), 0) FROM remote_blobs WHERE blob_id = ? AND location IS NOT NULL")
             .first([.text(blobID)]) { Int($0.int(0)) }
     }
 
     /// The parts of `blobID` cut at `partSize` that an earlier push uploaded.
-    public func uploadedParts(of blobID: String, partSize: Int64) throws -> [Int: UploadedPart] {
+    package func uploadedParts(of blobID: String, partSize: Int64) throws -> [Int: UploadedPart] {
         let rows = try database.cached("SELECT part, pack, offset, length FROM upload_parts WHERE blob_id = ? AND part_size = ?")
             .rows([.text(blobID), .integer(partSize)]) {
                 UploadedPart(part: Int($0.int(0)), pack: $0.text(1), offset: $0.int(2), length: $0.int(3))
@@ -108,7 +108,7 @@ extension Store {
     }
 
     /// Forgets the parts of blobs whose upload finished (their location is recorded).
-    public func forgetUploadedParts(of blobIDs: [String]) throws {
+    package func forgetUploadedParts(of blobIDs: [String]) throws {
         guard !blobIDs.isEmpty else { return }
         try database.transaction {
             for id in blobIDs { try database.cached("DELETE FROM upload_parts WHERE blob_id = ?").run([.text(id)]) }

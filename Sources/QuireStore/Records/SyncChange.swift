@@ -1,17 +1,17 @@
 /// One field write as it travels between devices: the unit of merging.
-public struct SyncChange: Equatable, Sendable {
-    public var record: RecordKind
-    public var recordID: String
-    public var field: String
-    public var value: JSONValue
-    public var hlc: HLC
+package struct SyncChange: Equatable, Sendable {
+    package var record: RecordKind
+    package var recordID: String
+    package var field: String
+    package var value: JSONValue
+    package var hlc: HLC
     /// The writing device's UUID.
-    public var device: String
+    package var device: String
     /// The clock of the value this write replaced (zero and "" for a first write).
-    public var previousHLC: HLC
-    public var previousDevice: String
+    package var previousHLC: HLC
+    package var previousDevice: String
 
-    public init(record: RecordKind, recordID: String, field: String, value: JSONValue, hlc: HLC, device: String,
+    package init(record: RecordKind, recordID: String, field: String, value: JSONValue, hlc: HLC, device: String,
                 previousHLC: HLC = .zero, previousDevice: String = "") {
         self.record = record
         self.recordID = recordID
@@ -24,18 +24,18 @@ public struct SyncChange: Equatable, Sendable {
     }
 
     /// Last-writer-wins order: (HLC, device UUID), a total order every device agrees on.
-    public func wins(over hlc: HLC, device: String) -> Bool {
+    package func wins(over hlc: HLC, device: String) -> Bool {
         self.hlc != hlc ? self.hlc > hlc : self.device > device
     }
 
     /// Text fields keep a concurrent loser as a revision.
-    public var isText: Bool { RecordSchema.of(record)?.field(field)?.merge == .lastWriterWinsKeepingLoser }
+    package var isText: Bool { RecordSchema.of(record)?.field(field)?.merge == .lastWriterWinsKeepingLoser }
 
     /// The blob (local id) this change points its attachment at, if it is such a change.
-    public var namedBlob: String? {
+    package var namedBlob: String? {
         RecordSchema.of(record)?.field(field)?.type == .blob ? value.string : nil
     }
 
     /// True when this change sets or clears its record's deletion flag.
-    public var isTombstone: Bool { RecordSchema.of(record)?.field(field)?.type == .tombstone }
+    package var isTombstone: Bool { RecordSchema.of(record)?.field(field)?.type == .tombstone }
 }

@@ -7,8 +7,8 @@ import Foundation
 /// - Han, Hiragana and Katakana, written without spaces, are indexed as overlapping bigrams
 ///   with each character also indexed on its own at the same position, so any word of two
 ///   or more characters is found as a phrase of bigrams, and a single character by itself.
-public enum QuireTokenizer {
-    public enum Mode: Sendable {
+package enum QuireTokenizer {
+    package enum Mode: Sendable {
         case document
         case query
         /// A query term ending in `*`: no stemming, so the prefix matches as typed.
@@ -16,16 +16,16 @@ public enum QuireTokenizer {
     }
 
     /// One token with the byte range of the text it came from.
-    public struct Token: Equatable, Sendable {
-        public var text: String
-        public var start: Int
-        public var end: Int
+    package struct Token: Equatable, Sendable {
+        package var text: String
+        package var start: Int
+        package var end: Int
         /// At the same position as the previous token (a CJK unigram beside its bigram).
-        public var colocated: Bool
+        package var colocated: Bool
     }
 
     /// Splits `text` into tokens (a convenience for tests and snippets).
-    public static func tokens(_ text: String, mode: Mode = .document) -> [Token] {
+    package static func tokens(_ text: String, mode: Mode = .document) -> [Token] {
         var result: [Token] = []
         var copy = text
         let cache = Cache()
@@ -115,7 +115,7 @@ public enum QuireTokenizer {
     /// Folding and stemming cost microseconds per word, and text repeats its words (Zipf),
     /// so results are memoised. One cache per SQLite connection (which one thread uses at a
     /// time), keyed by an FNV-1a hash of the word's bytes and checked against them; bounded.
-    public final class Cache: @unchecked Sendable {
+    package final class Cache: @unchecked Sendable {
         private struct Slot {
             var key: [UInt8]
             var value: [UInt8]
@@ -125,7 +125,7 @@ public enum QuireTokenizer {
         private var count = 0
         static let limit = 100_000
 
-        public init() {}
+        package init() {}
 
         func normalized(_ word: UnsafeBufferPointer<UInt8>, mode: Mode) -> [UInt8] {
             var hash: UInt64 = 0xcbf29ce484222325

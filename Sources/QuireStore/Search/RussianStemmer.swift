@@ -28,7 +28,7 @@ enum RussianStemmer {
     private static let derivational = list(["ост", "ость"])
     private static let superlative = list(["ейш", "ейше"])
 
-    public static func stem(_ input: String) -> String {
+    package static func stem(_ input: String) -> String {
         var word = w(input)
         guard word.count > 2 else { return input }
         // RV: after the first vowel. R2: after vowel, non-vowel, vowel, non-vowel from RV on.

@@ -2,24 +2,24 @@ import Foundation
 
 /// A hybrid logical clock value: wall milliseconds in the high 48 bits, a counter in the
 /// low 16. Ordered as an integer; with the device id it totally orders writes.
-public struct HLC: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let rawValue: Int64
+package struct HLC: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let rawValue: Int64
 
-    public init(rawValue: Int64) { self.rawValue = rawValue }
-    public init(milliseconds: Int64, counter: Int64) { rawValue = milliseconds << 16 | (counter & 0xffff) }
+    package init(rawValue: Int64) { self.rawValue = rawValue }
+    package init(milliseconds: Int64, counter: Int64) { rawValue = milliseconds << 16 | (counter & 0xffff) }
 
-    public var milliseconds: Int64 { rawValue >> 16 }
-    public var counter: Int64 { rawValue & 0xffff }
+    package var milliseconds: Int64 { rawValue >> 16 }
+    package var counter: Int64 { rawValue & 0xffff }
 
-    public static func < (a: HLC, b: HLC) -> Bool { a.rawValue < b.rawValue }
-    public var description: String { "\(milliseconds).\(counter)" }
+    package static func < (a: HLC, b: HLC) -> Bool { a.rawValue < b.rawValue }
+    package var description: String { "\(milliseconds).\(counter)" }
 
-    public static let zero = HLC(rawValue: 0)
+    package static let zero = HLC(rawValue: 0)
 
     /// The next clock value after `last` for a local event at wall time `wallMilliseconds`.
     /// Never goes backwards, whatever the wall clock does: when the wall clock is behind
     /// `last`, the counter advances (and, should it overflow, the millisecond part).
-    public static func next(after last: HLC, wallMilliseconds: Int64) -> HLC {
+    package static func next(after last: HLC, wallMilliseconds: Int64) -> HLC {
         if wallMilliseconds > last.milliseconds {
             return HLC(milliseconds: wallMilliseconds, counter: 0)
         }
@@ -36,10 +36,10 @@ public struct HLC: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// Where the store reads the time from; tests substitute their own.
-public struct WallClock: Sendable {
-    public var now: @Sendable () -> Date
-    public init(now: @escaping @Sendable () -> Date) { self.now = now }
-    public static let system = WallClock(now: { Date() })
+package struct WallClock: Sendable {
+    package var now: @Sendable () -> Date
+    package init(now: @escaping @Sendable () -> Date) { self.now = now }
+    package static let system = WallClock(now: { Date() })
 
     var milliseconds: Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
 }

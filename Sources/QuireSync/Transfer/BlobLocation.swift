@@ -4,20 +4,20 @@ import QuireStore
 /// Where a packed attachment's encrypted bytes are: one extent of a pack per part, in order.
 /// Each part is a secretstream of its own whose associated data names the attachment, the
 /// part and the number of parts, so parts cannot be swapped, dropped or reordered unseen.
-public struct BlobLocation: Equatable, Sendable {
-    public struct Extent: Equatable, Sendable {
-        public var pack: String
-        public var offset: Int64
-        public var length: Int64
+package struct BlobLocation: Equatable, Sendable {
+    package struct Extent: Equatable, Sendable {
+        package var pack: String
+        package var offset: Int64
+        package var length: Int64
     }
 
-    public var extents: [Extent]
+    package var extents: [Extent]
     /// How many times the attachment moved: 0 where it was first uploaded, one more each time
     /// a device uploads it anew (its pack was collected) or a prune repacks it. Devices keep
     /// the location with the higher generation, the greater text between equals (see
     /// `Store.setRemoteBlobs`), so every device ends up with the same one whatever order it
     /// hears of them in, and a stale location never replaces a newer one.
-    public var generation: Int = 0
+    package var generation: Int = 0
 
     /// The most parts one attachment may have: 2 GiB in parts of 64 KiB, the smallest a
     /// server limit can make them, is 32,768.
@@ -71,11 +71,11 @@ public struct BlobLocation: Equatable, Sendable {
 
 /// An attachment as the repository knows it: its id (keyed hash of the plaintext) and, in
 /// format 2, where its bytes are packed; without a location it is `blobs/<2 hex>/<id>`.
-public struct RemoteBlob: Equatable, Sendable {
-    public var id: String
-    public var location: BlobLocation?
+package struct RemoteBlob: Equatable, Sendable {
+    package var id: String
+    package var location: BlobLocation?
 
-    public init(id: String, location: BlobLocation? = nil) {
+    package init(id: String, location: BlobLocation? = nil) {
         self.id = id
         self.location = location
     }

@@ -9,7 +9,7 @@ extension Repository {
     /// them), not twice. Equal attachments still get equal ids, and without the key the
     /// server can neither test a guess of their content nor link the id to a content hash.
     /// (Format-1 blob objects are named by the keyed hash of the bytes; both kinds are read.)
-    public func packedID(ofLocal sha256: String) throws -> String {
+    package func packedID(ofLocal sha256: String) throws -> String {
         guard BlobStore.isValidID(sha256) else { throw CryptoError(.library, detail: "not a SHA-256: \(sha256.prefix(16))") }
         let hasher = try BlobHasher(keys: keys)
         var bytes = Array("quire-packed-blob:".utf8)
@@ -29,7 +29,7 @@ extension Repository {
     /// so a pack whose bytes were changed, cut or swapped fails, naming the pack.
     /// - Throws: `RemoteError.notFound` when an object is gone, `CryptoError` when damaged.
     /// `meter` counts the bytes as they arrive (for a progress line).
-    public func download(_ blob: RemoteBlob, to destination: String) throws {
+    package func download(_ blob: RemoteBlob, to destination: String) throws {
         try download(blob, to: destination, meter: nil)
     }
 
@@ -88,7 +88,7 @@ extension Repository {
     /// True when the packs holding `blob` are on the server (one ranged GET of a byte of the
     /// first pack, and of the last when it is another); a blob object is checked as before.
     /// `checked` remembers answers across calls, so blobs sharing a pack cost one request.
-    public func has(_ blob: RemoteBlob, checked: inout [String: Bool]) throws -> Bool {
+    package func has(_ blob: RemoteBlob, checked: inout [String: Bool]) throws -> Bool {
         guard let first = blob.location?.extents.first, let last = blob.location?.extents.last else { return try hasBlob(blob.id) }
         for pack in Set([first.pack, last.pack]) {
             if checked[pack] == nil { checked[pack] = try hasObject(pack) }
@@ -97,7 +97,7 @@ extension Repository {
         return true
     }
 
-    public func has(_ blob: RemoteBlob) throws -> Bool {
+    package func has(_ blob: RemoteBlob) throws -> Bool {
         var checked: [String: Bool] = [:]
         return try has(blob, checked: &checked)
     }
@@ -106,7 +106,7 @@ extension Repository {
     /// plaintext's SHA-256 gives its id.
     /// - Throws: `CryptoError.unauthenticated` naming the object, and the attachment and part
     ///   a damaged byte belongs to.
-    public func verify(_ blob: RemoteBlob, held: (String) -> Data? = { _ in nil }) throws {
+    package func verify(_ blob: RemoteBlob, held: (String) -> Data? = { _ in nil }) throws {
         guard let location = blob.location else { return try verifyBlob(blob.id) }
         var hasher = SHA256()
         do {

@@ -3,7 +3,7 @@ import QuireStore
 
 /// What a transfer has done, for a line a person reads on a terminal the way restic shows it:
 /// objects and bytes done out of the total, the rate, and the time left.
-public final class TransferProgress {
+package final class TransferProgress {
     private let verb: String
     private let report: (String) -> Void
     private let started = Date()
@@ -12,7 +12,7 @@ public final class TransferProgress {
     private(set) var bytes: Int64 = 0, totalBytes: Int64 = 0
 
     /// - Parameter report: called with a fresh line at most five times a second.
-    public init(_ verb: String, report: @escaping (String) -> Void) {
+    package init(_ verb: String, report: @escaping (String) -> Void) {
         self.verb = verb
         self.report = report
     }
@@ -29,7 +29,7 @@ public final class TransferProgress {
         show(force: objects > 0 && self.objects == totalObjects)
     }
 
-    public var line: String {
+    package var line: String {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let rate = Double(bytes) / elapsed
         var text = "\(verb) \(objects)/\(totalObjects) objects, \(ByteCount.text(bytes))/\(ByteCount.text(totalBytes))"

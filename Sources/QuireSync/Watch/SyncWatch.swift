@@ -14,22 +14,22 @@ public final class SyncWatch {
 
     let syncer: Syncer
     let interval: TimeInterval
-    public var settle: TimeInterval = 2
+    package var settle: TimeInterval = 2
 
-    public init(syncer: Syncer, interval: TimeInterval) {
+    package init(syncer: Syncer, interval: TimeInterval) {
         self.syncer = syncer
         self.interval = interval
     }
 
     /// How long to wait after `failures` failed rounds in a row.
-    public static func backoff(failures: Int, interval: TimeInterval) -> TimeInterval {
+    package static func backoff(failures: Int, interval: TimeInterval) -> TimeInterval {
         let cap = max(interval, 1800)
         return min(cap, 15 * pow(2, Double(max(0, min(failures - 1, 20)))))
     }
 
     /// Syncs until `shouldStop` says so (checked at least every 200 ms between rounds).
     /// `round` hears of each round and when the next one is due.
-    public func run(progress: ((String) -> Void)? = nil, shouldStop: @escaping @Sendable () -> Bool,
+    package func run(progress: ((String) -> Void)? = nil, shouldStop: @escaping @Sendable () -> Bool,
                     round: (Round, _ next: TimeInterval) -> Void) {
         let store = syncer.store
         let watcher = FolderWatcher(folder: store.folder)

@@ -7,28 +7,28 @@ import QuireStore
 /// about it. The unit holds no secret: the service unlocks with the key an earlier sync
 /// cached in the store, and reads the WebDAV password from the store's password file or
 /// `~/.netrc`.
-public struct UserService {
-    public let storeFolder: String
+package struct UserService {
+    package let storeFolder: String
     /// The `quire` binary the unit runs.
-    public let executable: String
+    package let executable: String
     /// `$XDG_CONFIG_HOME`, or `~/.config`.
-    public let configHome: String
+    package let configHome: String
     /// The `systemctl` to call.
-    public var systemctl = "systemctl"
+    package var systemctl = "systemctl"
 
-    public init(storeFolder: String, executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(storeFolder: String, executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.storeFolder = storeFolder
         self.executable = executable
         let home = environment["HOME"] ?? NSHomeDirectory()
         configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
     }
 
-    public var name: String { "quire-sync-" + SHA256.hex(of: storeFolder.utf8).prefix(8) + ".service" }
-    public var unitPath: String { configHome + "/systemd/user/" + name }
+    package var name: String { "quire-sync-" + SHA256.hex(of: storeFolder.utf8).prefix(8) + ".service" }
+    package var unitPath: String { configHome + "/systemd/user/" + name }
 
     /// The unit's text. Arguments are quoted for systemd (`"…"`, with `%`, `$`, `\` and `"`
     /// escaped), so a store folder with spaces or quotes is passed as one argument.
-    public func unit(interval: Int) -> String {
+    package func unit(interval: Int) -> String {
         func quoted(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$") + "\""
@@ -57,7 +57,7 @@ public struct UserService {
     /// in `<store>/webdav-password`, 0600 like the key cached beside it (the store holds the
     /// journal in plaintext already), and names it as the remote's password file, so the unit
     /// and its arguments hold no secret. Returns the file's path.
-    public static func keepPassword(_ password: String, for store: Store) throws -> String {
+    package static func keepPassword(_ password: String, for store: Store) throws -> String {
         guard let remote = try store.remoteSettings() else { throw StoreError(.invalid, detail: "this journal has no remote") }
         let file = store.folder + "/webdav-password"
         var bytes = Array(password.utf8)
@@ -70,7 +70,7 @@ public struct UserService {
     }
 
     /// Why there is no systemd user session to install into, or nil when there is one.
-    public func missingSession() -> String? {
+    package func missingSession() -> String? {
         switch run(["--user", "show-environment"]) {
         case nil, 127?: return "systemctl is not installed"
         case let status? where status != 0: return "there is no systemd user session (systemctl --user failed)"
@@ -80,7 +80,7 @@ public struct UserService {
 
     /// Writes the unit and enables it now; nil when done, else why not (then nothing is written).
     /// - Throws: `StoreError.io` when the unit cannot be written or systemctl refuses it.
-    public func install(interval: Int) throws -> String? {
+    package func install(interval: Int) throws -> String? {
         if let reason = missingSession() { return reason }
         try FileIO.makeFolder(configHome)
         try FileIO.makeFolder(configHome + "/systemd")
@@ -95,7 +95,7 @@ public struct UserService {
     }
 
     /// Stops and removes the unit; false when it was not installed.
-    public func uninstall() throws -> Bool {
+    package func uninstall() throws -> Bool {
         guard FileManager.default.fileExists(atPath: unitPath) else { return false }
         if missingSession() == nil { _ = run(["--user", "disable", "--now", name]) }
         guard unlink(unitPath) == 0 else { throw StoreError(.io, path: unitPath, detail: FileIO.errnoText()) }
@@ -103,15 +103,15 @@ public struct UserService {
         return true
     }
 
-    public struct Status: Sendable {
-        public var installed: Bool
+    package struct Status: Sendable {
+        package var installed: Bool
         /// systemd's word for it (`active`, `inactive`, `failed`), when there is a session.
-        public var state: String?
-        public var lastSync: String?
-        public var lastFailure: (time: String, reason: String)?
+        package var state: String?
+        package var lastSync: String?
+        package var lastFailure: (time: String, reason: String)?
     }
 
-    public func status(of store: Store) throws -> Status {
+    package func status(of store: Store) throws -> Status {
         var state: String?
         if missingSession() == nil {
             state = output(["--user", "is-active", name])?.trimmingCharacters(in: .whitespacesAndNewlines)
