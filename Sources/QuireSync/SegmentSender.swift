@@ -31,7 +31,7 @@ final class SegmentSender {
     func send(_ segment: Syncer.SealedSegment) throws {
         // While packs upload, their line (objects, bytes, rate, time left) is the one shown.
         if !holding { progress?("pushing \(segment.path)") }
-        syncer.checkpoint("segment-publish-start")
+        syncer.checkpoint(.segmentPublishStart)
         if segment.seq == 1 {
             // Its folder is new: made first, not found missing by a PUT of the whole segment.
             try syncer.backend.makeFolder(LogSegment.folder + "/" + syncer.store.deviceID)
@@ -87,7 +87,7 @@ final class SegmentSender {
     /// Over the sync's own connection, now.
     private func putHere(_ segment: Syncer.SealedSegment) throws {
         try Self.put(segment, over: syncer.backend)
-        syncer.checkpoint("segment-published")
+        syncer.checkpoint(.segmentPublished)
     }
 
     private func queue(_ segment: Syncer.SealedSegment, on lanes: UploadLanes) throws {
@@ -97,7 +97,7 @@ final class SegmentSender {
 
     /// Hears of the segments the lanes stored since last asked (checkpoints run on this thread).
     private func reportPublished() {
-        for _ in 0..<(lanes?.takeCompleted() ?? 0) { syncer.checkpoint("segment-published") }
+        for _ in 0..<(lanes?.takeCompleted() ?? 0) { syncer.checkpoint(.segmentPublished) }
     }
 
     private static func put(_ segment: Syncer.SealedSegment, over backend: Backend) throws {

@@ -144,7 +144,7 @@ extension Syncer {
         }
         try record(whole, in: packs, parts: parts, report: &report)
         packs.progress?.advance(objects: 1)
-        checkpoint("pack-uploaded")
+        checkpoint(.packUploaded)
     }
 
     /// Records the parts just stored and where each attachment whose every part is stored

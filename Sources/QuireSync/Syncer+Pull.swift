@@ -75,7 +75,7 @@ extension Syncer {
         let segments = batch.map(\.segment)
         guard let device = segments.first?.device else { return }
         try fetchBlobs(of: segments, using: prefetcher, waiting: waiting, into: &report)
-        checkpoint("pull-before-merge")
+        checkpoint(.pullBeforeMerge)
         let logChanges = batch.map {
             LogChanges(changes: $0.segment.changes, seq: $0.segment.seq, hash: $0.hash, name: LogSegment.path(device: device, seq: $0.segment.seq))
         }
@@ -84,13 +84,13 @@ extension Syncer {
                 if waiting {
                     try checkAttachments(after: segments.flatMap(\.changes)) { local in segments.lazy.compactMap { $0.remote(local) }.first }
                 }
-                checkpoint("merge-before-commit")
+                checkpoint(.mergeBeforeCommit)
             }
         }
         report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
         report.conflicts += merged.conflicts
         report.segmentsPulled += segments.count
-        checkpoint("pull-after-merge")
+        checkpoint(.pullAfterMerge)
     }
 
     /// Runs a merge of `object`'s changes; a value the store refuses (out of range, the wrong

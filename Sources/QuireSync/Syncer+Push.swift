@@ -102,7 +102,7 @@ extension Syncer {
             for change in chunk { pushedRecords.insert(change.recordID) }
         }
         report.recordsPushed += pushedRecords.count
-        checkpoint("segments-made")
+        checkpoint(.segmentsMade)
         try landPacks()
         try sender.drain()
         // 3. The head, then the old heads go. Only a published head makes segments part of the
@@ -110,7 +110,7 @@ extension Syncer {
         try publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
         try store.setSyncLog(me, seq: seq, hash: hash)
         try store.confirmRemoteBlobs(Array(blobMap.keys))
-        checkpoint("head-published")
+        checkpoint(.headPublished)
         // 4. Only now is the push confirmed.
         try store.markPushed(upTo: pending.watermark)
     }
@@ -162,6 +162,6 @@ extension Syncer {
         if stale.count >= 3 {
             for old in stale { try? backend.delete(Self.headsFolder + "/" + Head(device: store.deviceID, seq: old).name) }
         }
-        checkpoint("heads-cleaned")
+        checkpoint(.headsCleaned)
     }
 }

@@ -44,7 +44,7 @@ extension Syncer {
         }
         guard !moving.isEmpty else { return 0 }
         let moved = try uploadMoved(moving, progress: progress)
-        checkpoint("repack-uploaded")
+        checkpoint(.repackUploaded)
         try announce(moved, progress: progress)
         return chosen.count
     }
@@ -116,7 +116,7 @@ extension Syncer {
         segment.packed = Dictionary(moved.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
         let published = try publish(segment, progress: progress)
         try publishHead(seq: segment.seq, hash: published, previous: try readHeads()[me] ?? [], merged: try store.syncLogs())
-        checkpoint("repack-announced")
+        checkpoint(.repackAnnounced)
         try store.setRemoteBlobs(moved.map { ($0.key, $0.value.id, $0.value.location?.text) }, confirmed: true)
         try store.setSyncLog(me, seq: segment.seq, hash: published)
     }

@@ -74,7 +74,7 @@ extension Syncer {
     /// data flushed together, then adopted as one batch.
     func takeInWritten(_ written: [DownloadedBlob], into report: inout SyncReport) throws {
         guard !written.isEmpty else { return }
-        for _ in written { checkpoint("blob-downloaded") }
+        for _ in written { checkpoint(.blobDownloaded) }
         try store.adoptDownloadedBlobs(written, flushed: false)
         report.blobsDownloaded += written.count
     }
@@ -116,7 +116,7 @@ extension Syncer {
         for item in needed {
             switch prefetcher.take(item.local, whileWaiting: { self.pullProgress?.refresh() }) {
             case .success(let temp):
-                checkpoint("blob-downloaded")
+                checkpoint(.blobDownloaded)
                 arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote.id))
             case .failure(let error) where skippable(error):
                 continue
@@ -138,7 +138,7 @@ extension Syncer {
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
         }
-        checkpoint("blob-downloaded")
+        checkpoint(.blobDownloaded)
         try store.adoptDownloadedBlobs([DownloadedBlob(path: temp, id: local, remoteID: remote.id)])
     }
 }

@@ -27,19 +27,19 @@ public final class Syncer {
     public let store: Store
     public let repository: Repository
     /// Changes per segment: large first syncs become several segments of bounded size.
-    public var changesPerSegment = 5000
+    package var changesPerSegment = 5000
     /// Changes merged in one transaction at most (unless one segment holds more): a pull of
     /// many segments (a restore, a device long away) merges several per commit.
-    public var changesPerMerge = 20_000
+    package var changesPerMerge = 20_000
     /// The most segments one pull takes from one device's log: far beyond any real device
     /// (a segment per sync, every five minutes for ninety years), far below a forged head.
     static let maxNewSegments = 10_000_000
     /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
-    public var collectionGrace: Double = 24 * 3600
+    package var collectionGrace: Double = 24 * 3600
     /// Extra connections for downloading attachments in the background, each used by one
     /// thread; when more than one segment is to be pulled, a quarter of them (at least one) read
     /// segments ahead.
-    public var workerBackends: [Backend] = []
+    package var workerBackends: [Backend] = []
     /// Asked between steps (each segment pulled or pushed, each pack uploaded, each
     /// attachment verified): once it returns true, the work stops with `SyncError.cancelled`
     /// at the next step. Every step is whole and idempotent, so the next sync simply
@@ -52,7 +52,7 @@ public final class Syncer {
     }
 
     /// Test hook: called at named points; a test may crash the process there.
-    var checkpoint: (String) -> Void = { _ in }
+    var checkpoint: (SyncCheckpoint) -> Void = { _ in }
     /// Bytes of attachments downloaded, and the line that shows them while a pull runs.
     let downloadMeter = ByteMeter()
     var pullProgress: PullProgress?
@@ -60,17 +60,17 @@ public final class Syncer {
     var backend: Backend { repository.backend }
     static let headsFolder = "heads"
 
-    public init(store: Store, repository: Repository) {
+    package init(store: Store, repository: Repository) {
         self.store = store
         self.repository = repository
     }
 
     /// Routes the repository's and backend's step hooks to `checkpoint` (tests kill the
     /// process at named points to prove every step can be interrupted).
-    public func installCheckpoints(_ checkpoint: @escaping (String) -> Void) {
+    package func installCheckpoints(_ checkpoint: @escaping (SyncCheckpoint) -> Void) {
         self.checkpoint = checkpoint
-        repository.uploadChunk = { checkpoint("blob-upload-chunk") }
-        repository.backend.onPublishStep { checkpoint("publish-temp-written") }
+        repository.uploadChunk = { checkpoint(.blobUploadChunk) }
+        repository.backend.onPublishStep { checkpoint(.publishTempWritten) }
     }
 
     /// Pull, then push.

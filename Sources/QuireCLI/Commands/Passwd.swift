@@ -24,7 +24,7 @@ struct PasswdCommand: Command {
         guard remote.repositoryID != nil else {
             throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
         }
-        let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
+        let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
         let repository = try SyncSession.askingAgain(arguments, context: context) {
             try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase"))
         }

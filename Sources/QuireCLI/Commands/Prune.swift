@@ -28,7 +28,7 @@ struct PruneCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let store = try context.openStore()
-        let (journal, unlock, _) = SyncSession.journal(store, arguments, context: context)
+        let (journal, unlock, _) = try SyncSession.journal(store, arguments, context: context)
         let report = try journal.prune(unlock, progress: SyncSession.progress(context))
         SyncSession.endProgress(context)
         if arguments.flag("json") {

@@ -90,7 +90,7 @@ struct RemoteCommand: Command {
     private static func initialize(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals("init")
         let store = try context.openStore()
-        let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
+        let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
         // Before the passphrase is asked for (Journal.createRepository checks again).
         if let existing = try store.remoteSettings()?.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
@@ -104,7 +104,7 @@ struct RemoteCommand: Command {
     private static func check(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals("check")
         let store = try context.openStore()
-        let (journal, _, _) = SyncSession.journal(store, arguments, context: context)
+        let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
         guard try store.remoteSettings() != nil else { throw JournalError.noRemote }
         let repository = try SyncSession.askingAgain(arguments, context: context) {
             try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context))

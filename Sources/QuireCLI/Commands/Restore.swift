@@ -23,7 +23,7 @@ struct RestoreCommand: Command {
         let address = try Options.remoteAddress(url, arguments)
         let existed = FileManager.default.fileExists(atPath: context.storePath)
         let store = try context.openStore(create: true, cacheMebibytes: 4)
-        let (journal, unlock, traffic) = SyncSession.journal(store, arguments, context: context)
+        let (journal, unlock, traffic) = try SyncSession.journal(store, arguments, context: context)
         let report: SyncReport
         do {
             report = try SyncSession.askingAgain(arguments, context: context) {

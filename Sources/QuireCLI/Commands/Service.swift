@@ -95,7 +95,7 @@ struct ServiceCommand: Command {
         serviceEnvironment["QUIRE_WEBDAV_PASSWORD"] = nil
         serviceEnvironment["QUIRE_PASSPHRASE"] = nil
         let asService = Context(storeOption: store.folder, environment: serviceEnvironment)
-        let (journal, _, _) = SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
+        let (journal, _, _) = try SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
         journal.connection.workers = 0
         do {
             _ = try journal.syncer(.cachedKeyOnly)

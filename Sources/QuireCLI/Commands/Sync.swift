@@ -39,7 +39,7 @@ struct SyncCommand: Command {
             interval = seconds
         }
         let store = try context.openStore()
-        let (journal, unlock, traffic) = SyncSession.journal(store, arguments, context: context)
+        let (journal, unlock, traffic) = try SyncSession.journal(store, arguments, context: context)
         if arguments.flag("watch") {
             signal(SIGINT) { _ in stopRequested = 1 }
             signal(SIGTERM) { _ in stopRequested = 1 }

@@ -34,7 +34,7 @@ enum SyncSession {
     /// The journal of `store`, its WebDAV password read from the remote's password file,
     /// every connection counted; and the unlock the arguments ask for (`--cached-key-only`
     /// never asks for a passphrase).
-    static func journal(_ store: Store, _ arguments: Arguments, context: Context) -> (Journal, Unlock, Traffic) {
+    static func journal(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Journal, Unlock, Traffic) {
         let journal = Journal(store: store)
         let traffic = Traffic()
         journal.connection.password = { try Secrets.webdavPassword(file: $0.passwordFile, context: context) }
@@ -45,11 +45,12 @@ enum SyncSession {
             if context.stderrIsTerminal { settings.notice = { showProgressLine($0) } }
         }
         journal.connection.wrap = traffic.counting
+        let crash = try crashPoint(context)
         journal.prepare = { syncer in
             if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
             if let n = context.environment["QUIRE_MERGE_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerMerge = n }
             if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
-            installCrashPoint(syncer, context: context)
+            if let crash { installCrashPoint(crash, on: syncer) }
         }
         let unlock: Unlock = arguments.flag("cached-key-only") ? .cachedKeyOnly
             : .cachedKeyOr(passphrase: { try Secrets.passphrase(arguments, context: context) })
@@ -73,17 +74,24 @@ enum SyncSession {
     }
 
     /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the
-    /// named step, proving that every step can be interrupted.
-    static func installCrashPoint(_ syncer: Syncer, context: Context) {
-        guard let spec = context.environment["QUIRE_CRASH_AT"] else { return }
-        let parts = spec.split(separator: ":")
-        let name = String(parts.first ?? "")
-        let target = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+    /// named step (`SyncCheckpoint`), proving that every step can be interrupted. A name the
+    /// code does not have is a usage error, never a crash that silently does not come.
+    static func crashPoint(_ context: Context) throws(CLIError) -> (point: SyncCheckpoint, hit: Int)? {
+        guard let spec = context.environment["QUIRE_CRASH_AT"] else { return nil }
+        let parts = spec.split(separator: ":", omittingEmptySubsequences: false)
+        guard let point = SyncCheckpoint(rawValue: String(parts.first ?? "")), parts.count <= 2,
+              let hit = parts.count > 1 ? Int(parts[1]) : 1, hit >= 1 else {
+            throw .usage("QUIRE_CRASH_AT=\(spec) names no step; the steps are " + SyncCheckpoint.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return (point, hit)
+    }
+
+    static func installCrashPoint(_ crash: (point: SyncCheckpoint, hit: Int), on syncer: Syncer) {
         var hits = 0
         syncer.installCheckpoints { point in
-            guard point == name else { return }
+            guard point == crash.point else { return }
             hits += 1
-            if hits == target { kill(getpid(), SIGKILL) }
+            if hits == crash.hit { kill(getpid(), SIGKILL) }
         }
     }
 

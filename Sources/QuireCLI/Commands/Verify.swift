@@ -24,7 +24,7 @@ struct VerifyCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let store = try context.openStore()
-        let (journal, unlock, _) = SyncSession.journal(store, arguments, context: context)
+        let (journal, unlock, _) = try SyncSession.journal(store, arguments, context: context)
         let report = try journal.verify(unlock, readData: arguments.flag("read-data"), progress: SyncSession.progress(context))
         SyncSession.endProgress(context)
         if arguments.flag("json") {

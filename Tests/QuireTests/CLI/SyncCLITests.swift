@@ -118,6 +118,19 @@ import Testing
         #expect(run.status == 1 && run.stderr.contains("another quire is syncing"))
     }
 
+    /// A crash point the code does not have is refused at once, before any work: a test can
+    /// never wait for a kill that will not come.
+    @Test(arguments: ["segment-pubished", "head-published:0", "head-published:x", ""])
+    func aCrashPointThatNamesNoStepIsAUsageError(point: String) throws {
+        let dir = TempDir()
+        let (a, _, _) = try setUp(dir)
+        let pending = try Store(folder: a).pendingCount()
+        let run = try sync(a, ["QUIRE_CRASH_AT": point])
+        #expect(run.status == 2 && run.signal == nil, "\(point): \(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("names no step") && run.stderr.contains("segment-published"), "\(run.stderr)")
+        #expect(try Store(folder: a).pendingCount() == pending, "nothing was pushed")
+    }
+
     /// The client SIGKILLed at each step: the next sync converges, nothing is lost, and the
     /// database is intact.
     @Test(arguments: [

@@ -179,12 +179,12 @@ import Testing
         let (syncer, gate) = try gatedPush(in: world, words: "слово ")
         var storedAtFirstSegment: Int?, storedAtHead: Int?, seenMeanwhile: Int?
         syncer.checkpoint = { point in
-            if point == "segment-published" && storedAtFirstSegment == nil {
+            if point == .segmentPublished && storedAtFirstSegment == nil {
                 storedAtFirstSegment = gate.stored
                 seenMeanwhile = (try? world.sync(b)).flatMap { _ in try? b.entryCount() }
                 gate.open()
             }
-            if point == "head-published" { storedAtHead = gate.stored }
+            if point == .headPublished { storedAtHead = gate.stored }
         }
         _ = try syncer.sync()
         #expect(!gate.timedOut, "no segment went up while the packs were held back")
@@ -202,7 +202,7 @@ import Testing
     @Test func whilePacksUploadTheirProgressIsTheLineShown() throws {
         let world = try SyncWorld(devices: 1)
         let (syncer, gate) = try gatedPush(in: world, words: "mot ")
-        syncer.checkpoint = { point in if point == "segment-published" { gate.open() } }
+        syncer.checkpoint = { point in if point == .segmentPublished { gate.open() } }
         var lines: [String] = []
         _ = try syncer.sync { lines.append($0) }
         let packsDone = try #require(lines.lastIndex { $0.hasPrefix("uploading 1/1 objects") }, "\(lines)")
@@ -221,8 +221,8 @@ import Testing
         // server refuses the pack. A failed push still waits for the segment uploads under way.
         var made = 0
         syncer.checkpoint = { point in
-            if point == "segments-made" { gate.refuse() }
-            if point == "segment-publish-start" { made += 1 }
+            if point == .segmentsMade { gate.refuse() }
+            if point == .segmentPublishStart { made += 1 }
         }
         #expect(throws: PackGate.Refused.self) { try syncer.sync() }
         #expect(gate.stored == 0, "no pack went up")
