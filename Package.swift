@@ -22,26 +22,29 @@ let package = Package(
         .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
         .executableTarget(name: "EmbedTool"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedTool"]),
 
-        .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux"], plugins: ["EmbedFiles"]),
+        // Below Store and Remote: durable file writes, JSON, SHA-256.
+        .target(name: "QuireSupport"),
+        .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
-        .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux"]),
-        .target(name: "QuireSync", dependencies: ["CLinux", "QuireStore", "QuireCrypto", "QuireRemote"]),
+        .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),
+        .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
-        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireKit"]),
+        .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireSupport", "QuireKit"]),
         // What an embedding app does, through QuireKit's public API only; ./scripts/test runs it.
         .executableTarget(name: "EmbedQuire", dependencies: ["QuireKit"], path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip", "CLinux"],
+        .testTarget(name: "QuireTests", dependencies: ["QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip", "CLinux"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 
 /// A repository in a local folder (`file:///path`): the embedded default that needs no server,
 /// and the reference the WebDAV backend is tested against.
@@ -73,57 +74,46 @@ package final class LocalBackend: Backend {
                           + "repository would not land on the disk it names: mount the disk first")
     }
 
-    /// Writes `source` to a fresh temporary file beside `path`, durably; returns its name.
+    /// Writes `source` to a fresh temporary file beside `path`, durably (`DurableFile`: a
+    /// private name, so a crash leaves only a hidden leftover, never a half object; the bytes
+    /// on disk before any name points at them); returns its name.
     private func writeTemporary(for path: String, from source: ByteSource) throws -> String {
         try makeParents(of: path)
-        let folder = parentPath(full(path))
-        let temp = folder + "/" + temporaryPrefix + UUID().uuidString.lowercased()
-        // 1. A private temporary name: a crash leaves only a hidden leftover, never a half object.
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ioError(path, "cannot create") }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        do {
-            _ = try source.rewind()
-            while true {
-                let n = try source.read(into: buffer)
-                if n == 0 { break }
-                var offset = 0
-                while offset < n {
-                    let w = write(fd, buffer.baseAddress.map { $0 + offset }, n - offset)
-                    if w < 0 { if errno == EINTR { continue }; throw ioError(path, "cannot write") }
-                    offset += w
+        return try naming(path) {
+            try DurableFile.temporary(in: parentPath(full(path)), prefix: temporaryPrefix) { fd in
+                _ = try source.rewind()
+                while true {
+                    let n = try source.read(into: buffer)
+                    if n == 0 { break }
+                    try DurableFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: path)
                 }
             }
-            // 2. The bytes reach the disk before any name points at them.
-            guard fsync(fd) == 0 else { throw ioError(path, "cannot sync") }
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(temp)
-            throw error
         }
-        return temp
     }
 
-    /// 4. Persist the folder entry, so the new name survives a crash.
-    private func syncFolder(of path: String) {
-        let fd = open(parentPath(full(path)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+    /// Runs `body`, a file system failure in it said as the remote error for `path`.
+    private func naming<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let fault as DurableFile.Fault {
+            if fault.step == .link && fault.code == EEXIST { throw RemoteError(.exists, path: path, detail: "already exists") }
+            let what: String
+            switch fault.step {
+            case .create: what = "cannot create"
+            case .write: what = "cannot write"
+            case .sync: what = "cannot sync"
+            case .rename: what = "cannot rename"
+            case .link: what = "cannot publish"
+            }
+            throw ioError(path, what, code: fault.code)
+        }
     }
 
     package func put(_ path: String, from source: ByteSource) throws {
         try validatePath(path)
         let temp = try writeTemporary(for: path, from: source)
-        // 3. rename() replaces atomically: readers see the old or the new object.
-        guard rename(temp, full(path)) == 0 else {
-            let error = ioError(path, "cannot rename")
-            unlink(temp)
-            throw error
-        }
-        syncFolder(of: path)
+        // rename() replaces atomically: readers see the old or the new object.
+        try naming(path) { try DurableFile.replace(full(path), with: temp) }
     }
 
     package func publish(_ path: String, from source: ByteSource) throws {
@@ -131,13 +121,9 @@ package final class LocalBackend: Backend {
         let temp = try writeTemporary(for: path, from: source)
         defer { unlink(temp) }
         publishStep?()
-        // 3. link() creates the final name only if it is free — atomically, like MOVE with
-        //    Overwrite: F on a WebDAV server.
-        guard link(temp, full(path)) == 0 else {
-            if errno == EEXIST { throw RemoteError(.exists, path: path, detail: "already exists") }
-            throw ioError(path, "cannot publish")
-        }
-        syncFolder(of: path)
+        // link() creates the final name only if it is free, atomically, like MOVE with
+        // Overwrite: F on a WebDAV server.
+        try naming(path) { try DurableFile.link(full(path), to: temp) }
     }
 
     package func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
@@ -183,7 +169,7 @@ package final class LocalBackend: Backend {
 
     package func delete(_ path: String) throws {
         try validatePath(path)
-        if unlink(full(path)) == 0 { syncFolder(of: path); return }
+        if unlink(full(path)) == 0 { DurableFile.syncFolder(of: full(path)); return }
         if errno == EISDIR || errno == EPERM, rmdir(full(path)) == 0 { return }
         throw ioError(path, "cannot delete")
     }
@@ -206,6 +192,6 @@ package final class LocalBackend: Backend {
             }
             unlink(full(from))
         }
-        syncFolder(of: to)
+        DurableFile.syncFolder(of: full(to))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import QuireKit
 
-/// Minimal JSON output for the CLI's own documents (entries use the store's interchange writer).
+/// The CLI's own JSON documents and lines, written with the support layer's `JSONWriter`
+/// (the writer of the store's interchange), so both escape and print numbers alike.
 struct JSONOutput {
     enum Value { case string(String), number(Double), int(Int), bool(Bool), strings([String]) }
     private(set) var text = ""
@@ -19,28 +21,21 @@ struct JSONOutput {
     }
 
     static func render(_ value: Value) -> String {
+        var writer = JSONWriter()
         switch value {
-        case .string(let s): return quote(s)
-        case .number(let d): return d.isFinite ? d.description : "null"
-        case .int(let i): return String(i)
-        case .bool(let b): return b ? "true" : "false"
-        case .strings(let items): return "[" + items.map(quote).joined(separator: ", ") + "]"
+        case .string(let s): writer.string(s)
+        case .number(let d): writer.number(d)
+        case .int(let i): writer.raw(String(i))
+        case .bool(let b): writer.bool(b)
+        case .strings(let items): writer.array(items) { $0.string($1) }
         }
+        return writer.text
     }
 
+    /// `s` as a JSON string, escaped as the store's interchange writes it.
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter()
+        writer.string(s)
+        return writer.text
     }
 }

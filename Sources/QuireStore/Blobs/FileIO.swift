@@ -33,17 +33,7 @@ package enum FileIO {
 
     /// Writes all of `buffer` to `fd`, retrying short writes and EINTR.
     package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
-        guard var p = buffer.baseAddress else { return }
-        var left = buffer.count
-        while left > 0 {
-            let n = write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(.io, path: path, detail: errnoText())
-            }
-            p += n
-            left -= n
-        }
+        do { try DurableFile.writeAll(fd, buffer, path: path) } catch { throw StoreError(.io, path: path, detail: error.reason) }
     }
 
     /// Reads up to `buffer.count` bytes, retrying EINTR; 0 means end of file.
@@ -71,12 +61,7 @@ package enum FileIO {
     }
 
     /// Flushes the folder entry of a rename to disk, so the new name survives a crash.
-    package static func syncFolder(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
-    }
+    package static func syncFolder(_ path: String) { DurableFile.syncFolder(path) }
 
     /// Flushes every file written on the filesystem holding `folder` (one `syncfs` instead of
     /// an `fsync` per file, for many small files written together).
@@ -122,25 +107,12 @@ package enum FileIO {
     /// output that can be made again, where thousands of fsyncs would cost more than they save.
     package static func writeDurably(to path: String, mode: mode_t = 0o600, sync: Bool = true, _ body: (Int32) throws -> Void) throws {
         let parent = PathText.parent(path)
-        let folder = parent.isEmpty ? "." : parent
-        let temp = folder + "/.tmp-" + UUID().uuidString.lowercased()
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
         do {
-            try body(fd)
-            guard !sync || fsync(fd) == 0 else { throw StoreError(.io, path: path, detail: errnoText()) }
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(temp)
-            throw error
+            let temp = try DurableFile.temporary(in: parent.isEmpty ? "." : parent, prefix: ".tmp-", mode: mode, sync: sync, body)
+            try DurableFile.replace(path, with: temp, sync: sync)
+        } catch let fault as DurableFile.Fault {
+            throw StoreError(.io, path: path, detail: fault.reason)
         }
-        guard rename(temp, path) == 0 else {
-            let reason = errnoText()
-            unlink(temp)
-            throw StoreError(.io, path: path, detail: reason)
-        }
-        if sync { syncFolder(folder) }
     }
 
     /// Writes `text` (UTF-8) to `path` atomically; durably unless `sync` is false.

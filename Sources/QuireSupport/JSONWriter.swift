@@ -3,17 +3,17 @@ import Foundation
 /// Writes JSON with keys in the order given and numbers in Swift's shortest round-trip form,
 /// so the same data always gives the same bytes (the interchange dump is canonical).
 package struct JSONWriter {
-    private(set) var output: [UInt8] = []
+    package private(set) var output: [UInt8] = []
 
-    init() { output.reserveCapacity(1024) }
+    package init() { output.reserveCapacity(1024) }
 
-    var text: String { String(decoding: output, as: UTF8.self) }
+    package var text: String { String(decoding: output, as: UTF8.self) }
 
-    mutating func raw(_ s: String) { output.append(contentsOf: s.utf8) }
+    package mutating func raw(_ s: String) { output.append(contentsOf: s.utf8) }
 
     /// Runs of bytes that need no escape are copied whole: a segment's base64 attachments
     /// and long bodies are most of what sync writes.
-    mutating func string(_ s: String) {
+    package mutating func string(_ s: String) {
         output.append(0x22)
         var s = s
         s.withUTF8 { bytes in
@@ -43,19 +43,19 @@ package struct JSONWriter {
         }
     }
 
-    mutating func number(_ d: Double) {
+    package mutating func number(_ d: Double) {
         // Whole numbers print as "12.0" — stable and still a JSON number.
         raw(d.isFinite ? d.description : "null")
     }
 
-    mutating func optionalNumber(_ d: Double?) {
+    package mutating func optionalNumber(_ d: Double?) {
         if let d { number(d) } else { raw("null") }
     }
 
-    mutating func bool(_ b: Bool) { raw(b ? "true" : "false") }
+    package mutating func bool(_ b: Bool) { raw(b ? "true" : "false") }
 
     /// Writes `{"k": v, ...}` calling `fields` to add members through `member`.
-    mutating func object(_ fields: (inout ObjectWriter) -> Void) {
+    package mutating func object(_ fields: (inout ObjectWriter) -> Void) {
         raw("{")
         var writer = ObjectWriter(json: self)
         output = []  // hand the buffer over without a copy
@@ -64,7 +64,7 @@ package struct JSONWriter {
         raw("}")
     }
 
-    mutating func array<T>(_ items: [T], _ item: (inout JSONWriter, T) -> Void) {
+    package mutating func array<T>(_ items: [T], _ item: (inout JSONWriter, T) -> Void) {
         raw("[")
         for (i, value) in items.enumerated() {
             if i > 0 { raw(", ") }
@@ -73,22 +73,22 @@ package struct JSONWriter {
         raw("]")
     }
 
-    struct ObjectWriter {
-        var json: JSONWriter
+    package struct ObjectWriter {
+        package var json: JSONWriter
         private var count = 0
 
-        init(json: JSONWriter) { self.json = json }
+        package init(json: JSONWriter) { self.json = json }
 
-        mutating func key(_ name: String) {
+        package mutating func key(_ name: String) {
             if count > 0 { json.raw(", ") }
             json.string(name)
             json.raw(": ")
             count += 1
         }
 
-        mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
-        mutating func number(_ name: String, _ value: Double?) { key(name); json.optionalNumber(value) }
-        mutating func bool(_ name: String, _ value: Bool) { key(name); json.bool(value) }
+        package mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
+        package mutating func number(_ name: String, _ value: Double?) { key(name); json.optionalNumber(value) }
+        package mutating func bool(_ name: String, _ value: Bool) { key(name); json.bool(value) }
     }
 
     /// Any parsed value written back, keys sorted (for values that have no fixed key order).
@@ -105,7 +105,7 @@ package struct JSONWriter {
         return Data(w.output)
     }
 
-    mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
         case .bool(let b): bool(b)
@@ -124,16 +124,5 @@ package struct JSONWriter {
         }
     }
 
-    /// The canonical stored form of transcript segments.
-    static func segments(_ segments: [Segment]) -> String {
-        var w = JSONWriter()
-        w.array(segments) { w, s in
-            w.object { o in
-                o.number("start", s.start)
-                o.number("end", s.end)
-                o.string("text", s.text)
-            }
-        }
-        return w.text
-    }
+
 }

@@ -42,15 +42,6 @@ package enum JSONValue: Equatable, Sendable {
     package var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
     package var isNull: Bool { self == .null }
 
-    /// Segments stored in the canonical form written by `JSONWriter.segments`.
-    static func parseSegments(_ text: String) throws -> [Segment] {
-        guard let items = try parse(text).array else { return [] }
-        return items.compactMap { item in
-            guard let o = item.object, let start = o["start"]?.number, let end = o["end"]?.number else { return nil }
-            return Segment(start: start, end: end, text: o["text"]?.string ?? "")
-        }
-    }
-
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

@@ -53,7 +53,7 @@ package struct SHA256 {
         }
     }
 
-    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let array = Array(bytes)
         array.withUnsafeBytes { update($0) }
     }
