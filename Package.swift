@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(name: "EmbedQuire", dependencies: ["QuireKit"], path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip", "CLinux"],
+        .testTarget(name: "QuireTests", dependencies: ["CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip", "CLinux"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,7 +20,9 @@ public final class Repository {
     package static let keysFolder = "keys"
     /// 2: attachments in packs (`packs/<device>/<id>`), located by the segments and snapshots
     /// that name them; blob objects of format 1 are still read.
-    public static let format = 2
+    /// 3: change-log segments compressed with zstd before they are sealed (`WireCompression`);
+    /// uncompressed ones are still read.
+    public static let format = 3
 
     struct Config: Codable {
         var format: Int
@@ -79,18 +81,19 @@ public final class Repository {
         return name
     }
 
-    /// Moves a format-1 repository to format 2, before this device uploads its first pack:
-    /// from then on a Quire that predates packs refuses the repository ("upgrade Quire")
-    /// rather than meeting attachments it cannot find. The config is written under a
-    /// temporary name and moved over the old one, so no reader sees half of it.
-    func upgradeForPacks() throws {
+    /// Moves a repository of an older format to this Quire's, before this device writes what
+    /// only this format holds (a pack, a compressed segment): from then on an older Quire
+    /// refuses the repository ("upgrade Quire") rather than meeting objects it cannot read.
+    /// The config is written under a temporary name and moved over the old one, so no reader
+    /// sees half of it.
+    func moveForward() throws {
         let data = try backend.getData(Self.configPath, limit: 64 << 10)
         guard let config = try? JSONDecoder().decode(Config.self, from: data), config.id == id else {
             throw RepositoryError(.wrongRepository, detail: "the repository at \(backend.location) changed while syncing")
         }
-        guard config.format < 2 else { return }
+        guard config.format < Self.format else { return }
         let temp = ".tmp-config-" + UUID().uuidString.lowercased()
-        try backend.putData(temp, try JSONEncoder().encode(Config(format: 2, id: id)))
+        try backend.putData(temp, try JSONEncoder().encode(Config(format: Self.format, id: id)))
         try backend.move(temp, to: Self.configPath, overwrite: true)
     }
 

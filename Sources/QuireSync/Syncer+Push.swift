@@ -21,6 +21,7 @@ extension Syncer {
 
     func pushOnce(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)?) throws {
         guard try store.hasPendingChanges() else { return }
+        try moveRepositoryForward()
         // Read record by record, a segment at a time: memory stays that of one segment
         // however much is pending (a first sync of a whole journal).
         let pending = try store.pendingRecords()
@@ -125,7 +126,9 @@ extension Syncer {
 
     func seal(_ segment: LogSegment) throws -> SealedSegment {
         let path = LogSegment.path(device: segment.device, seq: segment.seq)
-        let data = try repository.box.seal(Padding.padJSON(segment.encoded(), overhead: RecordBox.overhead), path: path)
+        let json = segment.encoded()
+        let body = writesCompressed ? WireCompression.compress(json, overhead: RecordBox.overhead) : Padding.padJSON(json, overhead: RecordBox.overhead)
+        let data = try repository.box.seal(body, path: path)
         return SealedSegment(path: path, seq: segment.seq, data: data, hash: Digest.hex(data))
     }
 

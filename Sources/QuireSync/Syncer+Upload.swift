@@ -44,11 +44,23 @@ extension Syncer {
         try blobs.map { blob in (blob, try repository.packedID(ofLocal: blob), store.blobs.size(of: blob) ?? 0) }
     }
 
-    /// Once per store and repository: the repository moves to the pack format and this
-    /// device's pack folder is made (later pushes cost no request for either).
+    /// Before the first push of this Quire to a repository of an older format: the repository
+    /// moves to this Quire's format (packs, compressed segments), so a Quire too old to read
+    /// what follows refuses it ("upgrade Quire") rather than misreading it. Once per store
+    /// and repository; later pushes cost no request.
+    func moveRepositoryForward() throws {
+        if try store.knownFormat(of: repository.id) ?? 0 < Repository.format {
+            try repository.moveForward()
+            try store.setKnownFormat(Repository.format, of: repository.id)
+        }
+        writesCompressed = true
+    }
+
+    /// Once per store and repository: this device's pack folder is made (later pushes cost
+    /// no request for it).
     func preparePackFolder() throws {
         guard try !store.madePackFolder(in: repository.id) else { return }
-        try repository.upgradeForPacks()
+        try repository.moveForward()
         try backend.makeFolder(Pack.folder + "/" + store.deviceID)
         try store.setMadePackFolder(in: repository.id)
     }

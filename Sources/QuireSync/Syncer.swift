@@ -51,6 +51,10 @@ public final class Syncer {
         if isCancelled() { throw SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped") }
     }
 
+    /// Segments are written compressed (repository format 3) once the repository is known to
+    /// be at that format (`moveRepositoryForward`); before, as format 2 wrote them.
+    var writesCompressed = false
+
     /// Test hook: called at named points; a test may crash the process there.
     var checkpoint: (SyncCheckpoint) -> Void = { _ in }
     /// Bytes of attachments downloaded, and the line that shows them while a pull runs.

@@ -60,6 +60,17 @@ extension Store {
         try database.transaction { try setMeta("pack_folder_repository", repositoryID) }
     }
 
+    /// The format this store last moved repository `repositoryID` to (or found it at), nil
+    /// before its first push there.
+    package func knownFormat(of repositoryID: String) throws -> Int? {
+        guard let text = try meta("repository_format"), let space = text.firstIndex(of: " "), text[..<space] == repositoryID else { return nil }
+        return Int(text[text.index(after: space)...])
+    }
+
+    package func setKnownFormat(_ format: Int, of repositoryID: String) throws {
+        try database.transaction { try setMeta("repository_format", repositoryID + " " + String(format)) }
+    }
+
     /// Records the largest body the server accepts (nil: none known).
     package func setMaxObjectSize(_ size: Int64?) throws {
         try database.transaction { try setOrClear(RemoteKey.maxObjectSize, size.map(String.init)) }

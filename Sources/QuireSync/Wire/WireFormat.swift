@@ -24,10 +24,12 @@ struct WireFormat: Sendable {
         return JSONWriter.data(.object(members))
     }
 
-    /// The object in `data`, its format checked.
+    /// The object in `data` (compressed, as format 3 writes it, or not), its format checked.
     /// - Throws: `SyncError.damaged` naming `path`: not a JSON object, no or a bad format
-    ///   number, or a format newer than this Quire reads.
+    ///   number, a format newer than this Quire reads, or a compressed object that is damaged
+    ///   or expands past its bound.
     func decode(_ data: Data, path: String) throws -> [String: JSONValue] {
+        let data = try WireCompression.decompress(data, path: path)
         let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
         guard let object = parsed?.object else { throw damaged(path, "not JSON") }
         try check(object, path: path)

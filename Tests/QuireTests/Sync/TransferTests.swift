@@ -242,7 +242,9 @@ import Testing
         let limited = LimitedBackend(LocalBackend(root: dir.path + "/repo"), limit: 100 << 10)
         let world = try SyncWorld(devices: 1, backend: limited)
         let a = world.stores[0]
-        try a.add(NewEntry(title: "huge", body: String(repeating: "x", count: 400_000)))
+        // Letters at random: compressed, still four times what the server takes.
+        let letters = Array("abcdefghijklmnopqrstuvwxyzабвгдежзийклмнопрстуфхцчшщэюя")
+        try a.add(NewEntry(title: "huge", body: String(pseudoRandomBytes(400_000, seed: 7).map { letters[Int($0) % letters.count] })))
         #expect {
             try world.sync(a)
         } throws: { ($0 as? SyncError)?.kind == .tooLarge && "\($0)".contains("413") }
@@ -272,13 +274,14 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: fixture.path + "/expected/media") {
             #expect(FileManager.default.contentsEqual(atPath: fixture.path + "/expected/media/" + name, andPath: dir.path + "/dump/media/" + name))
         }
-        // A push with an attachment moves the repository to format 2; the old objects stay.
+        // A push with an attachment moves the repository to this Quire's format (packs, then
+        // compressed segments); the old objects stay.
         let repository = try Repository.open(backend: backend, passphrase: try secret("fixture"), expectedID: id)
         let syncer = Syncer(store: restored, repository: repository)
         let e = try restored.add(NewEntry(title: "after the upgrade"))
         try restored.attach(to: e.id, NewAttachment(path: dir.file("new.bin", "новые байты")))
         _ = try syncer.sync()
-        #expect(dir.read("repo/quire-repo.json").contains("\"format\":2"))
+        #expect(dir.read("repo/quire-repo.json").contains("\"format\":\(Repository.format)"))
         #expect(try backend.list("blobs").count == 3 && !(try backend.list("packs/" + restored.deviceID)).isEmpty)
         let again = try restore("again")
         #expect(try world(dump: again, dir) == world(dump: restored, dir))

@@ -1,0 +1,82 @@
+import CZstd
+import Foundation
+
+/// Repository format 3 compresses its JSON objects (change-log segments above all: entry
+/// text, transcripts, base64 attachments) with zstd before they are sealed, and pads them
+/// with a zstd skippable frame (which every decoder passes over) so that, sealed, each is
+/// still a Padmé size: the server learns no more of an object's size than before.
+///
+/// Reading takes both: JSON as formats 1 and 2 wrote it (padded with spaces), told apart
+/// by its first byte, and a zstd frame. Decompression is bounded: a frame that declares, or
+/// turns out to have, more than `limit` bytes is refused as damaged before it is held, so
+/// a hostile server's zstd bomb costs a few kilobytes of memory, not gigabytes.
+enum WireCompression {
+    /// zstd's fast end: JSON still shrinks to a third, at no cost a first sync would notice.
+    static let level: Int32 = 3
+    /// The largest object decoded: far above any segment Quire writes (a few MiB).
+    static let limit = 256 << 20
+
+    private static let frameMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+    private static let skippableMagic: [UInt8] = [0x50, 0x2A, 0x4D, 0x18]
+
+    /// `json` compressed and padded so that sealed with `overhead` bytes it is a Padmé size.
+    static func compress(_ json: Data, overhead: Int) -> Data {
+        let bound = ZSTD_compressBound(json.count)
+        var frame = Data(count: bound)
+        let written = frame.withUnsafeMutableBytes { out in
+            json.withUnsafeBytes { input in
+                ZSTD_compress(out.baseAddress, bound, input.baseAddress, input.count, level)
+            }
+        }
+        // The compressor fails only without memory: the JSON then goes as format 2 wrote it.
+        guard ZSTD_isError(written) == 0 else { return Padding.padJSON(json, overhead: overhead) }
+        frame.count = written
+        // A skippable frame is at least its 8-byte header: a gap smaller than that takes the
+        // next Padmé size instead.
+        let sealed = Int64(frame.count + overhead)
+        var target = Padding.padme(sealed)
+        if target > sealed && target - sealed < 8 { target = Padding.padme(sealed + 8) }
+        let gap = Int(target - sealed)
+        guard gap >= 8 else { return frame }
+        var padding = Data(skippableMagic)
+        withUnsafeBytes(of: UInt32(gap - 8).littleEndian) { padding.append(contentsOf: $0) }
+        padding.append(Data(count: gap - 8))
+        return frame + padding
+    }
+
+    /// The JSON in `data`: as it is when it is not compressed, else decompressed, at most
+    /// `limit` bytes.
+    /// - Throws: `SyncError.damaged` naming `path` for a frame that is cut, malformed, or
+    ///   expands past the bound.
+    static func decompress(_ data: Data, path: String, limit: Int = limit) throws -> Data {
+        guard data.starts(with: frameMagic) else { return data }
+        func damaged(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "a compressed object that \(why)") }
+        let declared = data.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
+        if declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > UInt64(limit) {
+            throw damaged("claims \(declared) bytes, more than any object Quire writes (\(limit)): refused")
+        }
+        guard let stream = ZSTD_createDStream() else { throw damaged("could not be read (no memory)") }
+        defer { ZSTD_freeDStream(stream) }
+        ZSTD_initDStream(stream)
+        var result = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        try data.withUnsafeBytes { raw in
+            var input = ZSTD_inBuffer(src: raw.baseAddress, size: raw.count, pos: 0)
+            while true {
+                let (hint, produced, full) = try buffer.withUnsafeMutableBytes { out in
+                    var output = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                    let hint = ZSTD_decompressStream(stream, &output, &input)
+                    if ZSTD_isError(hint) != 0 { throw damaged("is malformed (" + String(cString: ZSTD_getErrorName(hint)) + ")") }
+                    return (hint, output.pos, output.pos == output.size)
+                }
+                guard result.count + produced <= limit else { throw damaged("expands past \(limit) bytes: refused") }
+                result.append(contentsOf: buffer[0..<produced])
+                // Every frame ended (the data, then the padding) and all of it read: done.
+                if hint == 0 && input.pos == input.size { break }
+                // All read, a frame unfinished, and the decoder had room to give more: cut short.
+                if input.pos == input.size && !full { throw damaged("is cut short") }
+            }
+        }
+        return result
+    }
+}
