@@ -30,7 +30,9 @@ final class Context {
         var options = Store.Options(create: create)
         options.readOnlyIfUnwritable = reading
         options.cacheMebibytes = cacheMebibytes
+        #if DEBUG  // a test knob: how long to wait for another process's write lock
         if let ms = environment["QUIRE_BUSY_TIMEOUT_MS"].flatMap(Int32.init) { options.busyTimeoutMilliseconds = ms }
+        #endif
         return try Store(folder: storePath, options: options)
     }
 

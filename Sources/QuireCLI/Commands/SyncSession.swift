@@ -40,17 +40,25 @@ enum SyncSession {
         journal.connection.password = { try Secrets.webdavPassword(file: $0.passwordFile, context: context) }
         journal.connection.tune = { settings in
             if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
+            #if DEBUG
             if let seconds = context.environment["QUIRE_HTTP_LOW_SPEED_TIME"].flatMap(Int.init), seconds >= 1 { settings.lowSpeedTime = seconds }
+            #endif
             // A wait for a server that says nothing, and each try again, show on a terminal.
             if context.stderrIsTerminal { settings.notice = { showProgressLine($0) } }
         }
         journal.connection.wrap = traffic.counting
+        // Test knobs (segment and merge sizes, a kill at a named step) exist in debug builds
+        // alone, the ones the test suite runs; a release `quire` ignores them.
+        #if DEBUG
         let crash = try crashPoint(context)
+        #endif
         journal.prepare = { syncer in
+            if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
+            #if DEBUG
             if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerSegment = n }
             if let n = context.environment["QUIRE_MERGE_CHANGES"].flatMap(Int.init), n > 0 { syncer.changesPerMerge = n }
-            if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.collectionGrace = grace }
             if let crash { installCrashPoint(crash, on: syncer) }
+            #endif
         }
         let unlock: Unlock = arguments.flag("cached-key-only") ? .cachedKeyOnly
             : .cachedKeyOr(passphrase: { try Secrets.passphrase(arguments, context: context) })

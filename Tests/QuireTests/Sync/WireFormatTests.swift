@@ -34,7 +34,7 @@ import Testing
         try world.sync(a)
         let path = LogSegment.path(device: a.deviceID, seq: 1)
         let repository = try Repository.open(backend: world.backend, passphrase: secret("pw"), expectedID: world.repositoryID)
-        let plain = try repository.box.open(try world.backend.getData(path), path: path)
+        let plain = try WireCompression.decompress(try repository.box.open(try world.backend.getData(path), path: path), path: path)
         var object = try #require(try JSONValue.parse(String(decoding: plain, as: UTF8.self)).object)
         object.removeValue(forKey: "format")
         try world.backend.delete(path)
