@@ -47,17 +47,30 @@ final class BlobPrefetcher: @unchecked Sendable {
     }
 
     /// Asks for attachment `local` (repository id `remote`) unless it is asked for already.
-    func request(local: String, remote: RemoteBlob) {
+    func request(local: String, remote: RemoteBlob) { request([(local, remote)]) }
+
+    /// Asks for several at once: queued together, so small ones of one pack are read
+    /// together (a worker woken by the first finds the rest queued beside it).
+    func request(_ items: [(local: String, remote: RemoteBlob)]) {
         condition.lock()
         defer { condition.unlock() }
-        guard !closed, states[local] == nil, !taken.contains(local) else { return }
-        do {
-            states[local] = .queued(remote: remote, temp: try makeTemp())
-            queue.append(local)
-            condition.broadcast()
-        } catch {
-            states[local] = .failed(error)
+        for (local, remote) in items where !closed && states[local] == nil && !taken.contains(local) {
+            do {
+                states[local] = .queued(remote: remote, temp: try makeTemp())
+                queue.append(local)
+            } catch {
+                states[local] = .failed(error)
+            }
         }
+        condition.broadcast()
+    }
+
+    /// True for an attachment a ranged read of its pack can bring in with others (one part,
+    /// small): asking for it early, alone, would cost it a request of its own, so those
+    /// reading ahead leave it to the batch asked for when it is needed.
+    static func readsAlong(_ blob: RemoteBlob) -> Bool {
+        guard let extent = soleExtent(blob) else { return false }
+        return extent.length <= windowLimit / 4
     }
 
     /// Waits until `local` is downloaded (the temporary file's path) or failed (the error),
@@ -103,6 +116,19 @@ final class BlobPrefetcher: @unchecked Sendable {
         states = [:]
     }
 
+    /// Small attachments (one extent each) of one pack asked for near each other are read
+    /// in one ranged GET of at most this many bytes, of which at least half is theirs: a
+    /// restore of a thousand small attachments costs a few requests, not a thousand round
+    /// trips, now that segments no longer carry copies of them.
+    static let windowLimit: Int64 = 1 << 20
+
+    /// One download: the attachment asked for, and those read with it.
+    private struct Job {
+        let local: String
+        let remote: RemoteBlob
+        let temp: String
+    }
+
     private func work(_ repository: Repository) {
         while true {
             condition.lock()
@@ -118,21 +144,55 @@ final class BlobPrefetcher: @unchecked Sendable {
                 continue
             }
             states[local] = .running(temp: temp)
+            let (jobs, window) = companions(of: Job(local: local, remote: remote, temp: temp))
             condition.unlock()
 
-            let outcome: State
-            do {
-                try repository.download(remote, to: temp, meter: meter)
-                outcome = .done(temp: temp)
-            } catch let error as RemoteError where error.kind == .notFound {
-                outcome = .failed(SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server"))
-            } catch {
-                outcome = .failed(error)
+            // A window that could not be read (a server fault after retries) leaves each to be
+            // read on its own, which names what is wrong with it.
+            let held = window.flatMap { try? repository.window(of: $0.pack, $0.range) }
+            if let held { meter.add(held.bytes.count) }
+            for job in jobs {
+                let outcome: State
+                do {
+                    try repository.download(job.remote, to: job.temp, meter: meter, held: { pack in pack == window?.pack ? held : nil })
+                    outcome = .done(temp: job.temp)
+                } catch let error as RemoteError where error.kind == .notFound {
+                    outcome = .failed(SyncError(.missing, object: job.remote.object, detail: "an attachment is missing on the server"))
+                } catch {
+                    outcome = .failed(error)
+                }
+                condition.lock()
+                states[job.local] = outcome
+                condition.broadcast()
+                condition.unlock()
             }
-            condition.lock()
-            states[local] = outcome
-            condition.broadcast()
-            condition.unlock()
         }
+    }
+
+    /// `first` and the queued small attachments of its pack that one ranged read can bring
+    /// with it (marked running), with that read's range; `first` alone when none can.
+    /// Called with the lock held.
+    private func companions(of first: Job) -> ([Job], (pack: String, range: Range<Int64>)?) {
+        guard let extent = Self.soleExtent(first.remote), extent.length <= Self.windowLimit else { return ([first], nil) }
+        var jobs = [first]
+        var (start, end, useful) = (extent.offset, extent.offset + extent.length, extent.length)
+        var index = queueHead
+        // Only a stretch of the queue is looked at: what was asked for together.
+        while index < queue.count && index - queueHead < 1024 {
+            let local = queue[index]
+            index += 1
+            guard case .queued(let remote, let temp)? = states[local], let other = Self.soleExtent(remote), other.pack == extent.pack else { continue }
+            let (newStart, newEnd) = (min(start, other.offset), max(end, other.offset + other.length))
+            guard newEnd - newStart <= Self.windowLimit, (useful + other.length) * 2 >= newEnd - newStart else { continue }
+            (start, end, useful) = (newStart, newEnd, useful + other.length)
+            states[local] = .running(temp: temp)
+            jobs.append(Job(local: local, remote: remote, temp: temp))
+        }
+        return jobs.count > 1 ? (jobs, (extent.pack, start..<end)) : (jobs, nil)
+    }
+
+    private static func soleExtent(_ blob: RemoteBlob) -> BlobLocation.Extent? {
+        guard let extents = blob.location?.extents, extents.count == 1 else { return nil }
+        return extents[0]
     }
 }

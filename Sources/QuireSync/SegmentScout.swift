@@ -82,9 +82,9 @@ final class SegmentScout: @unchecked Sendable {
         }
         condition.broadcast()  // the pulling thread may be waiting for it
         guard let segment = read?.segment else { return }
-        for (local, remote) in segment.toDownload.sorted(by: { $0.key < $1.key }) where !blobs.contains(local) {
-            prefetcher.request(local: local, remote: remote)
-        }
+        // Small ones wait for the batch the pull asks for (`BlobPrefetcher.readsAlong`).
+        prefetcher.request(segment.toDownload.sorted(by: { $0.key < $1.key })
+            .filter { !blobs.contains($0.key) && !BlobPrefetcher.readsAlong($0.value) }.map { ($0.key, $0.value) })
     }
 
     /// The segment at `path` (it is then the caller's and no longer kept), waiting while the

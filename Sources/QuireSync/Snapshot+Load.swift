@@ -128,7 +128,8 @@ extension Syncer {
                     let temp = try store.blobs.temporaryPath()
                     carried[local] = temp
                     try FileIO.writeNewFile(temp, bytes)
-                } else {
+                } else if !BlobPrefetcher.readsAlong(remote) {
+                    // Small ones are asked for together once the snapshot is in (`takeInLacking`).
                     downloads?.request(local: local, remote: remote)
                 }
             }

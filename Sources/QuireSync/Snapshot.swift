@@ -79,12 +79,11 @@ extension Syncer {
         let positions = logs.mapValues { JSONValue.array([.number(Double($0.seq)), .string($0.hash)]) }
         buffer.append(WireFormat.snapshot.encode(["device": .string(me), "seq": .number(Double(seq)), "positions": .object(positions)]))
         buffer.append(0x0A)
-        // Each attachment's ids; a small one's bytes ride along ("d"), so a restore from the
-        // snapshot needs no request per small attachment (readers that predate "d" ignore it).
-        // A packed one's location rides along too ("p").
+        // Each attachment's ids and, for a packed one, its location ("p"). Its bytes stay in
+        // their pack alone (snapshots before this Quire carried small ones as "d", still read);
+        // a restore reads small ones a stretch of a pack at a time (`BlobPrefetcher`).
         for (local, remote) in try store.remoteBlobMap(confirmedOnly: true, neededOnly: true).sorted(by: { $0.key < $1.key }) {
             var members: [String: JSONValue] = ["b": .array([.string(local), .string(remote)])]
-            if let bytes = smallBlob(local) { members["d"] = .string(bytes.base64EncodedString()) }
             if let location = BlobLocation(text: try store.remoteBlobRecord(local)?.location) { members["p"] = location.json }
             try line(.object(members))
         }

@@ -44,7 +44,6 @@ extension Syncer {
         // 2. Segments, each chained to the previous, each of whole records.
         var (seq, hash) = try store.syncLog(me) ?? (0, "")
         var next = 0
-        var carried = Set<String>()  // blobs considered for carrying inline in this push
         var pushedRecords = Set<String>()  // the records the pushed changes belong to
         let budget = SegmentBudget(limit: try store.remoteSettings()?.maxObjectSize)
         // Segments go up over the upload connections while the next ones are made: their
@@ -64,7 +63,6 @@ extension Syncer {
             if let packs { collectUpload(packs, report: &report) }
             var chunk: [SyncChange] = []
             var referenced: [String: RemoteBlob] = [:]
-            var inline: [String: Data] = [:]
             var fill = SegmentFill(budget: budget, maxChanges: changesPerSegment)
             while next < pending.records.count && fill.hasRoom {
                 let record = pending.records[next]
@@ -82,18 +80,12 @@ extension Syncer {
                     try sender.drain()
                     try upload([blob], into: &blobMap, report: &report, progress: transfer)
                 }
+                // Named only: its bytes travel once, in their pack (segments of Quires before
+                // this one also carried small ones inline; those are still read).
                 referenced[blob] = blobMap[blob]
-                // A small attachment no published segment has named yet (since this store last
-                // needed it) also travels inside this one.
-                if carried.insert(blob).inserted, try store.remoteBlobRecord(blob)?.confirmed != true,
-                   let bytes = smallBlob(blob, limit: budget.inlineLimit) {
-                    inline[blob] = bytes
-                    fill.carry(bytes.count)
-                }
             }
             guard !chunk.isEmpty else { continue }
             var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
-            segment.inline = inline
             segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
             let ready = try seal(segment)
             try sender.send(ready)
@@ -140,13 +132,6 @@ extension Syncer {
         try sender.send(ready)
         try sender.drain()
         return ready.hash
-    }
-
-    /// The bytes of blob `blob` when it is small enough to travel inline (nil otherwise, or
-    /// when it cannot be read: the blob object is there either way).
-    func smallBlob(_ blob: String, limit: Int64 = LogSegment.inlineLimit) -> Data? {
-        guard let size = store.blobs.size(of: blob), size <= limit else { return nil }
-        return FileManager.default.contents(atPath: store.blobs.path(for: blob))
     }
 
     /// The head names this device's newest segment; inside (sealed) it also says how far this

@@ -134,10 +134,10 @@ extension Syncer {
         var extentsIn: [String: Int] = [:]
         for (blob, _) in blobs.values { for extent in blob.location?.extents ?? [] { extentsIn[extent.pack, default: 0] += 1 } }
         var held: (pack: String, bytes: Data)?
-        func whole(_ pack: String) -> Data? {
+        func whole(_ pack: String) -> Repository.Window? {
             guard readData, (extentsIn[pack] ?? 0) > 1 else { return nil }
             if held?.pack != pack { held = (try? backend.getData(pack)).map { (pack, $0) } }
-            return held?.pack == pack ? held?.bytes : nil
+            return held?.pack == pack ? held.map { Repository.Window(bytes: $0.bytes, start: 0) } : nil
         }
         let order = blobs.sorted { ($0.value.blob.location?.extents.first?.pack ?? "", $0.key) < ($1.value.blob.location?.extents.first?.pack ?? "", $1.key) }
         for (id, (blob, referrer)) in order {

@@ -38,7 +38,8 @@ extension Syncer {
         try store.setRemoteBlobs(known, confirmed: true)
         // Asked for before the carried ones are written, so they download meanwhile (takeIn
         // asks again, which changes nothing).
-        for item in needed { prefetcher?.request(local: item.local, remote: item.remote) }
+        // Without waiting (a restore), small ones are left to the batch asked for at its end.
+        prefetcher?.request(waiting ? needed : needed.filter { !BlobPrefetcher.readsAlong($0.remote) })
         try takeInCarried(carried, into: &report)
         if waiting { try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report) }
     }
@@ -92,24 +93,27 @@ extension Syncer {
     }
 
     /// Takes attachments `needed` into the store — from the background downloads when there
-    /// are any, else downloading them one by one here — as one batch, in order up to the
-    /// first that failed, whose error is then thrown (with `passingOverMissing`, one missing
-    /// on the server is skipped instead).
+    /// are any, else downloading them one by one here — as one batch. One missing on the
+    /// server does not keep the others out: they are taken in, and the first missing one's
+    /// error is thrown at the end (with `passingOverMissing`, missing ones are skipped). Any
+    /// other failure stops the batch there, what came before it taken in, and is thrown.
     func takeIn(_ needed: [(local: String, remote: RemoteBlob)], using prefetcher: BlobPrefetcher?, passingOverMissing: Bool = false,
                 into report: inout SyncReport) throws {
-        func skippable(_ error: Error) -> Bool { passingOverMissing && (error as? SyncError)?.kind == .missing }
+        func isMissing(_ error: Error) -> Bool { (error as? SyncError)?.kind == .missing }
+        var missing: Error?
         guard let prefetcher, !needed.isEmpty else {
             for item in needed {
                 do {
                     try downloadBlob(local: item.local, remote: item.remote)
                     report.blobsDownloaded += 1
-                } catch where skippable(error) {
-                    continue
+                } catch where isMissing(error) {
+                    if !passingOverMissing && missing == nil { missing = error }
                 }
             }
+            if let missing { throw missing }
             return
         }
-        for item in needed { prefetcher.request(local: item.local, remote: item.remote) }
+        prefetcher.request(needed)
         var arrived: [DownloadedBlob] = []
         defer { for blob in arrived { unlink(blob.path) } }  // gone once adopted; left over only after an error
         var failure: Error?
@@ -118,8 +122,8 @@ extension Syncer {
             case .success(let temp):
                 checkpoint(.blobDownloaded)
                 arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote.id))
-            case .failure(let error) where skippable(error):
-                continue
+            case .failure(let error) where isMissing(error):
+                if !passingOverMissing && missing == nil { missing = error }
             case .failure(let error):
                 failure = error
             }
@@ -127,7 +131,7 @@ extension Syncer {
         }
         try store.adoptDownloadedBlobs(arrived)
         report.blobsDownloaded += arrived.count
-        if let failure { throw failure }
+        if let failure = failure ?? missing { throw failure }
     }
 
     func downloadBlob(local: String, remote: RemoteBlob) throws {

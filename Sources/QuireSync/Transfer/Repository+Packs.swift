@@ -33,14 +33,16 @@ extension Repository {
         try download(blob, to: destination, meter: nil)
     }
 
-    func download(_ blob: RemoteBlob, to destination: String, meter: ByteMeter?) throws {
+    /// `held` gives bytes of a pack already downloaded (`readParts`); those are not counted.
+    func download(_ blob: RemoteBlob, to destination: String, meter: ByteMeter?, held: (String) -> Window? = { _ in nil }) throws {
         guard let location = blob.location else { return try downloadBlob(blob.id, to: destination) }
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
         let file = try FileSink(path: temp, cached: false)
-        try readParts(blob.id, location) { bytes in
+        let counted = location.extents.allSatisfy { held($0.pack) == nil } ? meter : nil
+        try readParts(blob.id, location, held: held) { bytes in
             try file.write(bytes)
-            meter?.add(bytes.count)
+            counted?.add(bytes.count)
         } restart: { try file.reset(to: $0) }
         try file.sync()
         guard rename(temp, destination) == 0 else {
@@ -48,12 +50,29 @@ extension Repository {
         }
     }
 
+    /// Bytes of a pack already downloaded: from `start`, as many as `bytes` holds (the whole
+    /// pack from 0, or one ranged read of several small attachments).
+    package struct Window {
+        package let bytes: Data
+        package let start: Int64
+    }
+
+    /// The bytes `range` of `pack`, in one ranged GET.
+    func window(of pack: String, _ range: Range<Int64>) throws -> Window {
+        let sink = DataSink(limit: Int(range.count))
+        try backend.get(pack, range: range, into: sink)
+        guard sink.data.count == range.count else {
+            throw CryptoError(.unauthenticated, object: pack, detail: "the pack is shorter than its index says")
+        }
+        return Window(bytes: sink.data, start: range.lowerBound)
+    }
+
     /// Streams the authenticated plaintext of every part of a packed blob into `output`.
     /// `restart` is called when a part's download starts over (with the part's first byte
     /// offset in the plaintext), so whatever `output` kept of it can be dropped.
-    /// `held` gives the whole of a pack already downloaded, whose extents are then read from
+    /// `held` gives bytes of a pack already downloaded, whose extents are then read from
     /// memory instead of the server.
-    func readParts(_ id: String, _ location: BlobLocation, held: (String) -> Data? = { _ in nil },
+    func readParts(_ id: String, _ location: BlobLocation, held: (String) -> Window? = { _ in nil },
                    into output: @escaping (UnsafeRawBufferPointer) throws -> Void,
                    restart: @escaping (Int64) throws -> Void) throws {
         var plainOffset: Int64 = 0
@@ -70,12 +89,11 @@ extension Repository {
                 written = 0
                 try restart(start)
             })
-            if let pack = held(extent.pack) {
-                guard extent.offset + extent.length <= Int64(pack.count) else {
-                    throw CryptoError(.unauthenticated, object: extent.pack, detail: "the pack is shorter than its index says")
-                }
-                try pack.withUnsafeBytes { bytes in
-                    try sink.write(UnsafeRawBufferPointer(rebasing: bytes[Int(extent.offset)..<Int(extent.offset + extent.length)]))
+            if let window = held(extent.pack), extent.offset >= window.start,
+               extent.offset + extent.length <= window.start + Int64(window.bytes.count) {
+                let from = Int(extent.offset - window.start)
+                try window.bytes.withUnsafeBytes { bytes in
+                    try sink.write(UnsafeRawBufferPointer(rebasing: bytes[from..<(from + Int(extent.length))]))
                 }
             } else {
                 try backend.get(extent.pack, range: extent.offset..<(extent.offset + extent.length), into: sink)
@@ -106,7 +124,7 @@ extension Repository {
     /// plaintext's SHA-256 gives its id.
     /// - Throws: `CryptoError.unauthenticated` naming the object, and the attachment and part
     ///   a damaged byte belongs to.
-    package func verify(_ blob: RemoteBlob, held: (String) -> Data? = { _ in nil }) throws {
+    package func verify(_ blob: RemoteBlob, held: (String) -> Window? = { _ in nil }) throws {
         guard let location = blob.location else { return try verifyBlob(blob.id) }
         var hasher = SHA256()
         do {
