@@ -80,20 +80,10 @@ import Testing
     /// A repository of format 2 restores as it was written; this Quire's first push moves it
     /// to format 3 and writes its segments compressed, and a restore of the result is whole.
     @Test func aFormat2RepositoryRestoresAndMovesToCompressedSegments() throws {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/repository-format2")
-        let dir = TempDir()
-        try FileManager.default.copyItem(atPath: fixture.path + "/repo", toPath: dir.path + "/repo")
-        let backend = LocalBackend(root: dir.path + "/repo")
+        let repo = try FixtureRepository("repository-format2")
+        let (dir, backend, fixture) = (repo.dir, repo.backend, URL(fileURLWithPath: repo.fixture))
         let id = try Repository.readID(backend)
-        func restore(_ name: String) throws -> Store {
-            let store = try makeStore(dir, name: name)
-            try store.setRemote(url: "file://" + dir.path + "/repo", user: nil, passwordFile: nil)
-            let repository = try Repository.open(backend: backend, passphrase: try secret("fixture"), expectedID: nil)
-            try store.setRepositoryID(repository.id)
-            _ = try Syncer(store: store, repository: repository).restore()
-            return store
-        }
+        func restore(_ name: String) throws -> Store { try repo.restore(name) }
         let restored = try restore("restored")
         try restored.exportJSON(to: dir.path + "/dump")
         #expect(dir.read("dump/entries.jsonl") == (try String(contentsOfFile: fixture.path + "/expected/entries.jsonl", encoding: .utf8)))

@@ -64,3 +64,30 @@ extension SyncWorld {
         return remote.location.map { Array(Set($0.extents.map(\.pack))).sorted() } ?? [Repository.blobPath(remote.id)]
     }
 }
+
+/// A frozen repository of `Tests/QuireTests/Fixtures` (written with the passphrase
+/// `fixture`), copied into a temporary folder so tests may move it forward.
+struct FixtureRepository {
+    let fixture: String
+    let dir = TempDir()
+    let backend: LocalBackend
+
+    init(_ name: String, file: String = #filePath) throws {
+        fixture = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/" + name).path
+        try FileManager.default.copyItem(atPath: fixture + "/repo", toPath: dir.path + "/repo")
+        backend = LocalBackend(root: dir.path + "/repo")
+    }
+
+    func open() throws -> Repository { try Repository.open(backend: backend, passphrase: try secret("fixture"), expectedID: nil) }
+
+    /// A new store named `name`, restored from the repository.
+    func restore(_ name: String) throws -> Store {
+        let store = try makeStore(dir, name: name)
+        try store.setRemote(url: "file://" + dir.path + "/repo", user: nil, passwordFile: nil)
+        let repository = try open()
+        try store.setRepositoryID(repository.id)
+        _ = try Syncer(store: store, repository: repository).restore()
+        return store
+    }
+}

@@ -254,20 +254,10 @@ import Testing
     /// Repositories written before packs still restore, byte for byte, and the first push of
     /// this Quire moves them to format 2 without moving their blob objects.
     @Test func aFormat1RepositoryRestoresAndMovesToPacks() throws {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/repository-format1")
-        let dir = TempDir()
-        try FileManager.default.copyItem(atPath: fixture.path + "/repo", toPath: dir.path + "/repo")
-        let backend = LocalBackend(root: dir.path + "/repo")
+        let repo = try FixtureRepository("repository-format1")
+        let (dir, backend, fixture) = (repo.dir, repo.backend, URL(fileURLWithPath: repo.fixture))
         let id = try Repository.readID(backend)
-        func restore(_ name: String) throws -> Store {
-            let store = try makeStore(dir, name: name)
-            try store.setRemote(url: "file://" + dir.path + "/repo", user: nil, passwordFile: nil)
-            let repository = try Repository.open(backend: backend, passphrase: try secret("fixture"), expectedID: nil)
-            try store.setRepositoryID(repository.id)
-            _ = try Syncer(store: store, repository: repository).restore()
-            return store
-        }
+        func restore(_ name: String) throws -> Store { try repo.restore(name) }
         let restored = try restore("restored")
         try restored.exportJSON(to: dir.path + "/dump")
         #expect(dir.read("dump/entries.jsonl") == (try String(contentsOfFile: fixture.path + "/expected/entries.jsonl", encoding: .utf8)))
