@@ -81,17 +81,11 @@ import Testing
     /// to format 3 and writes its segments compressed, and a restore of the result is whole.
     @Test func aFormat2RepositoryRestoresAndMovesToCompressedSegments() throws {
         let repo = try FixtureRepository("repository-format2")
-        let (dir, backend, fixture) = (repo.dir, repo.backend, URL(fileURLWithPath: repo.fixture))
+        let (dir, backend) = (repo.dir, repo.backend)
         let id = try Repository.readID(backend)
-        func restore(_ name: String) throws -> Store { try repo.restore(name) }
-        let restored = try restore("restored")
-        try restored.exportJSON(to: dir.path + "/dump")
-        #expect(dir.read("dump/entries.jsonl") == (try String(contentsOfFile: fixture.path + "/expected/entries.jsonl", encoding: .utf8)))
-        let media = try FileManager.default.contentsOfDirectory(atPath: fixture.path + "/expected/media")
-        #expect(media.count == 3)
-        for name in media {
-            #expect(FileManager.default.contentsEqual(atPath: fixture.path + "/expected/media/" + name, andPath: dir.path + "/dump/media/" + name), "\(name)")
-        }
+        let restored = try repo.restore("restored")
+        #expect(try repo.expectedMedia().count == 3)
+        #expect(try repo.differencesFromExpected(restored) == [])
         #expect(dir.read("repo/quire-repo.json").contains("\"format\":2"))
 
         let repository = try Repository.open(backend: backend, passphrase: try secret("fixture"), expectedID: id)
@@ -106,7 +100,7 @@ import Testing
         #expect(plain.starts(with: [0x28, 0xB5, 0x2F, 0xFD]), "the new segment is a zstd frame")
         #expect(plain.count < 2000, "5,600 characters of text and more went into \(plain.count) bytes")
 
-        let again = try restore("again")
+        let again = try repo.restore("again")
         let (a, b) = (dir.path + "/d1", dir.path + "/d2")
         try restored.exportJSON(to: a)
         try again.exportJSON(to: b)

@@ -81,6 +81,19 @@ struct FixtureRepository {
 
     func open() throws -> Repository { try Repository.open(backend: backend, passphrase: try secret("fixture"), expectedID: nil) }
 
+    /// The files of `expected/media`: what the store that wrote the repository held.
+    func expectedMedia() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: fixture + "/expected/media").sorted() }
+
+    /// The files of `expected/` (entries.jsonl and each attachment) that `store`'s JSON
+    /// export does not reproduce byte for byte; empty when it is the journal as written.
+    func differencesFromExpected(_ store: Store) throws -> [String] {
+        let out = dir.path + "/dump-" + UUID().uuidString
+        try store.exportJSON(to: out)
+        return try (["entries.jsonl"] + expectedMedia().map { "media/" + $0 }).filter {
+            !FileManager.default.contentsEqual(atPath: fixture + "/expected/" + $0, andPath: out + "/" + $0)
+        }
+    }
+
     /// A new store named `name`, restored from the repository.
     func restore(_ name: String) throws -> Store {
         let store = try makeStore(dir, name: name)
