@@ -95,10 +95,9 @@ struct BookSetter {
                 monthOpening(month, flow: flow, size: size)
                 summary.chapters += 1
             case .entry(let script):
-                let unknownBefore = flow.unknownGlyphs
                 script.play(into: flow, tally: &tally)
                 canvas.addOutline(parent: monthOutline, title: script.outlineTitle, destination: "e-" + script.id)
-                if flow.unknownGlyphs > unknownBefore { missingFonts[script.fontPackage, default: 0] += 1 }
+                if let package = script.fontPackage { missingFonts[package, default: 0] += 1 }
                 done += 1
                 if done % 100 == 0 { progress(done) }
             }

@@ -21,31 +21,39 @@ struct EntryScript: Sendable {
     let outlineTitle: String
     /// Indents, bars and markers on the right (a right-to-left entry).
     let rightToLeft: Bool
-    /// The Debian package whose fonts the entry's script needs, should the page lack glyphs.
-    let fontPackage: String
+    /// Characters of its text no installed font has (counted as its paragraphs are laid out).
+    private(set) var unknownGlyphs = 0
+    /// The Debian package whose fonts the entry's script needs, when it has such characters.
+    var fontPackage: String?
     private(set) var steps: [Step] = []
     /// Photos that are not JPEG or PNG, or whose header cannot be read, by file name.
     var leftOut: [String] = []
     var recordings = 0
 
-    init(block: TextBlock, id: String, outlineTitle: String, rightToLeft: Bool, fontPackage: String) {
+    init(block: TextBlock, id: String, outlineTitle: String, rightToLeft: Bool) {
         self.block = block
         self.id = id
         self.outlineTitle = outlineTitle
         self.rightToLeft = rightToLeft
-        self.fontPackage = fontPackage
     }
 
     // The page flow's own words, recorded.
     mutating func space(_ points: Double) { steps.append(.space(points)) }
 
     mutating func paragraph(_ text: StyledText, style: TextStyle, _ decoration: PageFlow.Decoration = PageFlow.Decoration()) {
-        if let laid = PageFlow.lay(text, style: style, decoration, in: block) { steps.append(.paragraph(laid)) }
+        guard let laid = PageFlow.lay(text, style: style, decoration, in: block) else { return }
+        unknownGlyphs += laid.layout.unknownGlyphs
+        steps.append(.paragraph(laid))
     }
 
     mutating func photo(_ image: PageImage, name: String) { steps.append(.photo(image, name: name)) }
     mutating func row(_ cells: [StyledText], style: TextStyle, header: Bool) {
-        if let row = PageFlow.lay(row: cells, style: style, header: header, in: block) { steps.append(.row(row)) }
+        guard let row = PageFlow.lay(row: cells, style: style, header: header, in: block) else { return }
+        switch row {
+        case .cells(let layouts, _): unknownGlyphs += layouts.reduce(0) { $0 + $1.unknownGlyphs }
+        case .paragraphs(let cells): unknownGlyphs += cells.reduce(0) { $0 + $1.layout.unknownGlyphs }
+        }
+        steps.append(.row(row))
     }
     mutating func rule() { steps.append(.rule) }
 

@@ -23,7 +23,7 @@ struct EntryTypesetter {
     init(block: TextBlock, store: Store, book: BookLanguage, withPhotos: Bool,
          entryTarget: @escaping (String) -> PDFCanvas.Target?, hyphenator: @escaping (String) -> Hyphenator?) {
         (self.block, self.store, self.book, self.withPhotos) = (block, store, book, withPhotos)
-        script = EntryScript(block: block, id: "", outlineTitle: "", rightToLeft: false, fontPackage: "")
+        script = EntryScript(block: block, id: "", outlineTitle: "", rightToLeft: false)
         (self.entryTarget, self.hyphenator) = (entryTarget, hyphenator)
     }
 
@@ -33,7 +33,7 @@ struct EntryTypesetter {
         let language = told.code ?? book.code
         let local = LocalDate(entry.created), dates = book.dates
         script = EntryScript(block: block, id: entry.id, outlineTitle: entry.title.isEmpty ? dates.longDayAndTime(local) : entry.title,
-                             rightToLeft: (told.direction ?? book.direction) == "rtl", fontPackage: Self.fontPackage(for: entry, told: told))
+                             rightToLeft: (told.direction ?? book.direction) == "rtl")
         let hyphens = hyphenator(language)
         var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
         body.language = language
@@ -77,6 +77,8 @@ struct EntryTypesetter {
         for item in entry.media where !shownInPlace.contains(item.id) {
             set(item, language: language, body: body, inlines: inlines)
         }
+        // Which fonts are missing is worked out for the rare entry that lacks some.
+        if script.unknownGlyphs > 0 { script.fontPackage = Self.fontPackage(for: entry, told: told) }
         return script
     }
 

@@ -130,8 +130,6 @@ final class PageFlow {
     /// Indents, bars and markers go on the right of the text block (a right-to-left entry's).
     var indentsFromRight = false
 
-    /// Characters no font could show, summed over every paragraph.
-    private(set) var unknownGlyphs = 0
 
     /// A paragraph laid out at the text block's width (less its indent), and its marker: made
     /// anywhere (`EntryScript` makes them ahead of the pages), placed by `place`.
@@ -164,7 +162,6 @@ final class PageFlow {
     func place(_ laid: Laid) {
         let (layout, decoration) = (laid.layout, laid.decoration)
         if page == 0 { newPage() }
-        unknownGlyphs += layout.unknownGlyphs
         let lines = layout.lines
         guard !lines.isEmpty else { return }
         let lineHeight = lines[0].bottom - lines[0].top
@@ -264,7 +261,6 @@ final class PageFlow {
         if page == 0 { newPage() }
         let gap = Self.columnGap
         let column = (width - gap * Double(layouts.count - 1)) / Double(layouts.count)
-        layouts.forEach { unknownGlyphs += $0.unknownGlyphs }
         let height = layouts.map(\.height).max() ?? 0
         if height + 4 > room { newPage() }
         if let canvas {

@@ -211,6 +211,20 @@ import Testing
         #expect(xMax <= geometry.size.width - min(geometry.inner, geometry.outer) + 1, "a word runs past the margin: \(xMax)")
     }
 
+    /// A character no installed font has is drawn as a box, and the book says, once, which
+    /// package to install; the book is made all the same.
+    @Test(.enabled(if: readers))
+    func aCharacterNoFontHasNamesThePackageToInstall() throws {
+        let add = try QuireBinary.run(["add", "--title", "Unassigned", "--date", "2025-10-10T10:00:00+02:00",
+                                       "--body", "A letter no font has: \u{0378}."], store: store)
+        try #require(add.status == 0, "\(add.stderr)")
+        let (run, book) = try export(["--from", "2025-10-01", "--to", "2025-10-31", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let warnings = try JSONValue.parse(run.stdout).object?["warnings"]?.array?.compactMap(\.string) ?? []
+        #expect(warnings == ["1 entry has characters no installed font can show: install fonts-noto-core"], "\(warnings)")
+        #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+    }
+
     /// A phone's photo stored sideways with EXIF orientation 6 is shown upright: taller than
     /// wide on the page, its JPEG bytes embedded as they are.
     @Test(.enabled(if: readers))
