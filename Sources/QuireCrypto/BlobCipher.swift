@@ -19,6 +19,16 @@ package enum BlobCipher {
         return Int64(magic.count + headerBytes) + plaintextSize + chunks * Int64(overhead)
     }
 
+    /// The most plaintext bytes whose encrypted size is at most `sealed`; nil when not even
+    /// one byte fits.
+    package static func plaintextSize(fitting sealed: Int64) -> Int64? {
+        let room = sealed - Int64(magic.count + headerBytes)
+        let chunk = Int64(chunkSize + overhead)
+        let full = room / chunk, left = room % chunk
+        let size = full * Int64(chunkSize) + max(0, left - Int64(overhead))
+        return size > 0 ? size : nil
+    }
+
     static func associatedData(_ blobID: String) -> [UInt8] { Array("quire-blob:\(blobID)".utf8) }
 
     /// Encrypts a plaintext stream: feed it chunks of exactly `chunkSize` bytes, then the

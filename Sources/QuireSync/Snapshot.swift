@@ -89,7 +89,7 @@ extension Syncer {
         }
         try store.forEachSyncedField { try line(.object(["c": ChangeRow.encode($0)])) }
         try out.write(contentsOf: buffer)
-        // Blank lines (readers skip them) pad the snapshot to a Padmé size.
+        // Blank lines (readers skip them) pad the snapshot to its bucket (`Padding`).
         let written = Int64(try out.offset())
         try out.write(contentsOf: Data(repeating: 0x0A, count: Int(Padding.plaintextPadding(for: written))))
         try out.close()

@@ -75,7 +75,7 @@ extension Syncer {
         var jobs: [PackPlan.Pack] = []
         var resumed = Set<String>()
         for pack in plan.packs {
-            guard pack.pieces.count == 1, let piece = pack.pieces.first, piece.parts > 1 else { jobs.append(pack); continue }
+            guard pack.pieces.count == 1, let piece = pack.pieces.first, piece.resumable else { jobs.append(pack); continue }
             if resumed.insert(piece.local).inserted {
                 // Parts an earlier push stored, each checked still there (a prune a day later
                 // may have collected a pack no segment named).
@@ -137,7 +137,7 @@ extension Syncer {
         var whole: [PackPlan.Piece] = []
         for (piece, extent) in packs.extents(of: index) {
             packs.stored[piece.local, default: [:]][piece.part] = extent
-            if piece.parts > 1 {
+            if piece.resumable {
                 parts.append((piece.local, UploadedPart(part: piece.part, pack: extent.pack, offset: extent.offset, length: extent.length)))
             }
             if packs.stored[piece.local]?.count == piece.parts { whole.append(piece) }

@@ -1,36 +1,55 @@
 import Foundation
 import QuireCrypto
 
-/// Padmé (Nikitin et al., "Reducing Metadata Leakage from Encrypted Files and Communication
-/// with PURBs", PETS 2019): every object Quire stores is padded to one of few sizes, so the
-/// server learns neither how many attachments a pack holds nor how big each is. A size of
-/// L bytes keeps only its top ⌊log₂ ⌊log₂ L⌋⌋ + 1 bits: at most 12 % overhead, less for
-/// large objects, and O(log log L) bits of the size leak.
+/// The sizes Quire stores objects at. Packs are filled to one fixed size (`PackPlan`), so
+/// most of what the server holds is objects of that one size; the rest (a push's last pack,
+/// segments, snapshots, heads) is rounded up to a *bucket*: a size of L bytes keeps its
+/// leading bit and the six after it (at least 512-byte steps). That costs under 1/64 (1.6 %)
+/// of L, 512 bytes at most for small objects, and tells the server an object's size only to
+/// within that step. Padmé (Nikitin et al., PETS 2019), which formats 1–3 used until now,
+/// rounds coarser, 6–12 %, and hides less overall: its packs ended at attachment boundaries.
 enum Padding {
-    static func padme(_ length: Int64) -> Int64 {
-        guard length > 2 else { return max(length, 0) }
-        let e = Int64(63 - length.leadingZeroBitCount)          // ⌊log₂ L⌋
-        let s = Int64(64 - e.leadingZeroBitCount)               // ⌊log₂ e⌋ + 1
-        let mask: Int64 = (1 << (e - s)) - 1
-        return (length + mask) & ~mask
+    /// Mantissa bits kept below the leading one.
+    static let precision = 6
+    /// The smallest step: a tiny object is one of few sizes.
+    static let minimumStep: Int64 = 512
+
+    /// The bucket `length` bytes are stored in: the smallest bucket at least as large.
+    static func size(_ length: Int64) -> Int64 {
+        guard length > 0 else { return 0 }
+        let step = self.step(length)
+        return (length + step - 1) / step * step
+    }
+
+    /// The largest bucket no larger than `capacity`: the most bytes an object padded to a
+    /// bucket may hold and still be at most `capacity`. 0 when `capacity` is below the first.
+    static func room(_ capacity: Int64) -> Int64 {
+        guard capacity >= minimumStep else { return 0 }
+        let step = self.step(capacity)
+        return capacity / step * step
+    }
+
+    private static func step(_ length: Int64) -> Int64 {
+        let exponent = 63 - length.leadingZeroBitCount  // ⌊log₂ L⌋
+        return max(minimumStep, Int64(1) << max(0, exponent - precision))
     }
 }
 
 extension Padding {
     /// Bytes to add to `plaintext` bytes encrypted as a blob stream (snapshots) so that the
-    /// stored object is the Padmé size of what it would be without them. The stream's chunk
+    /// stored object is the bucket of what it would be without them. The stream's chunk
     /// overhead makes a few sizes unreachable: then it comes within one chunk tag (17 bytes) below.
     static func plaintextPadding(for plaintext: Int64) -> Int64 {
         let sealed = BlobCipher.sealedSize(plaintextSize: plaintext)
-        var extra = padme(sealed) - sealed
-        while extra > 0 && BlobCipher.sealedSize(plaintextSize: plaintext + extra) > padme(sealed) { extra -= 1 }
+        var extra = size(sealed) - sealed
+        while extra > 0 && BlobCipher.sealedSize(plaintextSize: plaintext + extra) > size(sealed) { extra -= 1 }
         return extra
     }
 
     /// A small JSON object (a segment, a head) followed by spaces, which JSON allows, so that
-    /// sealed with `overhead` bytes of nonce and tag it is a Padmé size.
+    /// sealed with `overhead` bytes of nonce and tag it is a bucket's size.
     static func padJSON(_ data: Data, overhead: Int) -> Data {
         let sealed = Int64(data.count + overhead)
-        return data + Data(repeating: 0x20, count: Int(padme(sealed) - sealed))
+        return data + Data(repeating: 0x20, count: Int(size(sealed) - sealed))
     }
 }

@@ -22,11 +22,6 @@ struct LogSegment {
     /// is a blob object of its own (`blobs/<2 hex>/<id>`).
     var packed: [String: BlobLocation] = [:]
 
-    /// Attachments up to this size travel inline in the segment that first names them…
-    static let inlineLimit: Int64 = 64 << 10
-    /// …up to this many bytes per segment (a segment is held in memory whole).
-    static let inlineBudget: Int64 = 1 << 20
-
     static let folder = "log"
 
     static func path(device: String, seq: Int) -> String {

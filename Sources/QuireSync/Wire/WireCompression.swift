@@ -4,7 +4,7 @@ import Foundation
 /// Repository format 3 compresses its JSON objects (change-log segments above all: entry
 /// text, transcripts, base64 attachments) with zstd before they are sealed, and pads them
 /// with a zstd skippable frame (which every decoder passes over) so that, sealed, each is
-/// still a Padmé size: the server learns no more of an object's size than before.
+/// still a bucket's size (`Padding`): the server learns no more of an object's size than before.
 ///
 /// Reading takes both: JSON as formats 1 and 2 wrote it (padded with spaces), told apart
 /// by its first byte, and a zstd frame. Decompression is bounded: a frame that declares, or
@@ -19,7 +19,7 @@ enum WireCompression {
     private static let frameMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
     private static let skippableMagic: [UInt8] = [0x50, 0x2A, 0x4D, 0x18]
 
-    /// `json` compressed and padded so that sealed with `overhead` bytes it is a Padmé size.
+    /// `json` compressed and padded so that sealed with `overhead` bytes it is a bucket's size.
     static func compress(_ json: Data, overhead: Int) -> Data {
         let bound = ZSTD_compressBound(json.count)
         var frame = Data(count: bound)
@@ -32,10 +32,10 @@ enum WireCompression {
         guard ZSTD_isError(written) == 0 else { return Padding.padJSON(json, overhead: overhead) }
         frame.count = written
         // A skippable frame is at least its 8-byte header: a gap smaller than that takes the
-        // next Padmé size instead.
+        // next bucket instead.
         let sealed = Int64(frame.count + overhead)
-        var target = Padding.padme(sealed)
-        if target > sealed && target - sealed < 8 { target = Padding.padme(sealed + 8) }
+        var target = Padding.size(sealed)
+        if target > sealed && target - sealed < 8 { target = Padding.size(sealed + 8) }
         let gap = Int(target - sealed)
         guard gap >= 8 else { return frame }
         var padding = Data(skippableMagic)

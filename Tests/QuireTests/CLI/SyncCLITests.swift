@@ -80,16 +80,16 @@ import Testing
         // Damage on the server: verify --read-data names the pack and the attachment a damaged
         // byte belongs to, and exits 1; a pack gone is named by verify alone.
         let packs = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/repo/packs").filter { $0.count > 40 }.sorted()
-        try #require(packs.count == 2, "the two small attachments share a pack, the large one has its own")
+        try #require(packs.count == 1, "the three attachments share one pack")
         let damaged = dir.path + "/repo/packs/" + packs[0]
         var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
         bytes[100] ^= 0x40
         try bytes.write(to: URL(fileURLWithPath: damaged))
         let read = try QuireBinary.run(["verify", "--read-data"], store: a, environment: Self.env)
         #expect(read.status == 1 && read.stdout.contains("problem: packs/" + packs[0]) && read.stdout.contains("attachment "), "\(read.stdout)")
-        try FileManager.default.removeItem(atPath: dir.path + "/repo/packs/" + packs[1])
+        try FileManager.default.removeItem(atPath: damaged)
         let broken = try QuireBinary.run(["verify"], store: a, environment: Self.env)
-        #expect(broken.status == 1 && broken.stdout.contains("problem: packs/" + packs[1]), "\(broken.stdout)")
+        #expect(broken.status == 1 && broken.stdout.contains("problem: packs/" + packs[0]), "\(broken.stdout)")
     }
 
     /// Each round's report is read as it comes: a change made after the first round goes up
@@ -134,7 +134,7 @@ import Testing
     /// The client SIGKILLed at each step: the next sync converges, nothing is lost, and the
     /// database is intact.
     @Test(arguments: [
-        "blob-upload-chunk:1", "blob-upload-chunk:4", "blob-upload-chunk:9", "pack-uploaded:1", "pack-uploaded:2",
+        "blob-upload-chunk:1", "blob-upload-chunk:4", "blob-upload-chunk:9", "pack-uploaded:1",
         "segment-publish-start:1", "segment-publish-start:3", "segment-published:1", "segment-publish-start:2",
         "segment-published:2", "segment-published:3", "head-published:1", "heads-cleaned:1",
     ])
@@ -202,6 +202,8 @@ import Testing
     func aPruneKilledWhileRepackingConverges(point: String) throws {
         let dir = TempDir()
         let (a, b, repo) = try setUp(dir)
+        // The photos go up in a pack of their own, after what setUp attached.
+        #expect(try sync(a).status == 0)
         var ids: [String] = []
         for i in 0..<10 {
             let id = try QuireBinary.run(["add", "--title", "снимок \(i)"], store: a, stdin: "").stdout.trimmingCharacters(in: .whitespacesAndNewlines)

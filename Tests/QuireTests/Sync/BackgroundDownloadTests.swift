@@ -18,7 +18,7 @@ import Testing
         let a = world.stores[0]
         for i in 0..<entries {
             let entry = try a.add(NewEntry(title: "entry \(i)", body: String(repeating: "текст ", count: i)))
-            let size = i % 3 == 0 ? Int(LogSegment.inlineLimit) + 1000 + i * 37 : 1000 + i * 37
+            let size = i % 3 == 0 ? Int(PackPlan.smallSize) + 1000 + i * 37 : 1000 + i * 37
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
             _ = try a.attach(to: entry.id, NewAttachment(path: world.file("f\(i).bin", bytes), filename: "f\(i).bin"))
         }
@@ -162,7 +162,7 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
 
         // An attachment the snapshot names but the server lost: a named error, nothing left behind.
-        let media = try #require(source.entries().flatMap(\.media).first { $0.size > LogSegment.inlineLimit })
+        let media = try #require(source.entries().flatMap(\.media).first { $0.size > PackPlan.smallSize })
         let object = try #require(try world.objects(of: media.blobID, in: source).first)
         try FileManager.default.removeItem(atPath: world.dir.path + "/repo/" + object)
         let other = try world.makeDevice("other")
@@ -346,7 +346,7 @@ import Testing
             #expect(leftovers.isEmpty, "\(leftovers)")
         }
         // The small ones' pack gone: the restore names it; back again, the restore finishes.
-        let small = try #require(try source.entries().flatMap(\.media).first { $0.size <= LogSegment.inlineLimit })
+        let small = try #require(try source.entries().flatMap(\.media).first { $0.size <= PackPlan.smallSize })
         let pack = try #require(try world.objects(of: small.blobID, in: source).first)
         let object = world.dir.path + "/repo/" + pack
         let saved = try Data(contentsOf: URL(fileURLWithPath: object))

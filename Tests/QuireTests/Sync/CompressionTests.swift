@@ -6,7 +6,7 @@ import Testing
 @testable import QuireStore
 @testable import QuireSync
 
-/// Repository format 3: segments compressed before they are sealed, still padded to Padmé
+/// Repository format 3: segments compressed before they are sealed, still padded to bucket
 /// sizes, decompressed within a bound whatever a server sends; format 1 and 2 repositories
 /// still read, byte for byte, and moved forward by a push.
 @Suite struct CompressionTests {
@@ -14,17 +14,17 @@ import Testing
         #"{"title":"Утро \#(i)","body":"Шёл дождь, и мы пили кофе на веранде. 今日は雨だった。 A walk by the river, number \#(i)."}"#
     }.joined(separator: ",").utf8)
 
-    @Test func compressedJSONComesBackAndSealedIsAPadmeSize() throws {
+    @Test func compressedJSONComesBackAndSealedIsABucketsSize() throws {
         let overhead = RecordBox.overhead
         let packed = WireCompression.compress(Self.text, overhead: overhead)
         #expect(packed.count < Self.text.count / 3, "\(packed.count) of \(Self.text.count)")
-        #expect(Padding.padme(Int64(packed.count + overhead)) == Int64(packed.count + overhead))
+        #expect(Padding.size(Int64(packed.count + overhead)) == Int64(packed.count + overhead))
         #expect(try WireCompression.decompress(packed, path: "log/x") == Self.text)
         // Every size, so the skippable frame's 8-byte minimum is met wherever a gap falls.
         for count in stride(from: 1, to: 3000, by: 7) {
             let json = Data(Self.text.prefix(count))
             let padded = WireCompression.compress(json, overhead: overhead)
-            #expect(Padding.padme(Int64(padded.count + overhead)) == Int64(padded.count + overhead), "\(count)")
+            #expect(Padding.size(Int64(padded.count + overhead)) == Int64(padded.count + overhead), "\(count)")
             #expect(try WireCompression.decompress(padded, path: "log/x") == json, "\(count)")
         }
     }

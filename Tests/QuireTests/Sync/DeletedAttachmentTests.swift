@@ -179,7 +179,7 @@ import Testing
         // A live record whose blob is missing still stops the merge, naming the object, and
         // merges nothing of its segment.
         let e2 = try b.add(NewEntry(title: "live"))
-        let photo = try b.attach(to: e2.id, NewAttachment(path: world.file("p", pseudoRandomBytes(Int(LogSegment.inlineLimit) + 1, seed: 11))))
+        let photo = try b.attach(to: e2.id, NewAttachment(path: world.file("p", pseudoRandomBytes(Int(PackPlan.smallSize) + 1, seed: 11))))
         try world.sync(b)
         let object = try #require(try world.objects(of: photo.blobID, in: b).first)
         try world.backend.delete(object)
@@ -197,7 +197,7 @@ import Testing
         while b.deviceID > a.deviceID { (a, b) = (b, try world.makeDevice("b\(UUID().uuidString.prefix(4))")) }
         let e = try a.add(NewEntry(title: "shared"))
         try world.sync(a); try world.sync(b)
-        let photo = try b.attach(to: e.id, NewAttachment(path: world.file("p.jpg", pseudoRandomBytes(Int(LogSegment.inlineLimit) + 10, seed: 12))))
+        let photo = try b.attach(to: e.id, NewAttachment(path: world.file("p.jpg", pseudoRandomBytes(Int(PackPlan.smallSize) + 10, seed: 12))))
         try a.remove(entryID: e.id)
         try world.sync(a); try world.sync(b); try world.sync(a)
         #expect(!b.hasBlob(photo.blobID) && !a.hasBlob(photo.blobID))
