@@ -3,14 +3,14 @@ import QuireCrypto
 import QuireRemote
 import QuireStore
 
-/// Downloads attachments in the background while the pulling thread merges: each worker
-/// thread owns one connection (its own `Repository`) and takes jobs in the order they were
-/// asked for, writing each attachment — authenticated chunk by chunk and checked against its
-/// keyed hash — to its own temporary file in the store. A scout thread, on one more
-/// connection, reads the segments still to be merged ahead of the merging and asks for
-/// their attachments early, so downloads run while earlier segments merge. Nothing here
-/// touches the database: the pulling thread takes finished files in (`take`) in segment
-/// order, so crash safety is that of the serial path.
+/// Downloads attachments in the background while the pulling thread merges: one job of a
+/// `WorkerPool` per attachment asked for, each on a thread that owns one connection (its own
+/// `Repository`), taken in the order they were asked for, writing each attachment —
+/// authenticated chunk by chunk and checked against its keyed hash — to its own temporary
+/// file in the store. A `SegmentScout`, on threads of the same pool, reads the segments still
+/// to be merged ahead of the merging and asks for their attachments early, so downloads run
+/// while earlier segments merge. Nothing here touches the database: the pulling thread takes
+/// finished files in (`take`) in segment order, so crash safety is that of the serial path.
 final class BlobPrefetcher: @unchecked Sendable {
     private enum State {
         case queued(remote: RemoteBlob, temp: String)
@@ -25,25 +25,17 @@ final class BlobPrefetcher: @unchecked Sendable {
     private var queue: [String] = []             // local ids, oldest first
     private var queueHead = 0
     private var closed = false
-    private let finished = DispatchGroup()
+    private let pool: WorkerPool<Repository>
     private let makeTemp: () throws -> String
     /// The bytes downloaded so far, by every worker.
     let meter: ByteMeter
 
-    /// Starts one thread per repository in `workers`.
-    init(workers: [Repository], meter: ByteMeter = ByteMeter(), temporaryPath: @escaping () throws -> String) {
+    /// Downloads on `pool`'s threads, each with its connection's own `Repository`; `close`
+    /// closes the pool.
+    init(pool: WorkerPool<Repository>, meter: ByteMeter = ByteMeter(), temporaryPath: @escaping () throws -> String) {
         makeTemp = temporaryPath
         self.meter = meter
-        for repository in workers {
-            finished.enter()
-            let owned = Owned(repository)  // used by this thread alone
-            let thread = Thread { [self] in
-                work(owned.value)
-                finished.leave()
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
+        self.pool = pool
     }
 
     /// Asks for attachment `local` (repository id `remote`) unless it is asked for already.
@@ -54,15 +46,18 @@ final class BlobPrefetcher: @unchecked Sendable {
     func request(_ items: [(local: String, remote: RemoteBlob)]) {
         condition.lock()
         defer { condition.unlock() }
+        var queued = 0
         for (local, remote) in items where !closed && states[local] == nil && !taken.contains(local) {
             do {
                 states[local] = .queued(remote: remote, temp: try makeTemp())
                 queue.append(local)
+                queued += 1
             } catch {
                 states[local] = .failed(error)
             }
         }
         condition.broadcast()
+        pool.submit((0..<queued).map { _ in { [self] in downloadNext(with: $0) } })
     }
 
     /// True for an attachment a ranged read of its pack can bring in with others (one part,
@@ -106,7 +101,7 @@ final class BlobPrefetcher: @unchecked Sendable {
         closed = true
         condition.broadcast()
         condition.unlock()
-        finished.wait()
+        pool.close()
         for state in states.values {
             switch state {
             case .queued(_, let temp), .running(let temp), .done(let temp): unlink(temp)
@@ -129,43 +124,41 @@ final class BlobPrefetcher: @unchecked Sendable {
         let temp: String
     }
 
-    private func work(_ repository: Repository) {
-        while true {
-            condition.lock()
-            while queueHead == queue.count && !closed { condition.wait() }
-            if closed {
-                condition.unlock()
-                return
-            }
+    /// One pool job: the attachment first in the queue not yet read along with another.
+    private func downloadNext(with repository: Repository) {
+        condition.lock()
+        var first: Job?
+        while first == nil && !closed && queueHead < queue.count {
             let local = queue[queueHead]
             queueHead += 1
-            guard case .queued(let remote, let temp)? = states[local] else {
-                condition.unlock()
-                continue
-            }
-            states[local] = .running(temp: temp)
-            let (jobs, window) = companions(of: Job(local: local, remote: remote, temp: temp))
+            if case .queued(let remote, let temp)? = states[local] { first = Job(local: local, remote: remote, temp: temp) }
+        }
+        guard let first else {
             condition.unlock()
+            return
+        }
+        states[first.local] = .running(temp: first.temp)
+        let (jobs, window) = companions(of: first)
+        condition.unlock()
 
-            // A window that could not be read (a server fault after retries) leaves each to be
-            // read on its own, which names what is wrong with it.
-            let held = window.flatMap { try? repository.window(of: $0.pack, $0.range) }
-            if let held { meter.add(held.bytes.count) }
-            for job in jobs {
-                let outcome: State
-                do {
-                    try repository.download(job.remote, to: job.temp, meter: meter, held: { pack in pack == window?.pack ? held : nil })
-                    outcome = .done(temp: job.temp)
-                } catch let error as RemoteError where error.kind == .notFound {
-                    outcome = .failed(SyncError(.missing, object: job.remote.object, detail: "an attachment is missing on the server"))
-                } catch {
-                    outcome = .failed(error)
-                }
-                condition.lock()
-                states[job.local] = outcome
-                condition.broadcast()
-                condition.unlock()
+        // A window that could not be read (a server fault after retries) leaves each to be
+        // read on its own, which names what is wrong with it.
+        let held = window.flatMap { try? repository.window(of: $0.pack, $0.range) }
+        if let held { meter.add(held.bytes.count) }
+        for job in jobs {
+            let outcome: State
+            do {
+                try repository.download(job.remote, to: job.temp, meter: meter, held: { pack in pack == window?.pack ? held : nil })
+                outcome = .done(temp: job.temp)
+            } catch let error as RemoteError where error.kind == .notFound {
+                outcome = .failed(SyncError(.missing, object: job.remote.object, detail: "an attachment is missing on the server"))
+            } catch {
+                outcome = .failed(error)
             }
+            condition.lock()
+            states[job.local] = outcome
+            condition.broadcast()
+            condition.unlock()
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import QuireCrypto
 import QuireStore
 
-/// Reads segments ahead of the merging on connections of its own (one thread each, taking
+/// Reads segments ahead of the merging on threads of the pull's `WorkerPool` (each taking
 /// the next segment in plan order), authenticates and decodes them, and asks the prefetcher
 /// for the attachments they name. The pulling thread takes each one decoded (the decryption
 /// and the JSON parsing were a sixth of its time in a restore, and it is the thread the
@@ -34,21 +34,20 @@ final class SegmentScout: @unchecked Sendable {
     /// Plaintext bytes of decoded segments kept (a decoded segment takes a few times that).
     static let keptLimit = 16 << 20
 
-    init(segments: [PullPlan.Range], repositories: [Repository], prefetcher: BlobPrefetcher, blobs: BlobStore) {
+    /// Reads on `readers` threads of `pool`, each kept until the plan is read (or `stop`),
+    /// then free for the pool's other jobs. Submitted before any other job, so the readers
+    /// start at once; `pool` must have threads left for the prefetcher's downloads.
+    init(segments: [PullPlan.Range], pool: WorkerPool<Repository>, readers: Int, prefetcher: BlobPrefetcher, blobs: BlobStore) {
+        precondition(readers < pool.width, "the prefetcher needs a thread of the pool")
         // Lazily: a plan is ranges of segment numbers, never a list of them.
         next = AnyIterator(segments.lazy.flatMap { plan in plan.seqs.lazy.map { (plan.device, $0) } }.makeIterator())
-        for repository in repositories {
-            finished.enter()
-            let owned = Owned(repository)  // used by this thread alone
-            let thread = Thread { [self] in
-                defer { finished.leave() }
-                while let path = claim() {
-                    read(path, with: owned.value, prefetcher: prefetcher, blobs: blobs)
-                }
+        for _ in 0..<readers { finished.enter() }
+        pool.submit((0..<readers).map { _ in { [self] repository in
+            defer { finished.leave() }
+            while let path = claim() {
+                read(path, with: repository, prefetcher: prefetcher, blobs: blobs)
             }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
+        } })
     }
 
     /// The next segment to read, once there is room; nil when there is none or the scout stopped.

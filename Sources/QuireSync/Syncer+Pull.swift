@@ -172,14 +172,14 @@ extension Syncer {
     /// Starts background downloads over the worker connections, or nil without them.
     func startDownloads(ahead plan: [PullPlan.Range]) -> Downloads? {
         guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
-        var repositories = workerRepositories()
-        // Segments are read ahead over a quarter of the connections (one, for a few workers).
+        let pool = WorkerPool(workerRepositories())
+        // Segments are read ahead on a quarter of the threads (one, for a few workers); once
+        // they are read, those threads download too.
         let segments = plan.reduce(0) { $0 + $1.seqs.count }
-        let scouts = segments > 1 ? Array(repositories.prefix(min(segments, max(1, repositories.count / 4)))) : []
-        repositories.removeFirst(scouts.count)
+        let readers = segments > 1 ? min(segments, max(1, pool.width / 4)) : 0
         let blobs = store.blobs
-        let prefetcher = BlobPrefetcher(workers: repositories, meter: downloadMeter) { try blobs.temporaryPath() }
-        let scout = scouts.isEmpty ? nil : SegmentScout(segments: plan, repositories: scouts, prefetcher: prefetcher, blobs: blobs)
+        let prefetcher = BlobPrefetcher(pool: pool, meter: downloadMeter) { try blobs.temporaryPath() }
+        let scout = readers == 0 ? nil : SegmentScout(segments: plan, pool: pool, readers: readers, prefetcher: prefetcher, blobs: blobs)
         return Downloads(prefetcher: prefetcher, scout: scout)
     }
 
@@ -187,7 +187,7 @@ extension Syncer {
     func startPrefetcher() -> BlobPrefetcher? {
         guard !workerBackends.isEmpty else { return nil }
         let blobs = store.blobs
-        return BlobPrefetcher(workers: workerRepositories(), meter: downloadMeter) { try blobs.temporaryPath() }
+        return BlobPrefetcher(pool: WorkerPool(workerRepositories()), meter: downloadMeter) { try blobs.temporaryPath() }
     }
 
     /// One repository handle per worker connection.

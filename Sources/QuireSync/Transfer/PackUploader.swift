@@ -2,7 +2,7 @@ import Foundation
 import QuireCrypto
 import QuireRemote
 
-/// Uploads packs over several connections at once, each used by one thread, so a push over
+/// Uploads packs over several connections at once (a `WorkerPool`, one job a pack), so a push over
 /// a slow link keeps several requests in flight instead of waiting out each round trip.
 /// The caller's thread alone hears of each finished pack (`collect`, `finish`), in the order
 /// they finish, so only it touches the store; between those calls it is free (a push makes
@@ -47,7 +47,7 @@ final class PackUploader: @unchecked Sendable {
         let error: RemoteError
     }
 
-    /// What the upload threads and the caller's thread share, under `condition`.
+    /// What the upload jobs and the caller's thread share, under `condition`.
     private final class Shared: @unchecked Sendable {
         var next = 0, running = 0, sent: Int64 = 0
         var done: [Int] = []
@@ -55,7 +55,7 @@ final class PackUploader: @unchecked Sendable {
     }
 
     private var shared = Shared()
-    private let group = DispatchGroup()
+    private var pool: WorkerPool<Backend>?
     private var reported: Int64 = 0
 
     /// A new name for each of `count` packs, to `start` them under.
@@ -76,52 +76,49 @@ final class PackUploader: @unchecked Sendable {
         let shared = Shared()
         self.shared = shared
         reported = 0
-        let condition = self.condition
-        for backend in backends.prefix(packs.count) {
-            group.enter()
-            shared.running += 1
-            let owned = Owned(backend)
-            let thread = Thread { [self, group] in
-                defer { group.leave() }
-                while true {
-                    let cancelled = isCancelled()
-                    condition.lock()
-                    if cancelled && shared.failure == nil {
-                        shared.failure = SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped")
-                    }
-                    guard shared.failure == nil, shared.next < packs.count else {
-                        shared.running -= 1
-                        condition.broadcast()
-                        condition.unlock()
-                        return
-                    }
-                    let index = shared.next
-                    shared.next += 1
-                    condition.unlock()
-                    let pack = packs[index]
-                    let source = PackSource(pack, keys: keys, path: blobPath)
-                    source.onBytes = { n in condition.withLock { shared.sent += Int64(n) } }
-                    source.chunkSealed = chunkSealed
-                    do {
-                        try owned.value.put(paths[index], from: source)
-                        condition.withLock { shared.done.append(index) }
-                    } catch let error as RemoteError where error.kind == .tooLarge {
-                        condition.withLock { if shared.failure == nil { shared.failure = TooLarge(size: pack.padded, error: error) } }
-                    } catch {
-                        condition.withLock { if shared.failure == nil { shared.failure = error } }
-                    }
-                    condition.broadcast()
-                }
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
+        pool?.close()
+        let pool = WorkerPool(Array(backends.prefix(packs.count)))
+        self.pool = pool
+        shared.running = packs.count
+        pool.submit(packs.indices.map { _ in { [self] in upload(next: packs, to: paths, shared: shared, over: $0) } })
+    }
+
+    /// One pool job: the next pack, unless a failure or a cancel stopped the upload.
+    private func upload(next packs: [PackPlan.Pack], to paths: [String], shared: Shared, over backend: Backend) {
+        let cancelled = isCancelled()
+        condition.lock()
+        if cancelled && shared.failure == nil {
+            shared.failure = SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped")
+        }
+        defer {
+            condition.withLock { shared.running -= 1 }
+            condition.broadcast()
+        }
+        guard shared.failure == nil, shared.next < packs.count else {
+            condition.unlock()
+            return
+        }
+        let index = shared.next
+        shared.next += 1
+        condition.unlock()
+        let pack = packs[index]
+        let source = PackSource(pack, keys: keys, path: blobPath)
+        source.onBytes = { [condition] n in condition.withLock { shared.sent += Int64(n) } }
+        source.chunkSealed = chunkSealed
+        do {
+            try backend.put(paths[index], from: source)
+            condition.withLock { shared.done.append(index) }
+        } catch let error as RemoteError where error.kind == .tooLarge {
+            condition.withLock { if shared.failure == nil { shared.failure = TooLarge(size: pack.padded, error: error) } }
+        } catch {
+            condition.withLock { if shared.failure == nil { shared.failure = error } }
         }
     }
 
     /// Hands over what finished since the last call, without waiting: `finished(index)` for
     /// each pack stored, `progress(bytes)` for the bytes sent. A failure of `finished` stops
     /// the uploads and is thrown by `finish`.
-    /// - Returns: false once every upload thread is done and all was handed over.
+    /// - Returns: false once every upload job is done and all was handed over.
     @discardableResult
     func collect(progress: (Int64) -> Void, finished: (Int) throws -> Void) -> Bool {
         collect(waiting: false, progress: progress, finished: finished)
@@ -131,7 +128,7 @@ final class PackUploader: @unchecked Sendable {
     /// stopped the uploads; then throws that failure.
     func finish(progress: (Int64) -> Void, finished: (Int) throws -> Void) throws {
         while collect(waiting: true, progress: progress, finished: finished) {}
-        group.wait()
+        pool?.close()
         if let failure = condition.withLock({ shared.failure }) { throw failure }
     }
 
@@ -141,7 +138,7 @@ final class PackUploader: @unchecked Sendable {
         condition.withLock {
             if shared.failure == nil { shared.failure = SyncError(.cancelled, detail: "abandoned") }
         }
-        group.wait()
+        pool?.close()
     }
 
     private func collect(waiting: Bool, progress: (Int64) -> Void, finished: (Int) throws -> Void) -> Bool {

@@ -1,8 +1,8 @@
 import Foundation
 import QuireRemote
 
-/// Requests sent over the upload connections while the caller's thread prepares the next
-/// ones: each connection is used by one thread, which takes jobs in the order they were
+/// Requests sent over the upload connections (a `WorkerPool`) while the caller's thread
+/// prepares the next ones: each connection is used by one thread, which takes jobs in the order they were
 /// submitted. Jobs waiting or under way hold at most `budget` bytes between them (`submit`
 /// blocks beyond that, unless nothing else is held), so memory stays bounded whatever the
 /// jobs' sizes. The first failure stops the jobs still waiting; those under way finish; it
@@ -16,25 +16,14 @@ final class UploadLanes: @unchecked Sendable {
     private var held = 0
     private var completed = 0
     private var failure: Error?
-    private var closed = false
     private let budget: Int
     private let inline: Backend?
-    private let group = DispatchGroup()
+    private let pool: WorkerPool<Backend>?
 
     init(connections: [Backend], budget: Int, threaded: Bool = false) {
         self.budget = budget
         inline = connections.count == 1 && !threaded ? connections.first : nil
-        guard inline == nil else { return }
-        for connection in connections {
-            group.enter()
-            let owned = Owned(connection)  // used by this thread alone
-            let thread = Thread { [self] in
-                defer { group.leave() }
-                work(owned.value)
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
+        pool = inline == nil ? WorkerPool(connections) : nil
     }
 
     /// Queues `job`, which holds `bytes` until it is done, waiting while the budget is spent.
@@ -51,7 +40,7 @@ final class UploadLanes: @unchecked Sendable {
         if let failure { throw failure }
         waiting.append((job, bytes))
         held += bytes
-        condition.broadcast()
+        pool?.submit { [self] in runNext(on: $0) }
     }
 
     /// How many jobs succeeded since the last call (the caller reports them on its thread).
@@ -64,9 +53,7 @@ final class UploadLanes: @unchecked Sendable {
 
     /// Waits for every job; throws the first failure. The lanes take no jobs afterwards.
     func finish() throws {
-        condition.withLock { closed = true }
-        condition.broadcast()
-        group.wait()
+        pool?.close()
         if let failure = condition.withLock({ failure }) { throw failure }
     }
 
@@ -74,14 +61,11 @@ final class UploadLanes: @unchecked Sendable {
     /// those under way finish first. Throws the first failure.
     func handBack() throws -> [(job: Job, bytes: Int)] {
         let left = condition.withLock {
-            defer {
-                waiting.removeAll()
-                closed = true
-            }
+            defer { waiting.removeAll() }
             return waiting
         }
         condition.broadcast()
-        group.wait()
+        pool?.close()
         if let failure = condition.withLock({ failure }) { throw failure }
         return left
     }
@@ -96,23 +80,22 @@ final class UploadLanes: @unchecked Sendable {
         condition.withLock { while !waiting.isEmpty { condition.wait() } }
     }
 
-    private func work(_ connection: Backend) {
-        while true {
-            condition.lock()
-            while waiting.isEmpty && !closed && failure == nil { condition.wait() }
-            guard failure == nil, !waiting.isEmpty else {
-                condition.unlock()
-                return
-            }
-            let (job, bytes) = waiting.removeFirst()
+    /// One pool job: the next job waiting, unless a failure stopped the lanes or they
+    /// handed it back.
+    private func runNext(on connection: Backend) {
+        condition.lock()
+        guard failure == nil, !waiting.isEmpty else {
             condition.unlock()
-            var outcome: Error?
-            do { try job(connection) } catch { outcome = error }
-            condition.withLock {
-                if let outcome { failure = failure ?? outcome } else { completed += 1 }
-                held -= bytes
-            }
-            condition.broadcast()
+            return
         }
+        let (job, bytes) = waiting.removeFirst()
+        condition.unlock()
+        var outcome: Error?
+        do { try job(connection) } catch { outcome = error }
+        condition.withLock {
+            if let outcome { failure = failure ?? outcome } else { completed += 1 }
+            held -= bytes
+        }
+        condition.broadcast()
     }
 }
