@@ -16,7 +16,7 @@ import QuireRemote
 /// 2. nothing anyone reads names a pack before its PUT was answered 2xx: no snapshot, and
 ///    no segment a head makes part of the log. (Its name is chosen first, so the segments
 ///    naming it are made, and may go up, while it uploads; but a segment is read only up to
-///    its device's head, and the head is published after every pack is stored: `pushOnce`.
+///    its device's head, and the head is published after every pack is stored: `PushEngine`.
 ///    A push killed before that leaves segments past the head, which nobody reads and the
 ///    next push overwrites.) So a half-written pack (a killed client, a server such as
 ///    rclone that shows a PUT in progress) is never looked for;

@@ -7,25 +7,30 @@ import QuireRemote
 /// connection, already past any auth challenge; so does a device's first, after its log's
 /// folder is made, which the others would each find missing at once. Any more go over
 /// `connections` while the pushing thread makes the next ones (`UploadLanes`); while packs
-/// still hold those (`holding`), over the sync's own connection on a thread of its own, until
+/// still hold those (`hold`), over the sync's own connection on a thread of its own, until
 /// `release`. A segment may name a pack still uploading: no head names the segment before
 /// every pack is stored (`PackUploader`, invariant 2).
 final class SegmentSender {
     private unowned let syncer: Syncer
     private let progress: ((String) -> Void)?
     private let connections: [Backend]
-    private var holding: Bool
+    private var holding = false
     private var held: Syncer.SealedSegment?
     private var lanes: UploadLanes?
 
     /// Bytes of sealed segments waiting or under way at once.
     static let budget = 16 << 20
 
-    init(_ syncer: Syncer, connections: [Backend], holding: Bool, progress: ((String) -> Void)?) {
+    init(_ syncer: Syncer, connections: [Backend], progress: ((String) -> Void)?) {
         self.syncer = syncer
         self.connections = connections
-        self.holding = holding
         self.progress = progress
+    }
+
+    /// Packs hold `connections` until `release`: segments go over the sync's own meanwhile.
+    func hold() {
+        precondition(lanes == nil && held == nil, "hold before the first segment")
+        holding = true
     }
 
     func send(_ segment: Syncer.SealedSegment) throws {

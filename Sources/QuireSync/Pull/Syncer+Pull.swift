@@ -3,94 +3,21 @@ import QuireCrypto
 import QuireRemote
 import QuireStore
 
-/// Pull: new segments of every device, in order, authenticated and chained, their
-/// attachments taken in (in the background when there are worker connections), merged a
-/// few at a time, each batch in one transaction with the log position it reaches.
+/// Pull's front and the steps it shares with restore: runs a `PullEngine`, reads one
+/// segment, adopts a snapshot, starts the background downloads.
 extension Syncer {
+    /// Pulls every device's new segments (`PullEngine`); returns the heads it read.
     /// With `finish` (a restore), a segment is merged without waiting for the attachments it
     /// names to download: they download meanwhile, and `finish` runs once every segment is
     /// merged, with those downloads still under way, to take them in. Nothing may read a
     /// restoring store as whole, and a resumed restore finds what it lacks in the store
     /// (`Store.lackingRemoteBlobs`): the attachments a segment carried are in before it merges.
     @discardableResult
-    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil, usedSnapshot: Bool = false,
+    func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil,
               finish: ((BlobPrefetcher?, inout SyncReport) throws -> Void)? = nil) throws -> [String: [Int]] {
-        let heads = try readHeads()
-        var logs = try store.syncLogs()
-        var plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: !usedSnapshot, location: backend.location)
-        // A new device starts from the newest snapshot instead of replaying every segment.
-        if plan.startsFromSnapshot, let snapshot = try newestSnapshot() {
-            try adoptSnapshot(snapshot, into: &report, progress: progress)
-            logs = try store.syncLogs()
-            plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: false, location: backend.location, afterSnapshot: true)
-        }
-        let downloads = startDownloads(ahead: plan.ranges)
-        defer { downloads?.stop() }
-        let pulling = PullProgress(segments: plan.segmentCount, meter: downloadMeter, report: progress)
-        pullProgress = pulling
-        defer { pullProgress = nil }
-        for range in plan.ranges {
-            let device = range.device
-            var (seq, hash) = logs[device] ?? (0, "")
-            var batch: [(segment: LogSegment, hash: String)] = [], batchChanges = 0
-            func mergeBatch() throws {
-                guard !batch.isEmpty else { return }
-                try merge(batch, using: downloads?.prefetcher, waiting: finish == nil, into: &report)
-                batch.removeAll()
-                batchChanges = 0
-            }
-            while seq < range.seqs.upperBound {
-                let path = LogSegment.path(device: device, seq: seq + 1)
-                pulling.show(report)
-                let segment: LogSegment, sealedHash: String
-                do {
-                    try stopIfCancelled()
-                    (segment, sealedHash) = try fetchSegment(path: path, device: device, seq: seq + 1, previous: hash, readAhead: downloads)
-                } catch let error as SyncError where error.kind == .missing && !usedSnapshot {
-                    // Pruned after a snapshot that covers it: start from the snapshot, then go on.
-                    try mergeBatch()
-                    guard let snapshot = try newestSnapshot() else { throw error }
-                    downloads?.stop()
-                    try adoptSnapshot(snapshot, into: &report, progress: progress)
-                    return try pull(into: &report, progress: progress, usedSnapshot: true, finish: finish)
-                } catch {
-                    try mergeBatch()  // what was read before stays merged
-                    throw error
-                }
-                batch.append((segment, sealedHash))
-                batchChanges += segment.changes.count
-                (seq, hash) = (segment.seq, sealedHash)
-                if batchChanges >= changesPerMerge { try mergeBatch() }
-            }
-            try mergeBatch()
-        }
-        try finish?(downloads?.prefetcher, &report)
-        return heads
-    }
-
-    /// Takes in the attachments consecutive segments of one device name (all of them, or
-    /// without `waiting` those they carry), then merges them in one transaction.
-    private func merge(_ batch: [(segment: LogSegment, hash: String)], using prefetcher: BlobPrefetcher?, waiting: Bool,
-                       into report: inout SyncReport) throws {
-        let segments = batch.map(\.segment)
-        guard let device = segments.first?.device else { return }
-        try fetchBlobs(of: segments, using: prefetcher, waiting: waiting, into: &report)
-        checkpoint(.pullBeforeMerge)
-        let logChanges = batch.map {
-            LogChanges(changes: $0.segment.changes, seq: $0.segment.seq, hash: $0.hash, name: LogSegment.path(device: device, seq: $0.segment.seq))
-        }
-        let merged = try naming(logChanges[0].name) {
-            try store.merge(logChanges, log: device) {
-                if waiting {
-                    try checkAttachments(after: segments.flatMap(\.changes)) { local in segments.lazy.compactMap { $0.remote(local) }.first }
-                }
-                checkpoint(.mergeBeforeCommit)
-            }
-        }
-        report.fieldsMerged += device == store.deviceID ? 0 : merged.applied
-        report.conflicts += merged.conflicts
-        report.segmentsPulled += segments.count
-        checkpoint(.pullAfterMerge)
+        let engine = PullEngine(self, report: report, progress: progress, finish: finish)
+        defer { report = engine.report }
+        return try engine.run()
     }
 
     /// Runs a merge of `object`'s changes; a value the store refuses (out of range, the wrong

@@ -1,0 +1,129 @@
+import Foundation
+import QuireRemote
+import QuireStore
+
+/// One push: attachments first (in packs), then segments of whole records, then the head;
+/// the outbox is cleared only after that. Its state is its own: what is pending, where each
+/// attachment will live, the packs under way, the segments being sent, the log's tip.
+///
+/// 1. Attachments, packed, over the upload connections. Their packs are named before they
+///    upload, so the segments naming them are made (and sent over this sync's own
+///    connection) meanwhile; the head that makes those segments part of the log waits for
+///    every pack (no segment anyone reads names a blob the server lacks).
+/// 2. Segments, each chained to the previous, each of whole records, read record by record:
+///    memory stays that of one segment however much is pending (a first sync of a whole
+///    journal). They go up while the next ones are made: their hashes chain locally, and
+///    none is part of the log before the head names it, so the order they arrive in is free.
+/// 3. The head, then the old heads go. Only a published head makes segments part of the log
+///    (a crash before it leaves segments nobody reads; the next push overwrites them).
+/// 4. Only then is the push confirmed.
+final class PushEngine {
+    private unowned let syncer: Syncer
+    private var store: Store { syncer.store }
+    /// What this push did (with what the caller's report held before it).
+    private(set) var report: SyncReport
+    private let transfer: TransferProgress?
+    private let connections: [Backend]
+    private let sender: SegmentSender
+    private let pending: (records: [PendingRecord], watermark: HLC)
+    private let budget: SegmentBudget
+    /// The next pending record to go into a segment.
+    private var next = 0
+    /// This device's log: its newest segment and that segment's hash.
+    private var seq: Int, hash: String
+    /// Where each attachment a segment names lives (or will, once its pack is stored).
+    private var blobMap: [String: RemoteBlob] = [:]
+    private var packs: PackUpload?
+    /// The records the pushed changes belong to.
+    private var pushedRecords = Set<String>()
+
+    init(_ syncer: Syncer, report: SyncReport, progress: ((String) -> Void)?) throws {
+        self.syncer = syncer
+        self.report = report
+        transfer = progress.map { TransferProgress("uploading", report: $0) }
+        connections = syncer.uploadConnections()
+        sender = SegmentSender(syncer, connections: connections, progress: progress)
+        pending = try syncer.store.pendingRecords()
+        budget = SegmentBudget(limit: try syncer.store.remoteSettings()?.maxObjectSize)
+        (seq, hash) = try syncer.store.syncLog(syncer.store.deviceID) ?? (0, "")
+    }
+
+    func run(heads: [String: [Int]]) throws {
+        defer {
+            sender.abandon()
+            packs?.uploader.abandon()
+        }
+        try startAttachments()
+        while next < pending.records.count {
+            try syncer.stopIfCancelled()
+            if let packs { syncer.collectUpload(packs, report: &report) }
+            try pushSegment()
+        }
+        report.recordsPushed += pushedRecords.count
+        syncer.checkpoint(.segmentsMade)
+        try landPacks()
+        try sender.drain()
+        let me = store.deviceID
+        try syncer.publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
+        try store.setSyncLog(me, seq: seq, hash: hash)
+        try store.confirmRemoteBlobs(Array(blobMap.keys))
+        syncer.checkpoint(.headPublished)
+        try store.markPushed(upTo: pending.watermark)
+    }
+
+    /// Starts the packs of every pending attachment the server lacks; with one connection,
+    /// waits for them (they have it until they are up).
+    private func startAttachments() throws {
+        packs = try syncer.startUpload(try store.pendingBlobs(pending.records).sorted(), into: &blobMap, over: connections,
+                                       report: &report, progress: transfer)
+        if let underway = packs, connections.count < 2 {
+            try syncer.finishUpload(underway, report: &report)
+            packs = nil
+        }
+        if packs != nil { sender.hold() }
+    }
+
+    /// Makes the next segment, of whole records from `next` on, and sends it.
+    private func pushSegment() throws {
+        var chunk: [SyncChange] = []
+        var referenced: [String: RemoteBlob] = [:]
+        var fill = SegmentFill(budget: budget, maxChanges: syncer.changesPerSegment)
+        while next < pending.records.count && fill.hasRoom {
+            let record = pending.records[next]
+            let changes = try store.changes(of: record)
+            chunk += changes
+            next += 1
+            fill.add(changes)
+            // The segment names the blob of every live attachment it carries, so a device
+            // that lacks it (or let it go while the record was deleted) fetches it.
+            guard record.kind == .media, !changes.isEmpty, let blob = try store.neededBlob(ofMedia: record.id) else { continue }
+            // Named by a record written after the list was read: upload it now (over the
+            // connections the segments use, once they are idle).
+            if blobMap[blob] == nil {
+                try landPacks()
+                try sender.drain()
+                try syncer.upload([blob], into: &blobMap, report: &report, progress: transfer)
+            }
+            // Named only: its bytes travel once, in their pack (segments of Quires before
+            // this one also carried small ones inline; those are still read).
+            referenced[blob] = blobMap[blob]
+        }
+        guard !chunk.isEmpty else { return }
+        var segment = LogSegment(device: store.deviceID, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
+        segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let ready = try syncer.seal(segment)
+        try sender.send(ready)
+        (seq, hash) = (segment.seq, ready.hash)
+        report.segmentsPushed += 1
+        report.changesPushed += chunk.count
+        for change in chunk { pushedRecords.insert(change.recordID) }
+    }
+
+    /// Waits for the packs, then lets the segments still to go use their connections.
+    private func landPacks() throws {
+        guard let underway = packs else { return }
+        try syncer.finishUpload(underway, report: &report)
+        packs = nil
+        try sender.release()
+    }
+}
