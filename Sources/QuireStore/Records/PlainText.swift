@@ -4,29 +4,82 @@
 /// renderer (books use cmark-gfm): a cheap, total pass over the text.
 package enum PlainText {
     package static func of(_ markdown: String) -> String {
-        var out = ""
-        out.reserveCapacity(markdown.utf8.count)
-        var rest = Substring(markdown)
-        while let c = rest.first {
-            if c == "!", rest.dropFirst().first == "[", let (_, after) = link(rest.dropFirst()) {
-                rest = after  // an image: nothing of it is words of the text
+        var markdown = markdown
+        return markdown.withUTF8 { String(decoding: of(utf8: $0), as: UTF8.self) }
+    }
+
+    /// The same pass over UTF-8 bytes (search indexes every entry's text with it, so it is
+    /// the restore's hot loop): every mark it looks for is ASCII, and no byte of a multi-byte
+    /// UTF-8 sequence is, so it never splits a character.
+    package static func of(utf8 text: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        append(text[...], to: &out)
+        return out
+    }
+
+    private static func append(_ text: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8]) {
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if c == UInt8(ascii: "!"), i + 1 < text.endIndex, text[i + 1] == UInt8(ascii: "["), let (_, after) = link(in: text, at: i + 1) {
+                i = after  // an image: nothing of it is words of the text
                 continue
             }
-            if c == "[", let (words, after) = link(rest) {
-                out += of(String(words))
-                rest = after
+            if c == UInt8(ascii: "["), let (words, after) = link(in: text, at: i) {
+                append(text[words], to: &out)
+                i = after
                 continue
             }
-            if c == "*" || c == "_" || c == "`" || c == "~" {
+            if c == UInt8(ascii: "*") || c == UInt8(ascii: "_") || c == UInt8(ascii: "`") || c == UInt8(ascii: "~") {
                 // Emphasis, code and strikethrough marks; a lone `_` inside a word stays.
-                let previous = out.last, next = rest.dropFirst().first
-                let inWord = c == "_" && previous.map { $0.isLetter || $0.isNumber } == true && next.map { $0.isLetter || $0.isNumber } == true
-                if !inWord { rest = rest.dropFirst(); continue }
+                let inWord = c == UInt8(ascii: "_") && isWord(lastScalar(of: out[...])) && isWord(firstScalar(of: text[(i + 1)...]))
+                if !inWord {
+                    i += 1
+                    continue
+                }
             }
             out.append(c)
-            rest = rest.dropFirst()
+            i += 1
         }
-        return out
+    }
+
+    /// `[words](target)` starting at `start` (a `[`): the range of its words and the index
+    /// just past it.
+    private static func link(in text: Slice<UnsafeBufferPointer<UInt8>>, at start: Int) -> (Range<Int>, Int)? {
+        guard let close = text[start...].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+        let target = close + 1
+        guard target < text.endIndex, text[target] == UInt8(ascii: "("),
+              let end = text[target...].firstIndex(of: UInt8(ascii: ")")) else { return nil }
+        return ((start + 1)..<close, end + 1)
+    }
+
+    /// A letter or a digit, as `Character.isLetter`/`isNumber` judge one.
+    private static func isWord(_ scalar: Unicode.Scalar?) -> Bool {
+        guard let properties = scalar?.properties else { return false }
+        return properties.isAlphabetic || properties.numericType != nil
+    }
+
+    private static func firstScalar<C: Collection<UInt8>>(of bytes: C) -> Unicode.Scalar? {
+        var iterator = bytes.makeIterator()
+        var decoder = Unicode.UTF8()
+        if case .scalarValue(let scalar) = decoder.decode(&iterator) { return scalar }
+        return nil
+    }
+
+    /// The last character's first scalar: combining marks after a letter still make a letter.
+    private static func lastScalar(of bytes: ArraySlice<UInt8>) -> Unicode.Scalar? {
+        var end = bytes.endIndex
+        while end > bytes.startIndex {
+            var start = end - 1
+            while start > bytes.startIndex && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            guard let scalar = firstScalar(of: bytes[start..<end]) else { return nil }
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: end = start
+            default: return scalar
+            }
+        }
+        return nil
     }
 
     /// One line's words: leading `#`, `>`, `-`, `*` or `1.` marks dropped too.
@@ -38,11 +91,4 @@ package enum PlainText {
         return of(String(line)).trimmingCharacters(in: .whitespaces)
     }
 
-    /// `[words](target)` at the start of `text`: its words and what follows it.
-    private static func link(_ text: Substring) -> (Substring, Substring)? {
-        guard text.first == "[", let close = text.firstIndex(of: "]") else { return nil }
-        let after = text[text.index(after: close)...]
-        guard after.first == "(", let end = after.firstIndex(of: ")") else { return nil }
-        return (text[text.index(after: text.startIndex)..<close], after[after.index(after: end)...])
-    }
 }

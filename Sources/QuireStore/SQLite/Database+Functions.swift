@@ -12,9 +12,13 @@ extension Database {
                 return
             }
             let length = Int(sqlite3_value_bytes(argument))
-            let markdown = String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
-            let plain = PlainText.of(markdown)
-            sqlite3_result_text(context, plain, Int32(plain.utf8.count), quire_sqlite_transient())
+            let plain = PlainText.of(utf8: UnsafeBufferPointer(start: text, count: length))
+            plain.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    guard let start = $0.baseAddress else { return sqlite3_result_text(context, "", 0, quire_sqlite_transient()) }
+                    sqlite3_result_text(context, start, Int32($0.count), quire_sqlite_transient())
+                }
+            }
         }, nil, nil, nil)
         try check(rc)
     }
