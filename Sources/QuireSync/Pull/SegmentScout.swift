@@ -11,7 +11,8 @@ import QuireStore
 /// fetches it itself and reports what is wrong. More than one connection, because one
 /// reading a segment per round trip was what a restore 30 ms away waited on.
 /// It reads no further ahead than `keptLimit` bytes of kept segments: the pulling thread
-/// takes them in order, so it never waits on the scout for long, and memory stays bounded.
+/// takes them in order, so it never waits on the scout for long, and memory stays bounded;
+/// meanwhile its threads download.
 final class SegmentScout: @unchecked Sendable {
     /// A segment read ahead: decoded, and the hash of its sealed bytes (the next one names it).
     struct Read {
@@ -31,30 +32,48 @@ final class SegmentScout: @unchecked Sendable {
     /// Every segment of the plan is read or being read.
     private var ended = false
     private var next: AnyIterator<(String, Int)>
-    /// Plaintext bytes of decoded segments kept (a decoded segment takes a few times that).
-    static let keptLimit = 16 << 20
+    /// Plaintext bytes of decoded segments kept at most (a decoded segment takes a few times
+    /// that): `Syncer.readAheadLimit`, 16 MiB.
+    private let keptLimit: Int
 
-    /// Reads on `readers` threads of `pool`, each kept until the plan is read (or `stop`),
-    /// then free for the pool's other jobs. Submitted before any other job, so the readers
-    /// start at once; `pool` must have threads left for the prefetcher's downloads.
-    init(segments: [PullPlan.Range], pool: WorkerPool<Repository>, readers: Int, prefetcher: BlobPrefetcher, blobs: BlobStore) {
+    /// Readers parked while the kept segments are full (`claim`), and what restarts them.
+    private var parked = 0
+    private var startReader: (() -> Void)?
+
+    /// Reads on `readers` threads of `pool`, submitted before any other job so they start at
+    /// once. A reader gives its thread back to the pool's other jobs (the prefetcher's
+    /// downloads) once the plan is read, and while the kept segments are full: it is
+    /// submitted again when the pulling thread takes one. `pool` must keep a thread for the
+    /// downloads.
+    init(segments: [PullPlan.Range], pool: WorkerPool<Repository>, readers: Int, keptLimit: Int,
+         prefetcher: BlobPrefetcher, blobs: BlobStore) {
+        self.keptLimit = keptLimit
         precondition(readers < pool.width, "the prefetcher needs a thread of the pool")
         // Lazily: a plan is ranges of segment numbers, never a list of them.
         next = AnyIterator(segments.lazy.flatMap { plan in plan.seqs.lazy.map { (plan.device, $0) } }.makeIterator())
-        for _ in 0..<readers { finished.enter() }
-        pool.submit((0..<readers).map { _ in { [self] repository in
+        let reader: WorkerPool<Repository>.Job = { [self] repository in
             defer { finished.leave() }
             while let path = claim() {
                 read(path, with: repository, prefetcher: prefetcher, blobs: blobs)
             }
-        } })
+        }
+        startReader = { [finished] in
+            finished.enter()
+            pool.submit(reader)
+        }
+        for _ in 0..<readers { finished.enter() }
+        pool.submit(Array(repeating: reader, count: readers))
     }
 
-    /// The next segment to read, once there is room; nil when there is none or the scout stopped.
+    /// The next segment to read; nil when there is none, the scout stopped, or the kept
+    /// segments are full (the reader is then parked until `take` makes room).
     private func claim() -> String? {
         condition.lock()
         defer { condition.unlock() }
-        while !stopped && keptBytes >= Self.keptLimit { condition.wait() }
+        if !stopped && keptBytes >= keptLimit {
+            parked += 1
+            return nil
+        }
         guard !stopped, let (device, seq) = next.next() else {
             ended = true
             condition.broadcast()
@@ -95,12 +114,17 @@ final class SegmentScout: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         // Not yet claimed while the scout has room and segments left, or being read now.
-        while kept[path] == nil && !stopped && (reading.contains(path) || (!ended && keptBytes < Self.keptLimit)) {
+        while kept[path] == nil && !stopped && (reading.contains(path) || (!ended && keptBytes < keptLimit)) {
             condition.wait()
         }
         taken.insert(path)
         guard let read = kept.removeValue(forKey: path) else { return nil }
         keptBytes -= read.size
+        if keptBytes < keptLimit && !stopped {
+            // Room again: the parked readers go back to reading.
+            for _ in 0..<parked { startReader?() }
+            parked = 0
+        }
         condition.broadcast()
         return read
     }
@@ -109,6 +133,10 @@ final class SegmentScout: @unchecked Sendable {
         condition.withLock { stopped = true }
         condition.broadcast()
         finished.wait()
-        condition.withLock { kept = [:]; keptBytes = 0 }
+        condition.withLock {
+            kept = [:]
+            keptBytes = 0
+            startReader = nil  // it holds the pool
+        }
     }
 }

@@ -34,8 +34,8 @@ import Testing
         return syncer
     }
 
-    /// Two workers: one scout, one download connection; five: one scout; eight (the default):
-    /// two scouts reading segments at once, handed over in order all the same.
+    /// Two workers: one scout, one download connection; five: two scouts; eight (the default):
+    /// four scouts reading segments at once, handed over in order all the same.
     @Test(arguments: [2, 5, 8])
     func restoreWithWorkersEqualsTheSource(workers: Int) throws {
         let world = try world(entries: 40)
@@ -56,6 +56,24 @@ import Testing
         let verified = try world.syncer(fresh).verify(readData: true)
         #expect(verified.problems.isEmpty && verified.blobsRead == 40)
         // Nothing is left behind in the store's temporary folder.
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fresh.blobs.root + "/tmp")) ?? []
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// Segments read ahead beyond the limit park the scout's readers, which give their
+    /// threads to the downloads and come back as the merging takes segments: the restore is
+    /// whole all the same, and the segments the scout could not hold are fetched by the
+    /// merging thread itself.
+    @Test func aFullReadAheadParksTheReadersAndTheRestoreIsStillWhole() throws {
+        let world = try world(entries: 40)
+        let fresh = try world.makeDevice("fresh")
+        let syncer = try restorer(world, fresh)
+        syncer.readAheadLimit = 1  // full after any one segment
+        let report = try syncer.restore()
+        #expect(report.blobsDownloaded == 40)
+        #expect(report.segmentsPulled > 10)
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        #expect(try world.searchRows(fresh) == world.searchRows(world.stores[0]))
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fresh.blobs.root + "/tmp")) ?? []
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
