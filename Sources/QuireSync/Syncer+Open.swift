@@ -29,18 +29,30 @@ extension Syncer {
         let remote = try store.remoteSettings()
         let backend = try connect()
         let repository: Repository
+        var workerBackends: [Backend] = []
+        var early: EarlySegments?
         if let id = remote?.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
             repository = try Repository.open(backend: backend, keys: keys, expectedID: id)
         } else {
             guard case .cachedKeyOr(let passphrase) = unlock else {
                 throw RepositoryError(.locked, detail: "no key is cached for this journal's repository")
             }
-            repository = try Repository.unlock(for: store, backend: backend, passphrase: try passphrase())
+            let secret = try passphrase()
+            // While the key derivation runs, a worker connection fetches the first segments.
+            if workers > 0 {
+                let connection = try connect()
+                workerBackends.append(connection)
+                early = EarlySegments()
+                early?.start(over: connection, after: try store.syncLogs().mapValues(\.seq))
+            }
+            defer { early?.stop() }
+            repository = try Repository.unlock(for: store, backend: backend, passphrase: secret)
             if remote?.repositoryID == nil { try store.setRepositoryID(repository.id) }
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
         let syncer = Syncer(store: store, repository: repository)
-        syncer.workerBackends = try (0..<max(0, workers)).map { _ in try connect() }
+        syncer.workerBackends = try workerBackends + (workerBackends.count..<max(0, workers)).map { _ in try connect() }
+        syncer.earlySegments = early
         return syncer
     }
 }

@@ -40,6 +40,8 @@ public final class Syncer {
     /// thread; when more than one segment is to be pulled, a quarter of them (at least one) read
     /// segments ahead.
     package var workerBackends: [Backend] = []
+    /// Segments fetched while the key derivation ran (`open`), taken before fetching one.
+    var earlySegments: EarlySegments?
     /// Plaintext bytes of segments read ahead and not yet merged, at most (`SegmentScout`).
     package var readAheadLimit = 16 << 20
     /// Asked between steps (each segment pulled or pushed, each pack uploaded, each

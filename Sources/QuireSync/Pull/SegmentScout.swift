@@ -35,6 +35,8 @@ final class SegmentScout: @unchecked Sendable {
     /// Plaintext bytes of decoded segments kept at most (a decoded segment takes a few times
     /// that): `Syncer.readAheadLimit`, 16 MiB.
     private let keptLimit: Int
+    /// Segments fetched while the key derivation ran.
+    private let early: EarlySegments?
 
     /// Readers parked while the kept segments are full (`claim`), and what restarts them.
     private var parked = 0
@@ -46,8 +48,9 @@ final class SegmentScout: @unchecked Sendable {
     /// submitted again when the pulling thread takes one. `pool` must keep a thread for the
     /// downloads.
     init(segments: [PullPlan.Range], pool: WorkerPool<Repository>, readers: Int, keptLimit: Int,
-         prefetcher: BlobPrefetcher, blobs: BlobStore) {
+         early: EarlySegments? = nil, prefetcher: BlobPrefetcher, blobs: BlobStore) {
         self.keptLimit = keptLimit
+        self.early = early
         precondition(readers < pool.width, "the prefetcher needs a thread of the pool")
         // Lazily: a plan is ranges of segment numbers, never a list of them.
         next = AnyIterator(segments.lazy.flatMap { plan in plan.seqs.lazy.map { (plan.device, $0) } }.makeIterator())
@@ -86,7 +89,7 @@ final class SegmentScout: @unchecked Sendable {
 
     private func read(_ path: String, with repository: Repository, prefetcher: BlobPrefetcher, blobs: BlobStore) {
         var read: Read?
-        if let sealed = try? repository.backend.getData(path),
+        if let sealed = early?.take(path) ?? (try? repository.backend.getData(path)),
            let plain = try? repository.box.open(sealed, path: path),
            let segment = try? LogSegment.decode(plain, path: path) {
             read = Read(segment: segment, sealedHash: Digest.hex(sealed), size: plain.count)

@@ -52,7 +52,7 @@ extension Syncer {
         } else {
             let sealed: Data
             do {
-                sealed = try backend.getData(path)
+                sealed = try earlySegments?.take(path) ?? backend.getData(path)
             } catch let error as RemoteError where error.kind == .notFound {
                 throw SyncError(.missing, object: path, detail: "a change-log segment named by a head is missing")
             }
@@ -108,7 +108,7 @@ extension Syncer {
         let blobs = store.blobs
         let prefetcher = BlobPrefetcher(pool: pool, meter: downloadMeter) { try blobs.temporaryPath() }
         let scout = readers == 0 ? nil : SegmentScout(segments: plan, pool: pool, readers: readers, keptLimit: readAheadLimit,
-                                                                prefetcher: prefetcher, blobs: blobs)
+                                                                early: earlySegments, prefetcher: prefetcher, blobs: blobs)
         return Downloads(prefetcher: prefetcher, scout: scout)
     }
 

@@ -78,6 +78,52 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// While the key derivation runs, segments after this store's positions, up to each
+    /// head, are fetched (as sealed bytes, each handed out once) within the limit; a new
+    /// device facing a snapshot fetches none, since it starts from the snapshot.
+    @Test func segmentsFetchedDuringTheKeyDerivationAreThoseThePullNeeds() throws {
+        let world = try world(entries: 40)
+        let device = world.stores[0].deviceID
+        let head = try #require(try world.syncer(world.stores[0]).readHeads()[device]?.max())
+        #expect(head > 5)
+        func path(_ seq: Int) -> String { LogSegment.path(device: device, seq: seq) }
+
+        let one = EarlySegments(limit: 1)  // full after one segment
+        one.start(over: world.backend, after: [:])
+        one.awaitEnd()
+        #expect(one.take(path(1)) == (try world.backend.getData(path(1))))
+        #expect(one.take(path(1)) == nil)
+        #expect(one.take(path(2)) == nil)
+
+        let after = EarlySegments()
+        after.start(over: world.backend, after: [device: 3])
+        after.awaitEnd()
+        #expect(after.take(path(3)) == nil)
+        for seq in 4...head { #expect(after.take(path(seq)) == (try world.backend.getData(path(seq)))) }
+        #expect(after.take(path(head + 1)) == nil)
+
+        _ = try world.syncer(world.stores[0]).prune()
+        let facingSnapshot = EarlySegments()
+        facingSnapshot.start(over: world.backend, after: [:])
+        facingSnapshot.awaitEnd()
+        #expect((1...head).allSatisfy { facingSnapshot.take(path($0)) == nil })
+    }
+
+    /// A restore opened with the passphrase, as on a fresh machine, with the segments
+    /// fetched during the key derivation: the same journal as the source.
+    @Test func aRestoreUnlockedByPassphraseEqualsTheSource() throws {
+        let world = try world(entries: 40)
+        let fresh = try world.makeDevice("fresh")
+        try fresh.forgetRepository()
+        try fresh.setRemote(url: "file://" + world.dir.path + "/repo", user: nil, passwordFile: nil)
+        let syncer = try Syncer.open(store: fresh, connect: { LocalBackend(root: world.dir.path + "/repo") },
+                                     unlock: .cachedKeyOr(passphrase: { try secret("pw") }))
+        let report = try syncer.restore()
+        #expect(report.blobsDownloaded == 40)
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        #expect(try world.searchRows(fresh) == world.searchRows(world.stores[0]))
+    }
+
     /// A restore merges every segment without waiting for the attachments they name; an
     /// attachment missing on the server is named once they are merged, and everything else
     /// (the text, its index, the other attachments) is in by then.

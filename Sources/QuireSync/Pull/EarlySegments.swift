@@ -1,0 +1,79 @@
+import Foundation
+import QuireRemote
+
+/// Segments fetched while the passphrase's key derivation runs (a second of Argon2id at the
+/// default cost, on a fresh machine's first unlock): their sealed bytes, in log order from
+/// where this store stands, over a worker connection that has nothing else to do yet. The
+/// pull then opens them instead of fetching them, so a restore over a slow link starts its
+/// attachments that much sooner. Only bytes are kept: they are authenticated when opened,
+/// like any segment fetched later, and only segments a head names (which never change) are
+/// fetched. At most `limit` bytes; `stop` ends the fetching after the request under way.
+final class EarlySegments: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var sealed: [String: Data] = [:]
+    private var stopped = false
+    private var running = false
+    let limit: Int
+
+    init(limit: Int = 16 << 20) { self.limit = limit }
+
+    /// Starts fetching over `backend` on a thread of its own: every device's segments after
+    /// `logs` (this store's positions), up to its head.
+    func start(over backend: Backend, after logs: [String: Int]) {
+        running = true
+        let owned = Owned(backend)  // used by this thread alone until `stop` returns
+        let thread = Thread { [self] in
+            defer {
+                condition.withLock { running = false }
+                condition.broadcast()
+            }
+            fetch(over: owned.value, after: logs)
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Ends the fetching; returns once its connection is free again.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            while running { condition.wait() }
+        }
+    }
+
+    /// Waits until the fetching ended by itself: every segment it could fetch is in (tests
+    /// wait on this event, never on the clock).
+    func awaitEnd() {
+        condition.withLock { while running { condition.wait() } }
+    }
+
+    /// The sealed bytes of the segment at `path`, if they were fetched (once: then forgotten).
+    func take(_ path: String) -> Data? {
+        condition.withLock { sealed.removeValue(forKey: path) }
+    }
+
+    private var isStopped: Bool { condition.withLock { stopped } }
+
+    private func fetch(over backend: Backend, after logs: [String: Int]) {
+        // A new device starts from the newest snapshot, if there is one: its segments are
+        // not what it needs first.
+        if logs.isEmpty && (try? Snapshot.list(backend).isEmpty) != true { return }
+        guard let entries = try? backend.list(Syncer.headsFolder) else { return }
+        var heads: [String: Int] = [:]
+        for entry in entries where !entry.isFolder {
+            if let head = Head(name: entry.name) { heads[head.device] = max(heads[head.device] ?? 0, head.seq) }
+        }
+        var held = 0
+        for (device, head) in heads.sorted(by: { $0.key < $1.key }) {
+            var seq = (logs[device] ?? 0) + 1
+            while seq <= head && held < limit && !isStopped {
+                let path = LogSegment.path(device: device, seq: seq)
+                // A segment that cannot be fetched now is fetched later, and named then.
+                guard let data = try? backend.getData(path) else { break }
+                held += data.count
+                condition.withLock { sealed[path] = data }
+                seq += 1
+            }
+        }
+    }
+}
