@@ -38,10 +38,13 @@ extension Store {
         }
     }
 
-    /// The records with writes not pushed yet, in push order (kind, then id), and the newest
-    /// outbox clock among them: every write at or before it is covered by these records.
+    /// The records with writes not pushed yet, in push order, and the newest outbox clock
+    /// among them: every write at or before it is covered by these records. Attachments
+    /// first, then the other kinds, each by id: a device pulling the log (a restore) learns
+    /// from its first segments which attachments to download, and downloads them while it
+    /// merges the text. Merges take records in any order (a field's clock decides).
     package func pendingRecords() throws -> (records: [PendingRecord], watermark: HLC) {
-        let rows = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record, record_id")
+        let rows = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record <> 'media', record, record_id")
             .rows { (RecordKind(rawValue: $0.text(0)), $0.text(1), HLC(rawValue: $0.int(2))) }
         let records = rows.compactMap { row in row.0.map { PendingRecord(kind: $0, id: row.1) } }
         return (records, rows.map(\.2).max() ?? .zero)
