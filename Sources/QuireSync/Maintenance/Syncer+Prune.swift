@@ -39,29 +39,18 @@ extension Syncer {
         report.packsRepacked = try repack(progress: progress)
         report.snapshot = try writeSnapshot()
         let covered = try store.syncLogs()
-        // How far every device with a head has merged each log.
-        var limit: [String: Int] = covered.mapValues(\.seq)
         // (This device's own head may lag: it is written only when a push has something to
-        // say. Its store has merged `covered`, which is where `limit` starts.)
+        // say. Its store has merged `covered`, which is where the limits start.)
+        var heads: [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] = []
         for (device, seqs) in try readHeads() where device != me {
             guard let newest = seqs.max() else { continue }
             let path = Self.headsFolder + "/" + Head(device: device, seq: newest).name
-            let merged: [String: JSONValue]
-            do {
-                let o = try WireFormat.head.decode(try repository.box.open(try backend.getData(path), path: path), path: path)
-                guard let m = o["merged"]?.object else { return report }  // an older head: prune nothing
-                merged = m
-            } catch {
-                return report  // an unreadable head (or a newer Quire's): be safe, prune nothing
-            }
-            for log in Set(limit.keys) {
-                guard merged[log].map({ ($0.integer ?? -1) >= 0 }) ?? true else {
-                    throw SyncError(.damaged, object: path, detail: "a head with a position that is not a segment number")
-                }
-                let seen = log == device ? newest : merged[log]?.integer ?? 0
-                limit[log] = min(limit[log] ?? 0, seen)
-            }
+            // An older head (no positions), an unreadable one or a newer Quire's: nil.
+            let merged = try? WireFormat.head.decode(try repository.box.open(try backend.getData(path), path: path), path: path)["merged"]?.object
+            heads.append((device, newest, path, merged))
         }
+        // How far every device with a head has merged each log.
+        guard let limit = try PrunePlan.limits(covered: covered.mapValues(\.seq), heads: heads) else { return report }
         // Segments at or below every limit.
         for (log, upTo) in limit.sorted(by: { $0.key < $1.key }) where upTo > 0 {
             for entry in (try? backend.list("log/" + log)) ?? [] {
@@ -116,26 +105,17 @@ extension Syncer {
             stored += names.filter { !$0.isFolder }.map { Pack.folder + "/" + folder.name + "/" + $0.name }.filter(Pack.isValidPath)
         }
         referenced.formUnion(packs)
-        let marks = readMarks()
-        let now = Date().timeIntervalSince1970 * 1000
-        let positions = try store.syncLogs().mapValues(\.seq)
-        var kept: [String: JSONValue] = [:]
-        for blob in stored where !referenced.contains(blob) {
-            let mark = marks[blob] ?? GCMark(time: now, positions: positions)
-            // Every device with a head has merged what this store had merged when it saw the
-            // blob unneeded: none of them still holds a live record naming it, and one that
-            // names the same bytes anew checks the server first.
-            let everyoneMovedOn = mark.positions.allSatisfy { log, seq in (limit[log] ?? 0) >= seq }
-            if now - mark.time >= collectionGrace * 1000 && everyoneMovedOn {
-                let object = Pack.isValidPath(blob) ? blob : Repository.blobPath(blob)
-                progress?("collecting \(object)")
-                try? backend.delete(object)
-                report.blobsDeleted += 1
-            } else {
-                kept[blob] = mark.json
-                report.blobsMarked += 1
-            }
+        let plan = PrunePlan.collection(stored: stored, referenced: referenced, marks: readMarks(), limit: limit,
+                                        positions: try store.syncLogs().mapValues(\.seq),
+                                        now: Date().timeIntervalSince1970 * 1000, grace: collectionGrace * 1000)
+        for blob in plan.delete {
+            let object = Pack.isValidPath(blob) ? blob : Repository.blobPath(blob)
+            progress?("collecting \(object)")
+            try? backend.delete(object)
         }
+        report.blobsDeleted += plan.delete.count
+        report.blobsMarked += plan.kept.count
+        let kept = plan.kept.mapValues(\.json)
         let body = Data(JSONWriter.value(.object(kept)).utf8)
         try backend.putData(Self.candidatesPath, try repository.box.seal(body, path: Self.candidatesPath))
     }
