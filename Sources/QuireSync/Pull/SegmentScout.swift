@@ -11,8 +11,7 @@ import QuireStore
 /// fetches it itself and reports what is wrong. More than one connection, because one
 /// reading a segment per round trip was what a restore 30 ms away waited on.
 /// It reads no further ahead than `keptLimit` bytes of kept segments: the pulling thread
-/// takes them in order, so it never waits on the scout for long, and memory stays bounded;
-/// meanwhile its threads download.
+/// takes them in order, so it never waits on the scout for long, and memory stays bounded.
 final class SegmentScout: @unchecked Sendable {
     /// A segment read ahead: decoded, and the hash of its sealed bytes (the next one names it).
     struct Read {
@@ -38,15 +37,11 @@ final class SegmentScout: @unchecked Sendable {
     /// Segments fetched while the key derivation ran.
     private let early: EarlySegments?
 
-    /// Readers parked while the kept segments are full (`claim`), and what restarts them.
-    private var parked = 0
-    private var startReader: (() -> Void)?
-
     /// Reads on `readers` threads of `pool`, submitted before any other job so they start at
-    /// once. A reader gives its thread back to the pool's other jobs (the prefetcher's
-    /// downloads) once the plan is read, and while the kept segments are full: it is
-    /// submitted again when the pulling thread takes one. `pool` must keep a thread for the
-    /// downloads.
+    /// once; each gives its thread back to the pool's other jobs (the prefetcher's downloads)
+    /// once the plan is read. While the kept segments are full, a reader waits holding its
+    /// thread: handed back to the pool, it would queue behind every download asked for and
+    /// the merging would wait on them. `pool` must keep a thread for the downloads.
     init(segments: [PullPlan.Range], pool: WorkerPool<Repository>, readers: Int, keptLimit: Int,
          early: EarlySegments? = nil, prefetcher: BlobPrefetcher, blobs: BlobStore) {
         self.keptLimit = keptLimit
@@ -54,29 +49,20 @@ final class SegmentScout: @unchecked Sendable {
         precondition(readers < pool.width, "the prefetcher needs a thread of the pool")
         // Lazily: a plan is ranges of segment numbers, never a list of them.
         next = AnyIterator(segments.lazy.flatMap { plan in plan.seqs.lazy.map { (plan.device, $0) } }.makeIterator())
-        let reader: WorkerPool<Repository>.Job = { [self] repository in
+        for _ in 0..<readers { finished.enter() }
+        pool.submit((0..<readers).map { _ in { [self] repository in
             defer { finished.leave() }
             while let path = claim() {
                 read(path, with: repository, prefetcher: prefetcher, blobs: blobs)
             }
-        }
-        startReader = { [finished] in
-            finished.enter()
-            pool.submit(reader)
-        }
-        for _ in 0..<readers { finished.enter() }
-        pool.submit(Array(repeating: reader, count: readers))
+        } })
     }
 
-    /// The next segment to read; nil when there is none, the scout stopped, or the kept
-    /// segments are full (the reader is then parked until `take` makes room).
+    /// The next segment to read, once there is room; nil when there is none or the scout stopped.
     private func claim() -> String? {
         condition.lock()
         defer { condition.unlock() }
-        if !stopped && keptBytes >= keptLimit {
-            parked += 1
-            return nil
-        }
+        while !stopped && keptBytes >= keptLimit { condition.wait() }
         guard !stopped, let (device, seq) = next.next() else {
             ended = true
             condition.broadcast()
@@ -123,11 +109,6 @@ final class SegmentScout: @unchecked Sendable {
         taken.insert(path)
         guard let read = kept.removeValue(forKey: path) else { return nil }
         keptBytes -= read.size
-        if keptBytes < keptLimit && !stopped {
-            // Room again: the parked readers go back to reading.
-            for _ in 0..<parked { startReader?() }
-            parked = 0
-        }
         condition.broadcast()
         return read
     }
@@ -136,10 +117,6 @@ final class SegmentScout: @unchecked Sendable {
         condition.withLock { stopped = true }
         condition.broadcast()
         finished.wait()
-        condition.withLock {
-            kept = [:]
-            keptBytes = 0
-            startReader = nil  // it holds the pool
-        }
+        condition.withLock { kept = [:]; keptBytes = 0 }
     }
 }

@@ -100,11 +100,12 @@ extension Syncer {
     func startDownloads(ahead plan: [PullPlan.Range]) -> Downloads? {
         guard !plan.isEmpty, workerBackends.count >= 2 else { return nil }
         let pool = WorkerPool(workerRepositories())
-        // Segments are read ahead on half the threads: a restore learns which attachments to
-        // fetch only from them. A reader gives its thread to the downloads once the plan is
-        // read, and while the segments read ahead are full.
+        // Segments are read ahead on a quarter of the threads (one, for a few workers); once
+        // they are read, those threads download too. (More readers only contend for the same
+        // cores: the first segments come in while the key derivation runs, `EarlySegments`,
+        // and name the attachments first.)
         let segments = plan.reduce(0) { $0 + $1.seqs.count }
-        let readers = segments > 1 ? min(segments, max(1, pool.width / 2)) : 0
+        let readers = segments > 1 ? min(segments, max(1, pool.width / 4)) : 0
         let blobs = store.blobs
         let prefetcher = BlobPrefetcher(pool: pool, meter: downloadMeter) { try blobs.temporaryPath() }
         let scout = readers == 0 ? nil : SegmentScout(segments: plan, pool: pool, readers: readers, keptLimit: readAheadLimit,

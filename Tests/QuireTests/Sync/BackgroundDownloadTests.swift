@@ -34,8 +34,8 @@ import Testing
         return syncer
     }
 
-    /// Two workers: one scout, one download connection; five: two scouts; eight (the default):
-    /// four scouts reading segments at once, handed over in order all the same.
+    /// Two workers: one scout, one download connection; five: one scout; eight (the default):
+    /// two scouts reading segments at once, handed over in order all the same.
     @Test(arguments: [2, 5, 8])
     func restoreWithWorkersEqualsTheSource(workers: Int) throws {
         let world = try world(entries: 40)
@@ -60,11 +60,10 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
-    /// Segments read ahead beyond the limit park the scout's readers, which give their
-    /// threads to the downloads and come back as the merging takes segments: the restore is
-    /// whole all the same, and the segments the scout could not hold are fetched by the
-    /// merging thread itself.
-    @Test func aFullReadAheadParksTheReadersAndTheRestoreIsStillWhole() throws {
+    /// Segments read ahead beyond the limit hold the scout's readers until the merging takes
+    /// one: the restore is whole all the same, and a segment the scout could not hold is
+    /// fetched by the merging thread itself.
+    @Test func aFullReadAheadHoldsTheReadersAndTheRestoreIsStillWhole() throws {
         let world = try world(entries: 40)
         let fresh = try world.makeDevice("fresh")
         let syncer = try restorer(world, fresh)
