@@ -16,7 +16,6 @@ final class WorkerPool<Connection>: @unchecked Sendable {
     private var jobs: [Job] = []
     private var head = 0
     private var closed = false
-    private var running = 0
     private let group = DispatchGroup()
     /// How many threads (and connections) the pool has.
     let width: Int
@@ -28,11 +27,7 @@ final class WorkerPool<Connection>: @unchecked Sendable {
             let owned = Owned(connection)  // used by this thread alone
             let thread = Thread { [self] in
                 defer { group.leave() }
-                while let job = next() {
-                    job(owned.value)
-                    condition.withLock { running -= 1 }
-                    condition.broadcast()
-                }
+                while let job = next() { job(owned.value) }
             }
             thread.stackSize = 1 << 20
             thread.start()
@@ -51,11 +46,6 @@ final class WorkerPool<Connection>: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Waits until no job waits to start and none is under way (more may be submitted later).
-    func awaitIdle() {
-        condition.withLock { while head < jobs.count || running > 0 { condition.wait() } }
-    }
-
     /// Runs every job submitted so far, then stops the threads; returns once they stopped.
     func close() {
         condition.withLock { closed = true }
@@ -70,7 +60,6 @@ final class WorkerPool<Connection>: @unchecked Sendable {
         guard head < jobs.count else { return nil }
         let job = jobs[head]
         head += 1
-        running += 1
         if head == jobs.count {
             // Drained: the array's storage goes, not only its elements.
             jobs = []
