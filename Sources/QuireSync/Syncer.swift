@@ -92,10 +92,13 @@ public final class Syncer {
     // MARK: - Heads
 
     /// Every device's newest segment number, from the names in `heads/`.
-    func readHeads() throws -> [String: [Int]] {
+    func readHeads() throws -> [String: [Int]] { try Self.readHeads(over: backend) }
+
+    /// The same over any connection (`EarlySegments` reads them before the repository is open).
+    static func readHeads(over backend: Backend) throws -> [String: [Int]] {
         let entries: [RemoteEntry]
         do {
-            entries = try backend.list(Self.headsFolder)
+            entries = try backend.list(headsFolder)
         } catch let error as RemoteError where error.kind == .notFound {
             entries = []
         }

@@ -58,13 +58,10 @@ final class EarlySegments: @unchecked Sendable {
         // A new device starts from the newest snapshot, if there is one: its segments are
         // not what it needs first.
         if logs.isEmpty && (try? Snapshot.list(backend).isEmpty) != true { return }
-        guard let entries = try? backend.list(Syncer.headsFolder) else { return }
-        var heads: [String: Int] = [:]
-        for entry in entries where !entry.isFolder {
-            if let head = Head(name: entry.name) { heads[head.device] = max(heads[head.device] ?? 0, head.seq) }
-        }
+        guard let heads = try? Syncer.readHeads(over: backend) else { return }
         var held = 0
-        for (device, head) in heads.sorted(by: { $0.key < $1.key }) {
+        for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
+            guard let head = seqs.max() else { continue }
             var seq = (logs[device] ?? 0) + 1
             while seq <= head && held < limit && !isStopped {
                 let path = LogSegment.path(device: device, seq: seq)
