@@ -81,12 +81,38 @@ public final class Syncer {
         repository.backend.onPublishStep { checkpoint(.publishTempWritten) }
     }
 
-    /// Pull, then push.
+    // MARK: - The front: each a few lines over an engine
+
+    /// Pull (`PullEngine`), then push (`PushEngine`).
     public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
         var report = SyncReport()
         let heads = try pull(into: &report, progress: progress)
         try push(heads: heads, into: &report, progress: progress)
         return report
+    }
+
+    /// Brings everything in the repository into an empty store (`Syncer+Restore.swift`): a
+    /// pull whose merges do not wait for the attachments, which are taken in at the end.
+    /// Resumable: a restore interrupted anywhere continues when called again.
+    /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository.
+    public func restore(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        try beginRestore()
+        var report = SyncReport()
+        try pull(into: &report, progress: progress, finish: finishRestore(progress: progress))
+        try endRestore()
+        return report
+    }
+
+    /// Checks that every object the journal needs is present and authentic (`VerifyEngine`);
+    /// with `readData`, attachments are downloaded and decrypted in full.
+    public func verify(readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
+        try VerifyEngine(self, readData: readData, progress: progress).run()
+    }
+
+    /// Repacks packs mostly garbage (`RepackEngine`), writes a snapshot and deletes what no
+    /// device needs any more (`PruneEngine`). Call after a sync, so this device's state is current.
+    public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
+        try PruneEngine(self, progress: progress).run()
     }
 
     // MARK: - Heads

@@ -1,0 +1,17 @@
+import Foundation
+
+/// One thing `verify` found wrong.
+public struct VerifyProblem: Equatable, Sendable, CustomStringConvertible {
+    public var object: String
+    public var detail: String
+    public var description: String { "\(object): \(detail)" }
+}
+
+/// What `verify` looked at.
+public struct VerifyReport: Equatable, Sendable {
+    public var devices = 0
+    public var segments = 0
+    public var blobs = 0
+    public var blobsRead = 0
+    public var problems: [VerifyProblem] = []
+}
