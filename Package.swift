@@ -38,13 +38,14 @@ let package = Package(
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
-        .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"]),
+        .target(name: "QuireTranscribe", dependencies: ["QuireStore", "QuireSupport"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe"]),
         .executableTarget(name: "QuireCLI", dependencies: ["CLinux", "QuireSupport", "QuireKit"]),
         // What an embedding app does, through QuireKit's public API only; ./scripts/test runs it.
         .executableTarget(name: "EmbedQuire", dependencies: ["QuireKit"], path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireKit", "QuireCLI", "CZip", "CLinux"],
+        .testTarget(name: "QuireTests", dependencies: ["CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe", "QuireKit", "QuireCLI", "CZip", "CLinux"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

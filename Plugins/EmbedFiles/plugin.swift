@@ -10,6 +10,7 @@ struct EmbedFiles: BuildToolPlugin {
     static let folders: [String: [(folder: String, type: String)]] = [
         "QuireStore": [("migrations", "EmbeddedMigrations")],
         "QuireExport": [("templates", "EmbeddedTemplates"), ("messages", "EmbeddedMessages")],
+        "QuireTranscribe": [("engines", "EmbeddedEngines")],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -46,6 +46,8 @@ enum Messages {
             return .failure(error.description, hint: hint(for: error))
         case let error as JournalError:
             return .failure(error.description, hint: hint(for: error))
+        case let error as TranscribeError:
+            return .failure(error.detail, hint: error.kind == .noEngine ? Engines.installHint + "; `quire transcribe --engines` says what is missing" : nil)
         case let error as ImportError:
             return .failure(error.description, hint: "nothing was imported; fix the source or leave that part out, then import again")
         default:

@@ -6,7 +6,7 @@ enum QuireMain {
     static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
-        AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, TranscriptCommand.self,
+        AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, TranscriptCommand.self, TranscribeCommand.self,
         ListCommand.self, ShowCommand.self, SearchCommand.self, TagsCommand.self, JournalsCommand.self, ConflictsCommand.self,
         ImportCommand.self, ExportCommand.self, RemoteCommand.self, PasswdCommand.self,
         SyncCommand.self, StatusCommand.self, RestoreCommand.self, VerifyCommand.self, PruneCommand.self, ServiceCommand.self,

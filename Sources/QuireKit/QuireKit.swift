@@ -14,3 +14,4 @@
 @_exported import QuireRemote
 @_exported import QuireStore
 @_exported import QuireSync
+@_exported import QuireTranscribe

@@ -56,9 +56,18 @@ public struct Media: Equatable, Sendable {
     public var duration: Double?
     public var transcript: String
     public var segments: [Segment]
+    /// Who wrote the transcript: empty for the user's own (typed, imported, from subtitles),
+    /// else the engine and model of a machine draft (`Transcriber`), which the user may correct.
+    public var transcriber: String
+    /// While a machine draft is unfinished: how far into the recording it got (seconds).
+    public var transcribedTo: Double?
+
+    /// Whether the transcript is a machine's draft, not the user's own words.
+    public var hasMachineTranscript: Bool { !transcriber.isEmpty }
 
     public init(id: String, entryID: String, position: Int, kind: MediaKind, blobID: String, size: Int64,
-                filename: String, mime: String, duration: Double?, transcript: String, segments: [Segment]) {
+                filename: String, mime: String, duration: Double?, transcript: String, segments: [Segment],
+                transcriber: String = "", transcribedTo: Double? = nil) {
         self.id = id
         self.entryID = entryID
         self.position = position
@@ -70,6 +79,8 @@ public struct Media: Equatable, Sendable {
         self.duration = duration
         self.transcript = transcript
         self.segments = segments
+        self.transcriber = transcriber
+        self.transcribedTo = transcribedTo
     }
 }
 

@@ -55,9 +55,12 @@ extension Store {
     }
 
     /// Replaces the transcript of attachment `mediaID`. With segments, the text is their
-    /// texts joined; with plain text, any earlier segments are dropped.
+    /// texts joined; with plain text, any earlier segments are dropped. `transcriber` names
+    /// the engine of a machine draft (empty: the user's own words, as every caller but
+    /// `Transcriber` writes them); `transcribedTo`, how far an unfinished draft got.
     @discardableResult
-    public func setTranscript(mediaID: String, text: String, segments: [Segment] = []) throws -> Media {
+    public func setTranscript(mediaID: String, text: String, segments: [Segment] = [],
+                              transcriber: String = "", transcribedTo: Double? = nil) throws -> Media {
         try Self.checkTimings(duration: nil, segments: segments)
         return try write { writer in
             guard let stored = try storedMedia(id: mediaID), !stored.deleted else {
@@ -66,6 +69,8 @@ extension Store {
             var media = stored.media
             media.segments = segments
             media.transcript = segments.isEmpty ? text : Segment.transcript(of: segments)
+            media.transcriber = transcriber
+            media.transcribedTo = transcribedTo
             try writer.save(media, previous: stored)
             return media
         }

@@ -9,7 +9,7 @@ extension Store {
 
     private static let mediaColumns = """
         SELECT m.id, m.entry_id, m.position, m.kind, m.blob_id, b.size, m.filename, m.mime, m.duration,
-               m.transcript, m.segments, m.deleted
+               m.transcript, m.segments, m.deleted, m.transcriber, m.transcribed_to
         FROM media m JOIN blobs b ON b.id = m.blob_id
         """
 
@@ -115,8 +115,22 @@ extension Store {
         let media = Media(id: row.text(0), entryID: row.text(1), position: Int(row.int(2)),
                           kind: MediaKind(rawValue: row.text(3)) ?? .file, blobID: row.text(4), size: row.int(5),
                           filename: row.text(6), mime: row.text(7), duration: row.optionalDouble(8),
-                          transcript: row.text(9), segments: (try? JSONValue.parseSegments(row.text(10))) ?? [])
+                          transcript: row.text(9), segments: (try? JSONValue.parseSegments(row.text(10))) ?? [],
+                          transcriber: row.text(12), transcribedTo: row.optionalDouble(13))
         return StoredMedia(media: media, deleted: row.int(11) != 0)
+    }
+
+    /// The live voice and video notes a transcription run should take: those with no
+    /// transcript at all and those whose machine draft is unfinished, oldest entries first.
+    /// A transcript the user wrote, and a finished draft (even an empty one: no speech), are left.
+    public func pendingTranscriptions() throws -> [Media] {
+        let sql = Self.mediaColumns + """
+             JOIN entries e ON e.id = m.entry_id
+            WHERE m.deleted = 0 AND e.deleted = 0 AND m.kind IN ('voice', 'video')
+              AND ((m.transcript = '' AND m.transcriber = '') OR (m.transcriber <> '' AND m.transcribed_to IS NOT NULL))
+            ORDER BY e.created_us, m.entry_id, m.position
+            """
+        return try database.prepare(sql).rows { Self.readMedia($0) }.map(\.media)
     }
 
     /// The live media record `id`, or nil.

@@ -46,7 +46,7 @@ package final class TransferProgress {
 
     /// `", m:ss left"` at the pace since `started`, once a second has passed and something
     /// is done; nil before that, or when the time left is under a second or absurd.
-    static func timeLeft(since started: Date, now: Date = Date(), done: Double, of total: Double) -> String? {
+    package static func timeLeft(since started: Date, now: Date = Date(), done: Double, of total: Double) -> String? {
         let elapsed = now.timeIntervalSince(started)
         guard elapsed >= 1, done > 0 else { return nil }
         let left = elapsed / done * max(0, total - done)

@@ -21,7 +21,9 @@ extension RecordSchema {
         ["entry": .string(media.entryID), "position": .number(Double(media.position)), "kind": .string(media.kind.rawValue),
          "blob": .string(media.blobID), "filename": .string(media.filename), "mime": .string(media.mime),
          "duration": media.duration.map { .number($0) } ?? .null, "transcript": .string(media.transcript),
-         "segments": (try? JSONValue.parse(JSONWriter.segments(media.segments))) ?? .array([]), "deleted": .bool(deleted)]
+         "segments": (try? JSONValue.parse(JSONWriter.segments(media.segments))) ?? .array([]),
+         "transcriber": .string(media.transcriber), "transcribedTo": media.transcribedTo.map { .number($0) } ?? .null,
+         "deleted": .bool(deleted)]
     }
 
     /// The record id of journal `name` (the same on every device).

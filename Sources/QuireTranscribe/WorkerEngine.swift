@@ -1,0 +1,155 @@
+import Foundation
+import QuireSupport
+
+/// An engine that is a command speaking JSON lines (the contract is written at the top of
+/// `engines/faster_whisper_worker.py`): one line that says it is ready, with its engine,
+/// model and languages, then one answer per request `{"audio": path, "language": tag}`.
+/// The command runs once for a whole run, so its model loads once. Its error output goes to
+/// a temporary file, read back only to explain a failure.
+public final class WorkerEngine: TranscriptionEngine {
+    public private(set) var info: EngineInfo
+    private let executable: String
+    private let arguments: [String]
+    private let environment: [String: String]
+    private var process: Process?
+    private var input: FileHandle?
+    private var output: LineReader?
+    private var errorLog: String?
+
+    /// - Parameters:
+    ///   - name: what to call the engine until it says (`faster-whisper`).
+    ///   - executable: the command (an absolute path).
+    ///   - environment: added to this process's environment for the command.
+    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) {
+        self.info = EngineInfo(engine: name, model: "", languages: [])
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+    }
+
+    deinit { stop() }
+
+    public func start() throws {
+        guard process == nil else { return }
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw TranscribeError(.noEngine, "\(info.engine): \(executable) is not there")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        let log = NSTemporaryDirectory() + "quire-engine-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: log)
+        errorLog = log
+        do {
+            try process.run()
+        } catch {
+            throw TranscribeError(.noEngine, "\(info.engine): \(executable) cannot be started (\(error.localizedDescription))")
+        }
+        self.process = process
+        input = stdin.fileHandleForWriting
+        output = LineReader(stdout.fileHandleForReading)
+        let ready = try answer()
+        if let error = ready["error"]?.string {
+            stop()
+            throw TranscribeError(.noEngine, "\(info.engine): \(error)")
+        }
+        guard ready["ready"] == .bool(true) else {
+            stop()
+            throw TranscribeError(.noEngine, "\(info.engine): the engine did not say it is ready")
+        }
+        info = EngineInfo(engine: ready["engine"]?.string ?? info.engine, model: ready["model"]?.string ?? "",
+                          languages: ready["languages"]?.array?.compactMap(\.string) ?? [])
+    }
+
+    public func transcribe(wav path: String, language: String?) throws -> [EngineSegment] {
+        guard let input else { throw TranscribeError(.engineFailed, "\(info.engine) is not running") }
+        var request = JSONWriter()
+        request.object { o in
+            o.string("audio", path)
+            if let language { o.string("language", language) }
+        }
+        do {
+            try input.write(contentsOf: Data((request.text + "\n").utf8))
+        } catch {
+            throw TranscribeError(.engineFailed, "\(info.engine) stopped" + lastError())
+        }
+        let reply = try answer()
+        if let error = reply["error"]?.string { throw TranscribeError(.engineFailed, "\(info.engine): \(error)") }
+        guard let segments = reply["segments"]?.array else {
+            throw TranscribeError(.engineFailed, "\(info.engine) answered without segments")
+        }
+        return segments.compactMap { value in
+            guard let o = value.object, let start = o["start"]?.number, let end = o["end"]?.number else { return nil }
+            let words: [TimedWord] = (o["words"]?.array ?? []).compactMap { w in
+                guard let a = w.array, a.count == 3, let s = a[0].number, let e = a[1].number, let t = a[2].string else { return nil }
+                return TimedWord(start: s, end: e, text: t)
+            }
+            return EngineSegment(start: start, end: end, text: o["text"]?.string ?? "", words: words)
+        }
+    }
+
+    public func stop() {
+        try? input?.close()
+        input = nil
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        process = nil
+        output = nil
+        if let errorLog { unlink(errorLog) }
+        errorLog = nil
+    }
+
+    /// The next line the engine writes, as a JSON object.
+    private func answer() throws -> [String: JSONValue] {
+        guard let line = output?.next() else {
+            throw TranscribeError(.engineFailed, "\(info.engine) stopped" + lastError())
+        }
+        guard let object = try? JSONValue.parse(line).object else {
+            throw TranscribeError(.engineFailed, "\(info.engine) wrote a line that is not JSON")
+        }
+        return object
+    }
+
+    /// The engine's last line of error output, as `: …`, or nothing.
+    private func lastError() -> String {
+        guard let errorLog, let text = try? String(contentsOfFile: errorLog, encoding: .utf8),
+              let last = text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return "" }
+        return ": " + String(last.prefix(300))
+    }
+}
+
+/// Lines read from a pipe as they come.
+final class LineReader {
+    private let handle: FileHandle
+    private var buffer = Data()
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    /// The next line without its newline; nil once the pipe is closed.
+    func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return String(decoding: line, as: UTF8.self)
+            }
+            // `read(2)` returns what the pipe holds (FileHandle's reads wait for a full count).
+            var bytes = [UInt8](repeating: 0, count: 64 << 10)
+            let count = bytes.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer.append(contentsOf: bytes[0..<count])
+        }
+    }
+}
