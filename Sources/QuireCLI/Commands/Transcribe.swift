@@ -15,9 +15,10 @@ struct TranscribeCommand: Command {
         any, and yours to correct with `quire transcript`. A transcript you wrote or corrected
         is never replaced unless --force says so. Long recordings are heard a minute at a time,
         each minute saved as it is done; a run stopped anywhere resumes where it was.
-        A note that cannot be decoded, or is in a language the engine does not know, is named
-        and passed over (exit 1 once the rest are done). With no engine installed nothing
-        changes: exit 1, with how to install one.
+        A note that cannot be decoded is named and passed over (exit 1 once the rest are
+        done); one in a language the engine does not know is left for you, and said so.
+        With no engine installed nothing changes: exit 1, with how to install one
+        (./scripts/install-whisper: faster-whisper with Whisper tiny.en, English).
         """
     static let options: [OptionSpec] = [
         .flag("pending", "every voice and video note without a transcript"),

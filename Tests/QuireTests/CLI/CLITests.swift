@@ -4,7 +4,7 @@ import Testing
 
 /// The command line as a person and a script use it: exit codes, one-line errors, --json.
 @Suite struct CLITests {
-    let commands = ["add", "edit", "rm", "attach", "transcript", "list", "show", "search", "conflicts", "import", "export", "remote", "passwd", "sync", "status", "restore", "verify", "prune"]
+    let commands = ["add", "edit", "rm", "attach", "transcript", "transcribe", "list", "show", "search", "conflicts", "import", "export", "remote", "passwd", "sync", "status", "restore", "verify", "prune"]
 
     func expectOneLineError(_ run: QuireRun, status: Int32, mentioning words: String..., sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(run.status == status, "stderr: \(run.stderr)", sourceLocation: sourceLocation)

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import QuireStore
+@testable import QuireTranscribe
+
+/// `quire transcribe` through the real engine (faster-whisper, Whisper tiny.en), hearing
+/// speech espeak-ng made. `./scripts/test` installs both; elsewhere the suite runs when they
+/// are there.
+enum RealEngine {
+    static let home = Engines.fasterWhisperHome(environment: ProcessInfo.processInfo.environment)
+    static var here: Bool {
+        FileManager.default.isExecutableFile(atPath: home + "/bin/python3") && ExternalTool.path("espeak-ng") != nil
+    }
+}
+
+@Suite(.enabled(if: RealEngine.here || ExternalTool.required), .serialized)
+struct TranscribeCLITests {
+    static let sentence = "This morning I walked along the river and watched the sun come up over the old bridge. "
+        + "Later I met my sister for coffee, and we talked about her new job in the city."
+
+    let dir = TempDir()
+    var store: String { dir.path + "/journal" }
+    var env: [String: String] { ["QUIRE_FASTER_WHISPER": RealEngine.home] }
+
+    private func quire(_ arguments: [String]) throws -> QuireRun {
+        try QuireBinary.run(arguments, store: store, environment: env)
+    }
+
+    /// An entry with one spoken voice note (Ogg/Opus, as a phone records); its media id.
+    private func spokenNote() throws -> (entry: String, media: String) {
+        let wav = dir.path + "/spoken.wav", ogg = dir.path + "/memo.ogg"
+        #expect(try ExternalTool.run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", wav, Self.sentence]).status == 0)
+        #expect(try ExternalTool.run("ffmpeg", ["-nostdin", "-v", "error", "-i", wav, "-c:a", "libopus", ogg]).status == 0)
+        let entry = try quire(["add", "--title", "Morning", "A walk."]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let media = try quire(["attach", entry, ogg, "--kind", "voice"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (entry, media)
+    }
+
+    private static func words(_ text: String) -> [String] {
+        text.lowercased().split { !$0.isLetter }.map(String.init)
+    }
+
+    @Test func aSpokenNoteComesBackSearchableAndInTheBooks() throws {
+        let (_, media) = try spokenNote()
+        let run = try quire(["transcribe", "--pending", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try JSONValue.parse(run.stdout).object
+        #expect(line?["media"]?.string == media)
+        #expect(line?["status"]?.string == "transcribed")
+
+        let opened = try Store(folder: store)
+        let note = try #require(try opened.media(id: media))
+        let spoken = Self.words(Self.sentence), heard = Self.words(note.transcript)
+        let found = Set(heard)
+        let recalled = spoken.filter { found.contains($0) }.count
+        #expect(Double(recalled) >= 0.8 * Double(spoken.count), "heard: \(note.transcript)")
+        #expect(note.transcriber.hasPrefix("faster-whisper"))
+        #expect(!note.segments.isEmpty)
+        for (a, b) in zip(note.segments, note.segments.dropFirst()) { #expect(a.start <= b.start && a.end <= b.start + 0.001) }
+        let length = try AudioDecoder().duration(of: opened.blobs.path(for: note.blobID))
+        #expect(note.segments.allSatisfy { $0.start >= 0 && $0.end <= length + 0.01 })
+
+        #expect(try quire(["search", "bridge"]).stdout.contains("Morning"))
+        // A second --pending hears nothing.
+        let again = try quire(["transcribe", "--pending", "--json"])
+        #expect(again.status == 0 && again.stdout.isEmpty)
+
+        let epub = dir.path + "/book.epub", pdf = dir.path + "/book.pdf"
+        #expect(try quire(["export", "epub", epub]).status == 0)
+        let archive = try ZipArchive(epub)
+        #expect(archive.names.contains { archive.text($0).contains("sister for coffee") })
+        #expect(try quire(["export", "pdf", pdf]).status == 0)
+        let text = try ExternalTool.run("pdftotext", ["-enc", "UTF-8", pdf, "-"]).stdout
+        // (The book hyphenates: soft hyphens and line ends are not the text.)
+        let flat = text.replacingOccurrences(of: "\u{AD}", with: "").replacingOccurrences(of: "\n", with: " ")
+        #expect(flat.contains("sister for coffee"))
+    }
+
+    @Test func theEnginesAreListedAndALanguageItLacksIsLeftAlone() throws {
+        let list = try quire(["transcribe", "--engines"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("faster-whisper: available: faster-whisper"))
+        let (_, media) = try spokenNote()
+        let spanish = try quire(["transcribe", media, "--language", "es"])
+        #expect(spanish.status == 0)
+        #expect(spanish.stdout.contains("skipped") && spanish.stdout.contains("'es'"))
+        #expect(try Store(folder: store).media(id: media)?.transcript == "")
+    }
+
+    @Test func withoutAnEngineNothingChangesAndTheErrorSaysHowToInstallOne() throws {
+        let (_, media) = try spokenNote()
+        let run = try QuireBinary.run(["transcribe", "--pending"], store: store, environment: ["QUIRE_FASTER_WHISPER": dir.path + "/none"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("install-whisper"))
+        #expect(run.stderr.split(separator: "\n").count <= 2)
+        let listed = try QuireBinary.run(["transcribe", "--engines"], store: store, environment: ["QUIRE_FASTER_WHISPER": dir.path + "/none"])
+        #expect(listed.stdout.contains("not available"))
+        #expect(try Store(folder: store).media(id: media)?.transcript == "")
+        #expect(try quire(["transcribe"]).status == 2)
+        #expect(try quire(["transcribe", media, "--language", "not a tag"]).status == 2)
+    }
+}
