@@ -52,7 +52,7 @@ import Testing
         let media = try store.attach(to: entry.id, NewAttachment(path: audio, transcript: "hello"))
         #expect(try fieldsChanged(store, since: before) == [
             "media.entry", "media.position", "media.kind", "media.blob", "media.filename", "media.mime",
-            "media.duration", "media.transcript", "media.segments",
+            "media.duration", "media.transcript", "media.segments", "media.transcriber", "media.transcribedTo",
         ])
         #expect(media.kind == .voice && media.mime == "audio/mp4" && media.transcript == "hello")
 
@@ -63,6 +63,15 @@ import Testing
         before = try store.lastClock()
         try store.setTranscript(mediaID: media.id, text: "", segments: [Segment(start: 0, end: 1.5, text: "hello"), Segment(start: 1.5, end: 2, text: "world")])
         #expect(try fieldsChanged(store, since: before) == ["media.segments"])  // joined text is unchanged
+
+        // A machine draft marks itself; the user's correction takes the mark away.
+        before = try store.lastClock()
+        try store.setTranscript(mediaID: media.id, text: "", segments: [Segment(start: 0, end: 2, text: "hello world")],
+                                transcriber: "engine 1 model", transcribedTo: 2)
+        #expect(try fieldsChanged(store, since: before) == ["media.segments", "media.transcriber", "media.transcribedTo"])
+        before = try store.lastClock()
+        try store.setTranscript(mediaID: media.id, text: "hello, world")
+        #expect(try fieldsChanged(store, since: before) == ["media.transcript", "media.segments", "media.transcriber", "media.transcribedTo"])
 
         before = try store.lastClock()
         try store.remove(mediaID: media.id)
