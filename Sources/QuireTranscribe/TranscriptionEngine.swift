@@ -1,4 +1,5 @@
 import Foundation
+import QuireStore
 
 /// The one swap point for speech-to-text: audio in (a 16 kHz mono WAV file, as
 /// `AudioDecoder` cuts it), timed segments out, a language hint, and an availability check
@@ -42,30 +43,18 @@ public struct EngineInfo: Equatable, Sendable {
     }
 }
 
-/// One stretch of speech an engine heard, with its words when the engine times them.
+/// One stretch of speech an engine heard, with its words when the engine times them (each a
+/// `Segment` of one word, keeping the engine's spacing: a leading space between words).
 public struct EngineSegment: Equatable, Sendable {
     public var start: Double
     public var end: Double
     public var text: String
-    public var words: [TimedWord]
+    public var words: [Segment]
 
-    public init(start: Double, end: Double, text: String, words: [TimedWord] = []) {
+    public init(start: Double, end: Double, text: String, words: [Segment] = []) {
         self.start = start
         self.end = end
         self.text = text
         self.words = words
-    }
-}
-
-/// One word with its times; `text` keeps the engine's spacing (a leading space between words).
-public struct TimedWord: Equatable, Sendable {
-    public var start: Double
-    public var end: Double
-    public var text: String
-
-    public init(start: Double, end: Double, text: String) {
-        self.start = start
-        self.end = end
-        self.text = text
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import QuireSupport
+import QuireStore
 
 /// An engine that is a command speaking JSON lines (the contract is written at the top of
 /// `engines/faster_whisper_worker.py`): one line that says it is ready, with its engine,
@@ -85,9 +86,9 @@ public final class WorkerEngine: TranscriptionEngine {
         }
         return segments.compactMap { value in
             guard let o = value.object, let start = o["start"]?.number, let end = o["end"]?.number else { return nil }
-            let words: [TimedWord] = (o["words"]?.array ?? []).compactMap { w in
+            let words: [Segment] = (o["words"]?.array ?? []).compactMap { w in
                 guard let a = w.array, a.count == 3, let s = a[0].number, let e = a[1].number, let t = a[2].string else { return nil }
-                return TimedWord(start: s, end: e, text: t)
+                return Segment(start: s, end: e, text: t)
             }
             return EngineSegment(start: start, end: end, text: o["text"]?.string ?? "", words: words)
         }

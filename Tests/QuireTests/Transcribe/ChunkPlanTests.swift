@@ -27,10 +27,10 @@ import Testing
         let plan = ChunkPlan(duration: 16, length: 10, overlap: 4)
         // "seam" is at 7.5–8.3 s of the recording: 7.5–8.3 in the first piece, 1.5–2.3 in the second.
         let first = [EngineSegment(start: 6, end: 9, text: "before seam after", words: [
-            TimedWord(start: 6.0, end: 7.0, text: " before"), TimedWord(start: 7.5, end: 8.3, text: " seam"), TimedWord(start: 8.6, end: 9.0, text: " after"),
+            Segment(start: 6.0, end: 7.0, text: " before"), Segment(start: 7.5, end: 8.3, text: " seam"), Segment(start: 8.6, end: 9.0, text: " after"),
         ])]
         let second = [EngineSegment(start: 0.5, end: 3, text: "before seam after", words: [
-            TimedWord(start: 0.5, end: 1.0, text: " before"), TimedWord(start: 1.5, end: 2.3, text: " seam"), TimedWord(start: 2.6, end: 3.0, text: " after"),
+            Segment(start: 0.5, end: 1.0, text: " before"), Segment(start: 1.5, end: 2.3, text: " seam"), Segment(start: 2.6, end: 3.0, text: " after"),
         ])]
         let a = ChunkPlan.keep(first, of: plan.chunks[0])
         let b = ChunkPlan.keep(second, of: plan.chunks[1], after: a.last?.end ?? 0)

@@ -29,7 +29,7 @@ final class CountingEngine: TranscriptionEngine {
         let seconds = Int((max(0, size - 44) / 32000).rounded())
         let start = Double(nextPiece) * step
         let words = (0..<seconds).map { t in
-            TimedWord(start: Double(t) + 0.25, end: Double(t) + 0.75, text: " w\(Int(start) + t)")
+            Segment(start: Double(t) + 0.25, end: Double(t) + 0.75, text: " w\(Int(start) + t)")
         }
         return [EngineSegment(start: 0, end: Double(seconds), text: "", words: words)]
     }
