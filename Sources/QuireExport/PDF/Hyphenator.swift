@@ -95,7 +95,11 @@ final class Hyphenator {
         var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         var pos: UnsafeMutablePointer<Int32>?
         var cut: UnsafeMutablePointer<Int32>?
-        let failed = hnj_hyphen_hyphenate3(dictionary, bytes, Int32(bytes.count), &hyphens, nil, &rep, &pos, &cut, 2, 3, 2, 2)
+        // The word must end in a NUL although its length is given: libhyphen looks for a
+        // dictionary's NOHYPHEN strings with strstr and clears the hyphen where one is found,
+        // so an unterminated word lets it read, and write, past both buffers.
+        let word = bytes + [0]
+        let failed = hnj_hyphen_hyphenate3(dictionary, word, Int32(bytes.count), &hyphens, nil, &rep, &pos, &cut, 2, 3, 2, 2)
         if let rep {
             for index in 0..<bytes.count { free(rep[index]) }
             free(rep)
