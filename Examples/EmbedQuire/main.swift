@@ -1,10 +1,28 @@
 // What an app embedding Quire does, through QuireKit's public API only (`Journal`): keep a
-// journal, attach a voice note with its transcript, sync it end-to-end encrypted to a
+// journal, attach a voice note with its transcript and one heard by the app's own engine, sync it end-to-end encrypted to a
 // repository (a folder here; an https:// WebDAV address for a server), restore it on
 // "another machine", and make a book of it. `./scripts/test` builds and runs it; it exits
 // non-zero if anything differs.
 import Foundation
 import QuireKit
+
+/// An app's own speech-to-text behind Quire's one swap point (a platform's recogniser, say);
+/// Quire cuts the recording into WAV pieces with ffmpeg and asks it for timed text.
+final class AppEngine: TranscriptionEngine {
+    var info = EngineInfo(engine: "app 1", model: "demo", languages: ["en"])
+    func start() throws {}
+    func stop() {}
+    func transcribe(wav path: String, language: String?) throws -> [EngineSegment] {
+        [EngineSegment(start: 0.2, end: 0.9, text: " The gulls are back.")]
+    }
+}
+
+/// One second of silence as a 16 kHz mono WAV file.
+func silence(at path: String) throws {
+    var bytes: [UInt8] = Array("RIFF".utf8) + [0x44, 0x7D, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0, 1, 0, 1, 0]
+    bytes += [0x80, 0x3E, 0, 0, 0, 0x7D, 0, 0, 2, 0, 16, 0] + Array("data".utf8) + [0, 0x7D, 0, 0]
+    try Data(bytes + [UInt8](repeating: 0, count: 32_000)).write(to: URL(fileURLWithPath: path))
+}
 
 func check(_ condition: Bool, _ what: String) {
     guard condition else {
@@ -25,6 +43,13 @@ do {
     let memo = try phone.store.attach(to: entry.id, NewAttachment(path: recording, kind: .voice, duration: 3.0,
                                                                   transcript: "Слышно, как чайки кричат над водой."))
     check(try phone.store.search("чайки").contains { $0.id == entry.id }, "the transcript is searchable")
+    // A voice note without words, heard on this machine: a draft the user may correct.
+    try silence(at: work + "/later.wav")
+    let later = try phone.store.attach(to: entry.id, NewAttachment(path: work + "/later.wav", kind: .voice))
+    check(try phone.notesAwaitingTranscription().map(\.id) == [later.id], "the new note awaits a transcript")
+    let heard = try phone.transcribePending(engine: AppEngine())
+    check(heard.transcribed.count == 1 && heard.transcriber == "app 1 demo", "the app's engine heard it")
+    check(try phone.store.search("gulls").contains { $0.id == entry.id }, "the draft is searchable")
 
     // 2. An encrypted repository. The app decides where the passphrase comes from (asked, or
     //    a keychain); once unlocked, the key is cached in the store and later syncs need none.
@@ -34,14 +59,14 @@ do {
     try phone.createRepository(passphrase: passphrase, cost: .interactive)
     var progressLines = 0
     let pushed = try phone.sync(.cachedKeyOnly) { _ in progressLines += 1 }
-    check(pushed.segmentsPushed >= 1 && pushed.blobsUploaded == 1, "the entry and its recording were pushed")
+    check(pushed.segmentsPushed >= 1 && pushed.blobsUploaded == 2, "the entry and its recordings were pushed")
 
     // 3. Another machine: an empty store, the same repository unlocked with the passphrase.
     let laptop = try Journal(folder: work + "/laptop", create: true)
     try laptop.restore(from: address, .cachedKeyOr(passphrase: { passphrase }))
     let restored = try laptop.store.entries()
     check(restored.count == 1 && restored.first?.title == "Утро у моря", "the entry came back")
-    let voice = restored.first?.media.first
+    let voice = restored.first?.media.first { $0.id == memo.id }
     check(voice?.transcript == memo.transcript && voice?.blobID == memo.blobID, "the voice note and transcript came back")
     check(FileManager.default.contentsEqual(atPath: laptop.store.blobs.path(for: memo.blobID), andPath: recording), "byte for byte")
     check(try laptop.sync(.cachedKeyOnly).segmentsPulled == 0, "the restored store syncs on with its cached key")
@@ -57,7 +82,7 @@ do {
     print_.pageSize = .sixByNine
     let pdf = work + "/journal.pdf"
     let printed = try laptop.exportPDF(to: pdf, options: print_)
-    check(printed.pages >= 7 && printed.recordings == 1 && printed.warnings.isEmpty, "the book to print was typeset")
+    check(printed.pages >= 7 && printed.recordings == 2 && printed.warnings.isEmpty, "the book to print was typeset")
     print("EmbedQuire: stored, synced, restored and exported \(summary.entries) entry with its voice note (\(summary.bytes) bytes of EPUB, \(printed.pages) pages of PDF).")
 } catch {
     FileHandle.standardError.write(Data("EmbedQuire: \(error)\n".utf8))

@@ -3,13 +3,13 @@ import Foundation
 /// Recordings of any common format (m4a/AAC, ogg/opus, mp3, wav, video) cut into 16 kHz mono
 /// WAV pieces by Debian's `ffmpeg`, one piece at a time, so a two-hour note never sits in
 /// memory whole.
-public struct AudioDecoder: Sendable {
+package struct AudioDecoder: Sendable {
     let ffmpeg: String
     let ffprobe: String
 
     /// The decoder from `PATH`.
     /// - Throws: `TranscribeError.noEngine` when ffmpeg is not installed.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let ffmpeg = Self.find("ffmpeg", in: environment), let ffprobe = Self.find("ffprobe", in: environment) else {
             throw TranscribeError(.noEngine, "ffmpeg is not installed, so no recording can be decoded (Debian: apt-get install ffmpeg)")
         }
@@ -19,7 +19,7 @@ public struct AudioDecoder: Sendable {
 
     /// The recording's length in seconds.
     /// - Throws: `.undecodable` naming the file (as `name`) when it holds no audio ffmpeg can read.
-    public func duration(of path: String, name: String? = nil) throws -> Double {
+    package func duration(of path: String, name: String? = nil) throws -> Double {
         let run = try Self.run(ffprobe, ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration:format=duration",
                                          "-of", "default=noprint_wrappers=1:nokey=1", path])
         let values = run.output.split(whereSeparator: \.isNewline).compactMap { Double($0) }.filter { $0.isFinite && $0 >= 0 }
@@ -30,7 +30,7 @@ public struct AudioDecoder: Sendable {
     }
 
     /// Writes `length` seconds from `start` of the recording as a 16 kHz mono WAV file at `wav`.
-    public func extract(_ path: String, name: String? = nil, from start: Double, length: Double, to wav: String) throws {
+    package func extract(_ path: String, name: String? = nil, from start: Double, length: Double, to wav: String) throws {
         let run = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-y", "-ss", String(format: "%.3f", start), "-t", String(format: "%.3f", length),
                                         "-i", path, "-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", wav])
         guard run.status == 0 else {

@@ -7,24 +7,24 @@ import QuireStore
 /// its own share of the recording (from the middle of the overlap before it to the middle of
 /// the one after it): the shares tile the recording, so no word is kept twice or dropped at
 /// a seam. Times come back in the recording's clock.
-public struct ChunkPlan: Equatable, Sendable {
-    public static let defaultLength = 60.0
-    public static let defaultOverlap = 4.0
+package struct ChunkPlan: Equatable, Sendable {
+    package static let defaultLength = 60.0
+    package static let defaultOverlap = 4.0
 
-    public struct Chunk: Equatable, Sendable {
+    package struct Chunk: Equatable, Sendable {
         /// Where the piece starts in the recording, and how long it is (seconds).
-        public var start: Double
-        public var length: Double
+        package var start: Double
+        package var length: Double
         /// The share it keeps: words whose middle is in `keepFrom..<keepTo`.
-        public var keepFrom: Double
-        public var keepTo: Double
+        package var keepFrom: Double
+        package var keepTo: Double
         /// Whether it is the recording's last piece.
-        public var isLast: Bool
+        package var isLast: Bool
     }
 
-    public let chunks: [Chunk]
+    package let chunks: [Chunk]
 
-    public init(duration: Double, length: Double = Self.defaultLength, overlap: Double = Self.defaultOverlap) {
+    package init(duration: Double, length: Double = Self.defaultLength, overlap: Double = Self.defaultOverlap) {
         let duration = max(0, duration), overlap = min(max(0, overlap), length / 2)
         let step = length - overlap
         let count = duration <= length ? 1 : Int(((duration - overlap) / step).rounded(.up))
@@ -39,7 +39,7 @@ public struct ChunkPlan: Equatable, Sendable {
 
     /// The pieces still to do when an earlier run got as far as `done` seconds (the end of
     /// the share of the last piece it kept): the first of them keeps from `done` on.
-    public func chunks(after done: Double) -> [Chunk] {
+    package func chunks(after done: Double) -> [Chunk] {
         var rest = chunks.filter { min($0.keepTo, $0.start + $0.length) > done + 0.001 }
         if !rest.isEmpty { rest[0].keepFrom = max(rest[0].keepFrom, done) }
         return rest
@@ -49,7 +49,7 @@ public struct ChunkPlan: Equatable, Sendable {
     /// the recording's clock: segments cut down to their words in the piece's share (a
     /// segment without timed words is kept whole when its middle is in the share), emptied
     /// ones dropped, times kept in order after `previousEnd` and within the recording.
-    public static func keep(_ heard: [EngineSegment], of chunk: Chunk, after previousEnd: Double = 0) -> [Segment] {
+    package static func keep(_ heard: [EngineSegment], of chunk: Chunk, after previousEnd: Double = 0) -> [Segment] {
         var kept: [Segment] = []
         var floor = previousEnd
         let inShare = { (start: Double, end: Double) -> Bool in

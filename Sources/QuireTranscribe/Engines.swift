@@ -29,6 +29,37 @@ public enum Engines {
         return data + "/quire/faster-whisper"
     }
 
+    /// Whether each engine Quire knows can run here: each is started (its model loaded) and
+    /// stopped again, and ffmpeg looked for, so the answer is what a run would meet.
+    public static func availability(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Availability] {
+        names.map { name in
+            guard let engine = try? named(name, environment: environment) else {
+                return Availability(name: name, info: EngineInfo(engine: name, model: "", languages: []), reason: "unknown")
+            }
+            do {
+                _ = try AudioDecoder(environment: environment)
+                try engine.start()
+                engine.stop()
+                return Availability(name: name, info: engine.info, reason: nil)
+            } catch let error as TranscribeError {
+                return Availability(name: name, info: engine.info, reason: error.detail)
+            } catch {
+                return Availability(name: name, info: engine.info, reason: "\(error)")
+            }
+        }
+    }
+
+    /// One engine's state on this machine.
+    public struct Availability: Equatable, Sendable {
+        /// The name `--engine` takes.
+        public var name: String
+        /// What it says of itself (version, model, languages) when it started.
+        public var info: EngineInfo
+        /// Why it cannot run here, or nil when it can.
+        public var reason: String?
+        public var isAvailable: Bool { reason == nil }
+    }
+
     static func fasterWhisper(environment: [String: String]) -> WorkerEngine {
         let home = fasterWhisperHome(environment: environment)
         let script = EmbeddedEngines.base64["faster_whisper_worker.py"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""

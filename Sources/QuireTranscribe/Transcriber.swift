@@ -6,7 +6,8 @@ import QuireStore
 /// piece of a recording (`ChunkPlan`) is committed through `Store.setTranscript` as soon as
 /// it is heard (so it is change-tracked, searched, synced and exported like any transcript),
 /// with how far the draft got, and a run killed anywhere resumes there. A transcript the
-/// user wrote or corrected is never replaced unless `force` says so.
+/// user wrote or corrected is never replaced unless `force` says so. Apps go through
+/// `Journal.transcribe`; its options, outcomes and progress are these.
 public final class Transcriber {
     /// What to do.
     public struct Options: Sendable {
@@ -15,8 +16,8 @@ public final class Transcriber {
         public var language: String?
         /// Replace the user's own transcripts and finished drafts too.
         public var force = false
-        public var chunkLength = ChunkPlan.defaultLength
-        public var chunkOverlap = ChunkPlan.defaultOverlap
+        package var chunkLength = ChunkPlan.defaultLength
+        package var chunkOverlap = ChunkPlan.defaultOverlap
 
         public init(language: String? = nil, force: Bool = false) {
             self.language = language
@@ -56,10 +57,10 @@ public final class Transcriber {
     private let engine: TranscriptionEngine
     private let decoder: AudioDecoder
     /// Called after each piece is committed.
-    public var progress: ((Progress) -> Void)?
+    package var progress: ((Progress) -> Void)?
 
     /// - Throws: `TranscribeError.noEngine` when the engine cannot start or ffmpeg is missing.
-    public init(store: Store, engine: TranscriptionEngine, decoder: AudioDecoder? = nil) throws {
+    package init(store: Store, engine: TranscriptionEngine, decoder: AudioDecoder? = nil) throws {
         self.store = store
         self.engine = engine
         self.decoder = try decoder ?? AudioDecoder()
@@ -69,11 +70,11 @@ public final class Transcriber {
     deinit { engine.stop() }
 
     /// The engine, as it describes itself once started.
-    public var info: EngineInfo { engine.info }
+    package var info: EngineInfo { engine.info }
 
     /// Transcribes the notes named, in order. A note that cannot be transcribed is passed over
     /// with its reason; the others go on. Errors of the store itself are thrown.
-    public func transcribe(_ mediaIDs: [String], options: Options = Options()) throws -> [Outcome] {
+    package func transcribe(_ mediaIDs: [String], options: Options = Options()) throws -> [Outcome] {
         var notes: [(media: Media, length: Double?)] = []
         var outcomes: [String: Outcome] = [:]
         for id in mediaIDs {
