@@ -7,9 +7,14 @@ struct AttachCommand: Command {
     static let usage = """
         Usage: quire attach ENTRY_ID FILE [--kind voice|photo|video|file]
                             [--transcript TEXT | --transcript-file F | --srt F | --vtt F] [--duration SECONDS]
+                            [--transcribe [--language TAG] [--engine NAME]]
 
         The file is copied into the store (streamed; the same bytes are stored once, and the
         same file attached to the same entry again is not added twice).
+        With --transcribe, a voice or video note is then heard on this machine, as `quire
+        transcribe` does: its transcript becomes a draft you may correct. The note is saved
+        first whatever happens; if it cannot be heard (no engine installed, say), the command
+        says why and exits 1, and `quire transcribe --pending` hears it later.
         """
     static let options: [OptionSpec] = [
         .value("kind", "K", "what it is: voice, photo, video or file (default: guessed from the file type)"),
@@ -18,6 +23,9 @@ struct AttachCommand: Command {
         .value("srt", "F", "a SubRip file: a timed transcript, its text the cues' text joined"),
         .value("vtt", "F", "a WebVTT file: the same"),
         .value("duration", "SECONDS", "length of a recording (default: read from the file, for WAV, FLAC,\nM4A/MP4, Ogg and MP3)"),
+        .flag("transcribe", "hear the voice or video note on this machine once it is saved"),
+        .value("language", "TAG", "with --transcribe: the note's language (en, es-MX…)"),
+        .value("engine", "NAME", "with --transcribe: the engine (\(Engines.names.joined(separator: ", ")))"),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -35,6 +43,12 @@ struct AttachCommand: Command {
             duration = parsed
         }
         let transcript = try Options.transcript(arguments, context: context, textOption: "transcript", fileOption: "transcript-file")
+        let transcribe = arguments.flag("transcribe")
+        if transcribe && transcript != nil { throw CLIError.usage("--transcribe hears a note that has no transcript; you gave one") }
+        if !transcribe, let option = ["language", "engine"].first(where: { arguments.value($0) != nil }) {
+            throw CLIError.usage("--\(option) goes with --transcribe")
+        }
+        if transcribe { _ = try Hearing.options(arguments) }
         let store = try context.openStore()
         let entryID = try Options.entryID(positionals[0], in: store)
         let before = Set(try store.entry(id: entryID)?.media.map(\.id) ?? [])
@@ -43,6 +57,10 @@ struct AttachCommand: Command {
         context.print(media.id)
         if before.contains(media.id) {
             context.printError("\(positionals[1]) is attached to this entry already (as \(Format.short(media.id))); nothing was added.")
+            if transcribe, try store.pendingTranscriptions().contains(where: { $0.id == media.id }) {
+                try Hearing.tell(try Hearing.hear([media.id], journal: Journal(store: store), arguments: arguments, context: context),
+                                 what: "\(positionals[1]) is attached", context: context)
+            }
             return
         }
         if let length = media.duration, let end = media.segments.map(\.end).max(), end > length + 1 {
@@ -52,6 +70,14 @@ struct AttachCommand: Command {
         if context.stderrIsTerminal {
             context.printError("Attached \(media.kind.rawValue) \(Format.short(media.id)) (\(media.filename), \(Format.size(media.size))"
                                + (media.duration.map { ", " + Format.seconds($0) } ?? "") + ") to \(Format.short(entryID)).")
+        }
+        if transcribe {
+            guard media.kind == .voice || media.kind == .video else {
+                throw CLIError.failure("\(positionals[1]) is attached, but as a \(media.kind.rawValue): only voice and video notes are heard",
+                                       hint: "attach it again with --kind voice if it is a recording")
+            }
+            try Hearing.tell(try Hearing.hear([media.id], journal: Journal(store: store), arguments: arguments, context: context),
+                             what: "\(positionals[1]) is attached", context: context)
         }
     }
 }

@@ -5,10 +5,10 @@ struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import entries: Quire's JSON lines, a Day One export, a jrnl journal, a Markdown folder."
     static let usage = """
-        Usage: quire import FILE.jsonl [--journal NAME] [--json]
-               quire import dayone EXPORT.zip|FOLDER [--journal NAME] [--json]
+        Usage: quire import FILE.jsonl [--journal NAME] [--transcribe] [--json]
+               quire import dayone EXPORT.zip|FOLDER [--journal NAME] [--transcribe] [--json]
                quire import jrnl FILE [--journal NAME] [--json]
-               quire import markdown FOLDER [--journal NAME] [--json]
+               quire import markdown FOLDER [--journal NAME] [--transcribe] [--json]
 
         FILE.jsonl: one JSON object per line (see CLI.md, "Interchange"). Media paths are
         relative to the file's folder; absolute paths and paths leading outside it are refused.
@@ -28,16 +28,30 @@ struct ImportCommand: Command {
         file and the entry or line, and the store is left exactly as it was. Importing the same
         source twice changes nothing. Attachments the source refers to but lacks are named at
         the end; their entries come in all the same.
+        With --transcribe, the voice and video notes that came in without a transcript are
+        then heard on this machine, as `quire transcribe` does (the import is saved first,
+        whatever happens; a note not heard is named, and `quire transcribe --pending` hears
+        it later).
         """
     static let options: [OptionSpec] = [
         .value("journal", "NAME", "put every entry in journal NAME"),
-        .flag("json", "print {\"entries\", \"added\", \"updated\", \"unchanged\", \"attachments\",\n\"missing\", \"skipped\"} (the last two are lists)"),
+        .flag("json", "print {\"entries\", \"added\", \"updated\", \"unchanged\", \"attachments\",\n\"missing\", \"skipped\"} (the last two are lists); with --transcribe also\n\"transcribed\", the notes heard"),
+        .flag("transcribe", "hear the voice and video notes that came in without a transcript"),
+        .value("language", "TAG", "with --transcribe: the notes' language (en, es-MX…)"),
+        .value("engine", "NAME", "with --transcribe: the engine (\(Engines.names.joined(separator: ", ")))"),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let all = arguments.positionals
         let journal = arguments.value("journal")
+        let transcribe = arguments.flag("transcribe")
+        if !transcribe, let option = ["language", "engine"].first(where: { arguments.value($0) != nil }) {
+            throw CLIError.usage("--\(option) goes with --transcribe")
+        }
+        if transcribe { _ = try Hearing.options(arguments) }
+        var awaiting: Set<String> = []
         let summary: ImportSummary
+        let store: Store
         if all.count == 2 {
             let (format, path) = (all[0], all[1])
             let importers: [String: (Store, ProgressHandler?) throws -> ImportSummary] = [
@@ -49,7 +63,8 @@ struct ImportCommand: Command {
                 throw CLIError.usage("unknown import format '\(format)' (formats: dayone, jrnl, markdown; or give a FILE.jsonl alone)")
             }
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
-            let store = try context.openStore(create: true, cacheMebibytes: 64)
+            store = try context.openStore(create: true, cacheMebibytes: 64)
+            if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
             do {
                 summary = try importer(store, context.progress("importing"))
             } catch let error as ImportError {
@@ -69,14 +84,27 @@ struct ImportCommand: Command {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw CLIError.failure("cannot read \(path)", hint: "check that the file is yours to read (permission denied)")
             }
-            let store = try context.openStore(create: true, cacheMebibytes: 64)
+            store = try context.openStore(create: true, cacheMebibytes: 64)
+            if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
             summary = try store.importJSONLines(at: path, journal: journal, progress: context.progress("importing"))
         }
+        // What this import brought in without a transcript: awaiting now and not before.
+        var heard: Result<Journal.TranscriptionReport, TranscribeError>?
+        if transcribe {
+            let unheard = try store.pendingTranscriptions().map(\.id).filter { !awaiting.contains($0) }
+            heard = try Hearing.hear(unheard, journal: Journal(store: store), arguments: arguments, context: context)
+        }
+        try show(summary, transcribed: heard.map { (try? $0.get().transcribed.count) ?? 0 }, arguments: arguments, context: context)
+        if let heard { try Hearing.tell(heard, what: "imported", context: context) }
+    }
+
+    private static func show(_ summary: ImportSummary, transcribed: Int?, arguments: Arguments, context: Context) throws {
         if arguments.flag("json") {
             var json = JSONOutput()
             json.object([("entries", .int(summary.lines)), ("added", .int(summary.entriesAdded)), ("updated", .int(summary.entriesUpdated)),
                          ("unchanged", .int(summary.entriesUnchanged)), ("attachments", .int(summary.media)),
-                         ("missing", .strings(summary.missing)), ("skipped", .strings(summary.skipped))])
+                         ("missing", .strings(summary.missing)), ("skipped", .strings(summary.skipped))]
+                        + (transcribed.map { [("transcribed", JSONOutput.Value.int($0))] } ?? []))
             context.print(json.text)
             return
         }

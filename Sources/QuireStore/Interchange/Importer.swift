@@ -145,10 +145,17 @@ extension Store {
             let id = media.id ?? StableID.derived("media\u{0}\(entry.id)\u{0}\(position)\u{0}\(blob.id)")
             let transcript = media.transcript ?? Segment.transcript(of: media.segments)
             try Store.checkTimings(duration: media.duration, segments: media.segments)
-            let record = Media(id: id, entryID: entry.id, position: position, kind: media.kind ?? MediaKind.guess(mime: media.mime),
+            var record = Media(id: id, entryID: entry.id, position: position, kind: media.kind ?? MediaKind.guess(mime: media.mime),
                                blobID: blob.id, size: blob.size, filename: media.filename, mime: media.mime,
                                duration: media.duration, transcript: transcript, segments: media.segments)
-            try writer.save(record, previous: try storedMedia(id: id))
+            let stored = try storedMedia(id: id)
+            // A source with no transcript knows nothing of one: the draft `quire transcribe`
+            // made here since the last import of it stays (a source that has one replaces it).
+            if transcript.isEmpty, media.segments.isEmpty, let machine = stored?.media, machine.hasMachineTranscript, stored?.deleted == false {
+                (record.transcript, record.segments) = (machine.transcript, machine.segments)
+                (record.transcriber, record.transcribedTo) = (machine.transcriber, machine.transcribedTo)
+            }
+            try writer.save(record, previous: stored)
             kept.insert(id)
             summary.media += 1
         }

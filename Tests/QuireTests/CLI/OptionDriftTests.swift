@@ -19,7 +19,8 @@ import Testing
     }
 
     /// Options of other programs a help text mentions: `jrnl --export json`, `sync --watch`.
-    static let mentions: [String: Set<String>] = ["import": ["export"], "service": ["watch"], "tags": ["tag"], "journals": ["journal"]]
+    static let mentions: [String: Set<String>] = ["import": ["export", "pending"], "attach": ["pending"], "service": ["watch"], "tags": ["tag"],
+                                                  "journals": ["journal"]]
 
     @Test func helpAndSpecNameTheSameOptions() throws {
         for command in QuireMain.commands {
