@@ -56,7 +56,7 @@ public final class Transcriber {
     private let store: Store
     private let engine: TranscriptionEngine
     private let decoder: AudioDecoder
-    /// Called after each piece is committed.
+    /// Called as each note begins and after each of its pieces is committed.
     package var progress: ((Progress) -> Void)?
 
     /// - Throws: `TranscribeError.noEngine` when the engine cannot start or ffmpeg is missing.
@@ -157,6 +157,7 @@ public final class Transcriber {
             current = try store.setTranscript(mediaID: media.id, text: "", segments: [], transcriber: transcriber)
             return Self.outcome(current, .transcribed, "")
         }
+        progress(min(done, length), length)  // the note begins (or resumes): said before its first piece is heard
         for chunk in plan.chunks(after: done) {
             try decoder.extract(audio, name: media.filename, from: chunk.start, length: chunk.length, to: wav)
             let heard = try engine.transcribe(wav: wav, language: options.language)

@@ -21,6 +21,7 @@ enum Hearing {
     /// A progress line on a terminal (note n of N, how far into it, time left); nil in pipes.
     static func progress(_ context: Context) -> ((Transcriber.Progress) -> Void)? {
         guard context.stderrIsTerminal else { return nil }
+        SyncSession.showProgressLine("starting the speech-to-text engine…")
         let started = Date()
         return { p in
             let left = TransferProgress.timeLeft(since: started, done: p.runHeard, of: p.runLength) ?? ""
