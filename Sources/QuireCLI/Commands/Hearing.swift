@@ -15,7 +15,7 @@ enum Hearing {
 
     /// The engine `--engine` names, or the default one.
     static func engine(_ arguments: Arguments, context: Context) throws -> TranscriptionEngine {
-        try Engines.named(arguments.value("engine") ?? Engines.names[0], environment: context.environment)
+        try Engines.named(arguments.value("engine") ?? Engines.names[0], language: arguments.value("language"), environment: context.environment)
     }
 
     /// A progress line on a terminal (note n of N, how far into it, time left); nil in pipes.

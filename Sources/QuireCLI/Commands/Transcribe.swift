@@ -18,7 +18,9 @@ struct TranscribeCommand: Command {
         A note that cannot be decoded is named and passed over (exit 1 once the rest are
         done); one in a language the engine does not know is left for you, and said so.
         With no engine installed nothing changes: exit 1, with how to install one
-        (./scripts/install-whisper: faster-whisper with Whisper tiny.en, English).
+        (./scripts/install-whisper: faster-whisper with Whisper tiny.en, which hears
+        --language en, and the multilingual Whisper base, which hears the others and tells
+        a note's language when --language is not given).
         """
     static let options: [OptionSpec] = [
         .flag("pending", "every voice and video note without a transcript"),
