@@ -32,6 +32,9 @@ public struct Connection {
     package var wrap: (Backend) -> Backend = { $0 }
     /// Connections besides the main one, to read ahead and download while merging.
     package var workers = Syncer.defaultWorkers
+    /// The authentication schemes the server asked for, shared by every connection this
+    /// journal makes; seeded with the one an earlier run learned (`RemoteSettings.authScheme`).
+    package let auth = AuthSchemes()
 
     public init() {}
 
@@ -39,6 +42,8 @@ public struct Connection {
     package func connector(for remote: RemoteSettings) throws -> () throws -> Backend {
         var settings = HTTPSettings(user: remote.user, password: try password(remote))
         settings.insecureHTTP = remote.insecureHTTP
+        auth.remember(remote.authScheme)
+        settings.schemes = auth
         tune(&settings)
         let wrap = self.wrap
         return { [settings] in wrap(try Remotes.backend(url: remote.url, settings: settings)) }

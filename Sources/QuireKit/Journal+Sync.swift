@@ -54,7 +54,8 @@ extension Journal {
     /// Checks the repository: every object there, readable with the key, hashes matching;
     /// with `readData`, every attachment's bytes too.
     public func verify(_ unlock: Unlock, readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
-        try syncer(unlock).verify(readData: readData, progress: progress)
+        defer { keepAuthScheme() }
+        return try syncer(unlock).verify(readData: readData, progress: progress)
     }
 
     /// Syncs, then writes a snapshot and removes what no device needs any more.
@@ -91,6 +92,15 @@ extension Journal {
     private func whileSyncing<T>(_ body: () throws -> T) throws -> T {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
+        defer { keepAuthScheme() }
         return try body()
+    }
+
+    /// Keeps the authentication scheme the server asked for in this run, for the next (or
+    /// forgets the remembered one the server no longer wants). Best-effort: the next run
+    /// only meets one more 401 when it fails.
+    func keepAuthScheme() {
+        guard let learned = connection.auth.toRemember, (try? store.remoteSettings()?.authScheme) != learned else { return }
+        try? store.setAuthScheme(learned.isEmpty ? nil : learned)
     }
 }

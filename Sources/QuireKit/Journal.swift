@@ -63,6 +63,7 @@ public final class Journal {
     public func createRepository(passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
         let remote = try remoteSettings()
         if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
+        defer { keepAuthScheme() }
         let repository = try Repository.initialize(backend: try connection.connector(for: remote)(), passphrase: passphrase, cost: cost)
         try store.setRepositoryID(repository.id)
         try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
@@ -73,6 +74,7 @@ public final class Journal {
     /// there, is this journal's, and opens with it.
     public func checkRepository(passphrase: SecureBytes) throws -> Repository {
         let remote = try remoteSettings()
+        defer { keepAuthScheme() }
         return try Repository.unlock(for: store, backend: try connection.connector(for: remote)(), passphrase: passphrase)
     }
 

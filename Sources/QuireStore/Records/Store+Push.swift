@@ -60,7 +60,10 @@ extension Store {
         return blobs
     }
 
-    /// This device's writes to `record`, each with the field's current value and clock, by field.
+    /// This device's writes to `record` not pushed yet, each with the field's current value
+    /// and clock, by field. A field written before the last confirmed push went in a segment
+    /// the server holds (or, once pruned, in a snapshot): editing an entry's body sends the
+    /// body and its time, not every field the entry has.
     package func changes(of record: PendingRecord) throws -> [SyncChange] {
         if record.kind == .revision { return try revisionChanges(record.id) }
         let values = try fieldValues(record.kind, record.id)
@@ -69,8 +72,8 @@ extension Store {
         try database.cached("""
             SELECT c.field, c.hlc, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
             LEFT JOIN devices p ON p.num = c.prev_device
-            WHERE c.record = ? AND c.record_id = ? AND c.device = ? ORDER BY c.field
-            """).forEach([.text(record.kind.rawValue), .text(record.id), .integer(deviceNumber)]) { row in
+            WHERE c.record = ? AND c.record_id = ? AND c.device = ? AND c.hlc > ? ORDER BY c.field
+            """).forEach([.text(record.kind.rawValue), .text(record.id), .integer(deviceNumber), .integer(try pushedWatermark().rawValue)]) { row in
             let field = row.text(0)
             let value = value(of: field, kind: record.kind, in: values)
             changes.append(SyncChange(record: record.kind, recordID: record.id, field: field, value: value, hlc: HLC(rawValue: row.int(1)),
@@ -149,11 +152,19 @@ extension Store {
         return changes
     }
 
-    /// Forgets outbox records whose changes (up to `watermark`) the server confirmed.
+    /// Forgets outbox records whose changes (up to `watermark`) the server confirmed, and
+    /// remembers how far this device's writes are pushed.
     package func markPushed(upTo watermark: HLC) throws {
         try database.transaction {
             try database.cached("DELETE FROM outbox WHERE hlc <= ?").run([.integer(watermark.rawValue)])
+            if watermark.rawValue > (try pushedWatermark()).rawValue { try setMeta("pushed_watermark", String(watermark.rawValue)) }
         }
+    }
+
+    /// Every write of this device at or before this clock is in the repository (zero before
+    /// the first confirmed push, and in stores from before it was kept: all is sent then).
+    func pushedWatermark() throws -> HLC {
+        HLC(rawValue: try meta("pushed_watermark").flatMap { Int64($0) } ?? 0)
     }
 
     /// Every field value of one record, as synced (each tag as `tag:<name>`).

@@ -13,6 +13,9 @@ public struct RemoteSettings: Equatable, Sendable {
     /// The largest request body the server takes, as `remote set --max-object-size` said or a
     /// 413 taught; nil when none is known.
     public var maxObjectSize: Int64?
+    /// The authentication scheme the server asked for last time ("basic" or "digest"),
+    /// offered first next time so a sync does not begin with a refused request.
+    public var authScheme: String?
 
     public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
                 insecureHTTP: Bool = false) {
@@ -28,7 +31,7 @@ extension Store {
     private enum RemoteKey {
         static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id",
                    insecureHTTP = "remote_insecure_http", keyName = "repository_key_name",
-                   maxObjectSize = "remote_max_object_size"
+                   maxObjectSize = "remote_max_object_size", authScheme = "remote_auth_scheme"
     }
 
     /// The configured remote, or nil.
@@ -38,6 +41,7 @@ extension Store {
                                       repositoryID: try meta(RemoteKey.repository), insecureHTTP: try meta(RemoteKey.insecureHTTP) == "1")
         settings.keyName = try meta(RemoteKey.keyName)
         settings.maxObjectSize = try meta(RemoteKey.maxObjectSize).flatMap { Int64($0) }
+        settings.authScheme = try meta(RemoteKey.authScheme)
         return settings
     }
 
@@ -45,6 +49,8 @@ extension Store {
     /// server is noticed at the next use.
     package func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false) throws {
         try database.transaction {
+            // What one server asked for says nothing of another.
+            if try meta(RemoteKey.url) != url { try setOrClear(RemoteKey.authScheme, nil) }
             try setMeta(RemoteKey.url, url)
             try setOrClear(RemoteKey.user, user)
             try setOrClear(RemoteKey.passwordFile, passwordFile)
@@ -74,6 +80,11 @@ extension Store {
     /// Records the largest body the server accepts (nil: none known).
     package func setMaxObjectSize(_ size: Int64?) throws {
         try database.transaction { try setOrClear(RemoteKey.maxObjectSize, size.map(String.init)) }
+    }
+
+    /// Records the authentication scheme the server asked for ("basic", "digest"; nil forgets).
+    package func setAuthScheme(_ name: String?) throws {
+        try database.transaction { try setOrClear(RemoteKey.authScheme, name) }
     }
 
     /// Records which key file the passphrase opened.

@@ -60,7 +60,7 @@ extension Syncer {
                                            "merged": .object(positions)])
         // Heads are read by name; the content only helps `prune`, which ignores a head it
         // cannot open. So a plain PUT will do.
-        try backend.putData(path, try repository.box.seal(Padding.padJSON(body, overhead: RecordBox.overhead), path: path))
+        try backend.putData(path, try repository.box.seal(Padding.padHead(body, overhead: RecordBox.overhead), path: path))
         // Old heads go a few at a time (the newest counts), to keep a sync at 4 requests.
         let stale = previous.filter { $0 < seq }
         if stale.count >= 3 {

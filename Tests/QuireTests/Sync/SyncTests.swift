@@ -38,6 +38,28 @@ import Testing
         #expect(quiet == SyncReport())
     }
 
+    /// An edit sends the fields it changed, not the whole entry again: the rest went in an
+    /// earlier segment. Another device, and one restored after a prune, still get it all.
+    @Test func anEditSendsOnlyTheFieldsItChanged() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let entry = try a.add(NewEntry(journal: "Travel", title: "Утро", body: "first", tags: ["sea", "rain"], starred: true))
+        let first = try world.sync(a)
+        #expect(first.changesPushed >= 6)
+        try a.edit(entryID: entry.id, EntryEdit(body: "second"))
+        let edit = try world.sync(a)
+        #expect(edit.changesPushed == 2, "the body and the modified time")
+        try a.edit(entryID: entry.id, EntryEdit(addTags: ["walk"]))
+        #expect(try world.sync(a).changesPushed == 2, "the new tag and the modified time")
+        try world.sync(b)
+        #expect(try world.dump(a) == world.dump(b))
+        #expect(try b.entry(id: entry.id)?.tags == ["rain", "sea", "walk"])
+        _ = try world.syncer(a).prune()
+        let fresh = try world.makeDevice("fresh")
+        _ = try world.syncer(fresh).restore()
+        #expect(try world.dump(fresh) == world.dump(a))
+    }
+
     @Test func concurrentTitleEditsKeepTheLoserAsARevision() throws {
         let world = try SyncWorld(devices: 2)
         let (a, b) = (world.stores[0], world.stores[1])
