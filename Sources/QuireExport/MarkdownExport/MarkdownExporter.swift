@@ -221,6 +221,10 @@ package struct MarkdownExporter {
         if media.transcript != Segment.transcript(of: media.segments) {
             yaml["transcript"] = .object(["text": .string(q(media.transcript))])
         }
+        if media.hasMachineTranscript {  // a draft heard on a machine, yours to correct
+            yaml["transcriber"] = .object(["text": .string(q(media.transcriber))])
+            if let reached = media.transcribedTo { yaml["transcribedTo"] = .string(String(reached)) }
+        }
         var object: [String: MustacheValue] = [
             "link": .string(link),
             "name": .string(MarkdownText.inline(name)),

@@ -72,11 +72,17 @@ enum QuireNote {
                 segments.append(Segment(start: start, end: end, text: words))
             }
             let filename = try text("filename", in: item) ?? (file as NSString).lastPathComponent
-            media.append(ImportedMedia(id: mediaID.lowercased(), kind: kind, source: folder.source(resolved), filename: filename,
-                                       mime: try text("mime", in: item) ?? MimeTypes.guess(filename: filename),
-                                       duration: try number("duration", in: item), transcript: item["transcript"].flatMap { node in
-                                           if case .scalar(let s, _) = node { return s } else { return nil } },
-                                       segments: segments))
+            var imported = ImportedMedia(id: mediaID.lowercased(), kind: kind, source: folder.source(resolved), filename: filename,
+                                         mime: try text("mime", in: item) ?? MimeTypes.guess(filename: filename),
+                                         duration: try number("duration", in: item), transcript: item["transcript"].flatMap { node in
+                                             if case .scalar(let s, _) = node { return s } else { return nil } },
+                                         segments: segments)
+            imported.transcriber = try text("transcriber", in: item) ?? ""
+            if let reached = try number("transcribed_to", in: item) {
+                guard !imported.transcriber.isEmpty, Media.isValidSeconds(reached) else { throw fail("\(at).transcribed_to must be seconds, with a transcriber") }
+                imported.transcribedTo = reached
+            }
+            media.append(imported)
             links[file] = mediaID.lowercased()
         }
 

@@ -129,6 +129,11 @@ extension Store {
                     m.string("transcript", media.transcript)
                     m.key("segments")
                     m.json.raw(JSONWriter.segments(media.segments))
+                    // A machine draft says so (absent otherwise, so older dumps stay as they were).
+                    if media.hasMachineTranscript {
+                        m.string("transcriber", media.transcriber)
+                        if let reached = media.transcribedTo { m.number("transcribed_to", reached) }
+                    }
                 }
             }
         }

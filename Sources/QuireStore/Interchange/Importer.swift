@@ -31,6 +31,10 @@ package struct ImportedMedia: Sendable {
     /// The segments' text when nil.
     public var transcript: String?
     public var segments: [Segment]
+    /// The engine and model of a machine draft ("" for a transcript of the user's own), and
+    /// how far an unfinished one got.
+    public var transcriber = ""
+    public var transcribedTo: Double?
 
     public init(id: String? = nil, kind: MediaKind? = nil, source: AttachmentSource, filename: String, mime: String,
                 duration: Double? = nil, transcript: String? = nil, segments: [Segment] = []) {
@@ -147,11 +151,12 @@ extension Store {
             try Store.checkTimings(duration: media.duration, segments: media.segments)
             var record = Media(id: id, entryID: entry.id, position: position, kind: media.kind ?? MediaKind.guess(mime: media.mime),
                                blobID: blob.id, size: blob.size, filename: media.filename, mime: media.mime,
-                               duration: media.duration, transcript: transcript, segments: media.segments)
+                               duration: media.duration, transcript: transcript, segments: media.segments,
+                               transcriber: media.transcriber, transcribedTo: media.transcribedTo)
             let stored = try storedMedia(id: id)
             // A source with no transcript knows nothing of one: the draft `quire transcribe`
             // made here since the last import of it stays (a source that has one replaces it).
-            if transcript.isEmpty, media.segments.isEmpty, let machine = stored?.media, machine.hasMachineTranscript, stored?.deleted == false {
+            if transcript.isEmpty, media.segments.isEmpty, media.transcriber.isEmpty, let machine = stored?.media, machine.hasMachineTranscript, stored?.deleted == false {
                 (record.transcript, record.segments) = (machine.transcript, machine.segments)
                 (record.transcriber, record.transcribedTo) = (machine.transcriber, machine.transcribedTo)
             }

@@ -112,8 +112,16 @@ struct InterchangeLine {
             }
         }
         try Store.checkTimings(duration: duration, segments: segments)
-        return ImportedMedia(id: id, kind: kind, source: .file(source), filename: filename, mime: mime, duration: duration,
-                         transcript: try string(o["transcript"], key: "\(at).transcript"), segments: segments)
+        var imported = ImportedMedia(id: id, kind: kind, source: .file(source), filename: filename, mime: mime, duration: duration,
+                                     transcript: try string(o["transcript"], key: "\(at).transcript"), segments: segments)
+        imported.transcriber = try string(o["transcriber"], key: "\(at).transcriber") ?? ""
+        if let raw = o["transcribed_to"], !raw.isNull {
+            guard !imported.transcriber.isEmpty, let reached = raw.number, Media.isValidSeconds(reached) else {
+                throw StoreError(.invalid, detail: "\(at).transcribed_to must be seconds, with a transcriber")
+            }
+            imported.transcribedTo = reached
+        }
+        return imported
     }
 
     /// A media path relative to the file's folder; absolute paths and `..` are refused here,

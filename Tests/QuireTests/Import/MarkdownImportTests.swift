@@ -45,6 +45,10 @@ import Testing
         try source.add(NewEntry(title: "Trailing newline", body: "ends with one\n", created: ts("2025-07-01T08:00:00-03:00")))
         try source.add(NewEntry(title: "Marker in text", body: "a\n<!-- quire: the entry's text ends here -->\nb",
                                 created: ts("2025-07-02T08:00:00Z")))
+        // A machine draft, unfinished: its mark comes back too.
+        let voice = try #require(try source.entries().flatMap(\.media).first { $0.kind == .voice })
+        try source.setTranscript(mediaID: voice.id, text: "", segments: [Segment(start: 0, end: 2.1, text: "Мне снилось")],
+                                 transcriber: "faster-whisper 1.2.1 base", transcribedTo: 2.1)
         let folder = dir.path + "/md"
         _ = try MarkdownExporter(store: source, filter: EntryFilter(), templates: try TemplateSet(overrides: nil)).write(to: folder)
 

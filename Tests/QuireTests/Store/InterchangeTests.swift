@@ -57,6 +57,33 @@ import Testing
         #expect(lines[3].contains(#""created": "2025-06-15T12:00:00+00:00""#))
     }
 
+    /// A machine draft keeps its mark through the dump: imported elsewhere it is still the
+    /// machine's (so `quire transcribe` may finish or redo it), not a transcript of the user's.
+    @Test func aMachineDraftKeepsItsMark() throws {
+        let dir = TempDir()
+        let first = try makeStore(dir, name: "first")
+        try first.importJSONLines(at: Self.sampleFile(in: dir))
+        let voice = try #require(try first.entries().flatMap(\.media).first { $0.kind == .voice })
+        try first.setTranscript(mediaID: voice.id, text: "", segments: [Segment(start: 0, end: 2.1, text: "Мне снилось")],
+                                transcriber: "faster-whisper 1.2.1 base", transcribedTo: 2.1)
+        try first.exportJSON(to: dir.path + "/out1")
+        let dump = dir.read("out1/entries.jsonl")
+        #expect(dump.contains(#""transcriber": "faster-whisper 1.2.1 base", "transcribed_to": 2.1"#))
+        #expect(dump.components(separatedBy: "transcriber").count == 2, "only the machine's draft is marked")
+
+        let second = try makeStore(dir, name: "second")
+        try second.importJSONLines(at: dir.path + "/out1/entries.jsonl")
+        let copy = try #require(try second.media(id: voice.id))
+        #expect(copy.transcriber == "faster-whisper 1.2.1 base" && copy.transcribedTo == 2.1)
+        #expect(try second.pendingTranscriptions().map(\.id) == [voice.id], "an unfinished draft stays unfinished")
+        try second.exportJSON(to: dir.path + "/out2")
+        #expect(dir.read("out2/entries.jsonl") == dump)
+
+        let bad = dir.file("bad.jsonl", #"{"created": "2025-01-01T00:00:00Z", "body": "x", "media": [{"path": "media/voice.m4a", "transcribed_to": 3}]}"#)
+        _ = dir.file("media/voice.m4a", "x")
+        #expect(throws: StoreError.self) { try second.importJSONLines(at: bad) }
+    }
+
     @Test func importingTheSameFileTwiceChangesNothing() throws {
         let dir = TempDir()
         let file = Self.sampleFile(in: dir)

@@ -111,8 +111,8 @@ struct RecordSchema: Sendable {
         ("duration", ["duration"], .seconds, .lastWriterWins, false, "duration"),
         ("transcript", ["transcript"], .text, .lastWriterWinsKeepingLoser, true, "transcript"),
         ("segments", ["segments"], .segments, .lastWriterWins, false, "segments"),
-        ("transcriber", ["transcriber"], .text, .lastWriterWins, false, nil),
-        ("transcribedTo", ["transcribed_to"], .seconds, .lastWriterWins, false, nil),
+        ("transcriber", ["transcriber"], .text, .lastWriterWins, false, "transcriber"),
+        ("transcribedTo", ["transcribed_to"], .seconds, .lastWriterWins, false, "transcribed_to"),
         ("deleted", ["deleted"], .tombstone, .lastWriterWins, false, nil),
     ])
 
