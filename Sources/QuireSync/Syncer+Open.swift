@@ -31,6 +31,7 @@ extension Syncer {
         let repository: Repository
         var workerBackends: [Backend] = []
         var early: EarlySegments?
+        var packs: EarlyPacks?
         if let id = remote?.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
             repository = try Repository.open(backend: backend, keys: keys, expectedID: id)
         } else {
@@ -39,13 +40,25 @@ extension Syncer {
             }
             let secret = try passphrase()
             // While the key derivation runs, a worker connection fetches the first segments.
+            let logs = try store.syncLogs()
             if workers > 0 {
                 let connection = try connect()
                 workerBackends.append(connection)
                 early = EarlySegments()
-                early?.start(over: connection, after: try store.syncLogs().mapValues(\.seq))
+                early?.start(over: connection, after: logs.mapValues(\.seq))
             }
-            defer { early?.stop() }
+            // A device that has merged nothing will need every pack: two more connections
+            // read packs meanwhile, so the link is not idle once the segments are in.
+            if workers >= 3 && logs.isEmpty {
+                let connections = try (0..<2).map { _ in try connect() }
+                workerBackends += connections
+                packs = EarlyPacks()
+                packs?.start(over: connections)
+            }
+            defer {
+                early?.stop()
+                packs?.stop()
+            }
             repository = try Repository.unlock(for: store, backend: backend, passphrase: secret)
             if remote?.repositoryID == nil { try store.setRepositoryID(repository.id) }
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
@@ -53,6 +66,8 @@ extension Syncer {
         let syncer = Syncer(store: store, repository: repository)
         syncer.workerBackends = try workerBackends + (workerBackends.count..<max(0, workers)).map { _ in try connect() }
         syncer.earlySegments = early
+        syncer.earlyPacks = packs
+        if let packs { syncer.downloadMeter.add(packs.bytesHeld) }
         return syncer
     }
 }

@@ -42,6 +42,9 @@ public final class Syncer {
     package var workerBackends: [Backend] = []
     /// Segments fetched while the key derivation ran (`open`), taken before fetching one.
     var earlySegments: EarlySegments?
+    /// Packs fetched meanwhile for a device that has merged nothing yet (`open`): the
+    /// downloads read them before asking the server.
+    var earlyPacks: EarlyPacks?
     /// Plaintext bytes of segments read ahead and not yet merged, at most (`SegmentScout`).
     package var readAheadLimit = 16 << 20
     /// Asked between steps (each segment pulled or pushed, each pack uploaded, each
@@ -102,6 +105,9 @@ public final class Syncer {
         try endRestore()
         return report
     }
+
+    /// What a download reads before asking the server: a pack fetched while the key was derived.
+    func heldPack(_ pack: String) -> Repository.Window? { earlyPacks?.window(pack) }
 
     /// Checks that every object the journal needs is present and authentic (`VerifyEngine`);
     /// with `readData`, attachments are downloaded and decrypted in full.

@@ -27,14 +27,18 @@ final class BlobPrefetcher: @unchecked Sendable {
     private var closed = false
     private let pool: WorkerPool<Repository>
     private let makeTemp: () throws -> String
+    /// Packs already in memory (`EarlyPacks`), read before asking the server.
+    private let held: @Sendable (String) -> Repository.Window?
     /// The bytes downloaded so far, by every worker.
     let meter: ByteMeter
 
     /// Downloads on `pool`'s threads, each with its connection's own `Repository`; `close`
     /// closes the pool.
-    init(pool: WorkerPool<Repository>, meter: ByteMeter = ByteMeter(), temporaryPath: @escaping () throws -> String) {
+    init(pool: WorkerPool<Repository>, meter: ByteMeter = ByteMeter(), held: (@Sendable (String) -> Repository.Window?)? = nil,
+         temporaryPath: @escaping () throws -> String) {
         makeTemp = temporaryPath
         self.meter = meter
+        self.held = held ?? { _ in nil }
         self.pool = pool
     }
 
@@ -143,12 +147,13 @@ final class BlobPrefetcher: @unchecked Sendable {
 
         // A window that could not be read (a server fault after retries) leaves each to be
         // read on its own, which names what is wrong with it.
-        let held = window.flatMap { try? repository.window(of: $0.pack, $0.range) }
-        if let held { meter.add(held.bytes.count) }
+        let early = window.flatMap { w in self.held(w.pack).flatMap { $0.covers(w.range) ? $0 : nil } }
+        let read = early ?? window.flatMap { try? repository.window(of: $0.pack, $0.range) }
+        if early == nil, let read { meter.add(read.bytes.count) }
         for job in jobs {
             let outcome: State
             do {
-                try repository.download(job.remote, to: job.temp, meter: meter, held: { pack in pack == window?.pack ? held : nil })
+                try repository.download(job.remote, to: job.temp, meter: meter, held: { pack in pack == window?.pack ? read : self.held(pack) })
                 outcome = .done(temp: job.temp)
             } catch let error as RemoteError where error.kind == .notFound {
                 outcome = .failed(SyncError(.missing, object: job.remote.object, detail: "an attachment is missing on the server"))

@@ -107,7 +107,7 @@ extension Syncer {
         let segments = plan.reduce(0) { $0 + $1.seqs.count }
         let readers = segments > 1 ? min(segments, max(1, pool.width / 4)) : 0
         let blobs = store.blobs
-        let prefetcher = BlobPrefetcher(pool: pool, meter: downloadMeter) { try blobs.temporaryPath() }
+        let prefetcher = BlobPrefetcher(pool: pool, meter: downloadMeter, held: earlyPacks?.window) { try blobs.temporaryPath() }
         let scout = readers == 0 ? nil : SegmentScout(segments: plan, pool: pool, readers: readers, keptLimit: readAheadLimit,
                                                                 early: earlySegments, prefetcher: prefetcher, blobs: blobs)
         return Downloads(prefetcher: prefetcher, scout: scout)
@@ -117,7 +117,7 @@ extension Syncer {
     func startPrefetcher() -> BlobPrefetcher? {
         guard !workerBackends.isEmpty else { return nil }
         let blobs = store.blobs
-        return BlobPrefetcher(pool: WorkerPool(workerRepositories()), meter: downloadMeter) { try blobs.temporaryPath() }
+        return BlobPrefetcher(pool: WorkerPool(workerRepositories()), meter: downloadMeter, held: earlyPacks?.window) { try blobs.temporaryPath() }
     }
 
     /// One repository handle per worker connection.

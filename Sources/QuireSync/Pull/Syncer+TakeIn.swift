@@ -138,7 +138,7 @@ extension Syncer {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
         do {
-            try repository.download(remote, to: temp, meter: downloadMeter)
+            try repository.download(remote, to: temp, meter: downloadMeter, held: heldPack)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
         }

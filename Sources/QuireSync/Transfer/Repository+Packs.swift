@@ -55,6 +55,9 @@ extension Repository {
     package struct Window {
         package let bytes: Data
         package let start: Int64
+
+        /// Whether these bytes hold all of `range`.
+        func covers(_ range: Range<Int64>) -> Bool { range.lowerBound >= start && range.upperBound <= start + Int64(bytes.count) }
     }
 
     /// The bytes `range` of `pack`, in one ranged GET.

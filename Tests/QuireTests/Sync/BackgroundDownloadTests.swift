@@ -108,6 +108,41 @@ import Testing
         #expect((1...head).allSatisfy { facingSnapshot.take(path($0)) == nil })
     }
 
+    /// While the key derivation runs, a device that has merged nothing reads whole packs
+    /// (each from its start, in ranged reads) within the limit; a restore then takes its
+    /// attachments from them without asking the server, and is the source's journal.
+    @Test func packsFetchedDuringTheKeyDerivationServeTheRestore() throws {
+        let world = try world(entries: 40)
+        let packs = try world.backend.list(Pack.folder).flatMap { device in
+            try world.backend.list(Pack.folder + "/" + device.name).map { Pack.folder + "/" + device.name + "/" + $0.name }
+        }
+        #expect(!packs.isEmpty)
+        let total = try packs.reduce(0) { $0 + (try world.backend.getData($1).count) }
+
+        let some = EarlyPacks(limit: 1000, chunk: 300)
+        some.start(over: [world.backend, LocalBackend(root: world.dir.path + "/repo")])
+        some.awaitEnd()
+        #expect(some.bytesHeld >= 1000 && some.bytesHeld < 1000 + 2 * 300, "stops at its limit, a chunk past it at most per connection")
+
+        let all = EarlyPacks(chunk: 64 << 10)
+        all.start(over: [world.backend, LocalBackend(root: world.dir.path + "/repo")])
+        all.awaitEnd()
+        #expect(all.bytesHeld == total)
+        for pack in packs { #expect(all.window(pack)?.bytes == (try world.backend.getData(pack)) && all.window(pack)?.start == 0) }
+
+        let fresh = try world.makeDevice("fresh")
+        let reads = SmallAttachmentTests.PackReads(world.backend)
+        let syncer = try world.syncer(fresh, backend: reads)
+        let workers = (0..<4).map { _ in SmallAttachmentTests.PackReads(LocalBackend(root: world.dir.path + "/repo")) }
+        syncer.workerBackends = workers
+        syncer.earlyPacks = all
+        let report = try syncer.restore()
+        #expect(report.blobsDownloaded == 40)
+        #expect(reads.packReads.isEmpty && workers.allSatisfy { $0.packReads.isEmpty }, "every attachment came from the held packs")
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        #expect(all.bytesHeld == 0 && syncer.earlyPacks == nil, "let go once the restore is whole")
+    }
+
     /// A restore opened with the passphrase, as on a fresh machine, with the segments
     /// fetched during the key derivation: the same journal as the source.
     @Test func aRestoreUnlockedByPassphraseEqualsTheSource() throws {

@@ -1,0 +1,120 @@
+import Foundation
+import QuireRemote
+
+/// Packs fetched while the passphrase's key derivation runs, for a device that has merged
+/// nothing yet (a restore, a new device): it will need every attachment, so the link,
+/// idle for the second of Argon2id once the first segments are in, carries packs instead.
+/// Each pack is read from its start in ranged GETs of `chunk` bytes over connections of
+/// their own, so `stop` (when the key is ready) waits for one chunk at most; what came is
+/// held in memory, at most `limit` bytes, and read by the downloads instead of the server
+/// (`window`). Only bytes are held: each attachment is authenticated as it is decrypted,
+/// like any read from the server, and packs never change once written.
+final class EarlyPacks: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var held: [String: Data] = [:]
+    private var heldBytes = 0
+    private var queue: [String] = []
+    private var stopped = false
+    private var running = 0
+    let limit: Int
+    let chunk: Int
+
+    init(limit: Int = 48 << 20, chunk: Int = 2 << 20) {
+        self.limit = limit
+        self.chunk = chunk
+    }
+
+    /// Lists the packs over the first of `backends` and reads them over all of them, each on
+    /// a thread of its own, until `stop` or `limit`.
+    func start(over backends: [Backend]) {
+        guard !backends.isEmpty else { return }
+        running = backends.count
+        let owned = backends.map { Owned($0) }  // each used by its thread alone until `stop` returns
+        for (index, connection) in owned.enumerated() {
+            let thread = Thread { [self] in
+                defer {
+                    condition.withLock { running -= 1 }
+                    condition.broadcast()
+                }
+                if index == 0 { list(over: connection.value) } else { condition.withLock { while queue.isEmpty && !stopped && listing { condition.wait() } } }
+                fetch(over: connection.value)
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Ends the fetching; returns once every connection is free again. What was held stays.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+            while running > 0 { condition.wait() }
+        }
+    }
+
+    /// Waits until the fetching ended by itself (tests wait on this event, never on the clock).
+    func awaitEnd() {
+        condition.withLock { while running > 0 { condition.wait() } }
+    }
+
+    /// The bytes of `pack` held, from its start, if any.
+    func window(_ pack: String) -> Repository.Window? {
+        condition.withLock { held[pack].map { Repository.Window(bytes: $0, start: 0) } }
+    }
+
+    /// Bytes held in all.
+    var bytesHeld: Int { condition.withLock { heldBytes } }
+
+    /// Lets the held packs go (the downloads are done).
+    func release() {
+        condition.withLock {
+            held = [:]
+            heldBytes = 0
+        }
+    }
+
+    private var listing = true
+
+    private func list(over backend: Backend) {
+        var names: [String] = []
+        for device in (try? backend.list(Pack.folder)) ?? [] where device.isFolder {
+            let folder = Pack.folder + "/" + device.name
+            for pack in (try? backend.list(folder)) ?? [] where !pack.isFolder {
+                names.append(folder + "/" + pack.name)
+            }
+        }
+        condition.withLock {
+            queue = names.filter(Pack.isValidPath).sorted()
+            listing = false
+        }
+        condition.broadcast()
+    }
+
+    /// Takes the next pack and reads it chunk by chunk, until none is left, `stop` or `limit`.
+    private func fetch(over backend: Backend) {
+        while true {
+            let next: String? = condition.withLock {
+                guard !stopped, heldBytes < limit, !queue.isEmpty else { return nil }
+                return queue.removeFirst()
+            }
+            guard let pack = next else { return }
+            var offset: Int64 = 0
+            while true {
+                let room = condition.withLock { stopped ? 0 : limit - heldBytes }
+                guard room > 0 else { return }
+                let sink = DataSink(limit: chunk)
+                // A pack that cannot be read now is read later by the downloads, and named then.
+                guard (try? backend.get(pack, range: offset..<(offset + Int64(min(chunk, room))), into: sink)) != nil,
+                      !sink.data.isEmpty else { break }
+                condition.withLock {
+                    held[pack, default: Data()].append(sink.data)
+                    heldBytes += sink.data.count
+                }
+                offset += Int64(sink.data.count)
+                if sink.data.count < min(chunk, room) { break }  // the pack's end
+            }
+        }
+    }
+
+}
