@@ -20,13 +20,22 @@ import Testing
         let dir = TempDir()
         let store = try makeStore(dir)
         let entry = try store.add(NewEntry(title: "t", body: "b", tags: ["x"]))
-        _ = try store.attach(to: entry.id, NewAttachment(path: dir.file("a.m4a", bytes: [1, 2, 3]), transcript: "hi"))
-        try store.exportJSON(to: dir.path + "/out")
-        let text = try String(contentsOfFile: dir.path + "/out/entries.jsonl", encoding: .utf8)
-        let line = try #require(try JSONValue.parse(text.trimmingCharacters(in: .newlines)).object)
-        #expect(Set(line.keys) == InterchangeLine.entryKeys)
-        let media = try #require(line["media"]?.array?.first?.object)
-        #expect(Set(media.keys) == InterchangeLine.mediaKeys)
+        let note = try store.attach(to: entry.id, NewAttachment(path: dir.file("a.m4a", bytes: [1, 2, 3]), transcript: "hi"))
+        func exported() throws -> (line: [String: JSONValue], media: [String: JSONValue]) {
+            let out = dir.path + "/out-" + UUID().uuidString
+            try store.exportJSON(to: out)
+            let text = try String(contentsOfFile: out + "/entries.jsonl", encoding: .utf8)
+            let line = try #require(try JSONValue.parse(text.trimmingCharacters(in: .newlines)).object)
+            return (line, try #require(line["media"]?.array?.first?.object))
+        }
+        // A transcript of the user's own carries no machine's mark.
+        let own = try exported()
+        #expect(Set(own.line.keys) == InterchangeLine.entryKeys)
+        #expect(Set(own.media.keys) == InterchangeLine.mediaKeys.subtracting(["transcriber", "transcribed_to"]))
+        // An unfinished machine draft carries every key.
+        try store.setTranscript(mediaID: note.id, text: "", segments: [Segment(start: 0, end: 1, text: "hi")],
+                                transcriber: "engine 1 model", transcribedTo: 1)
+        #expect(Set(try exported().media.keys) == InterchangeLine.mediaKeys)
     }
 
     /// A value of the wrong shape for any field — from a damaged or hostile log — is refused
