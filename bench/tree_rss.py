@@ -10,6 +10,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak_rss import status as memory  # noqa: E402  (VmRSS and VmHWM of one process)
+
 
 def children():
     """pid -> parent pid, for every process now."""
@@ -35,19 +38,6 @@ def tree(root):
                 found.add(child)
                 frontier.append(child)
     return found
-
-
-def memory(pid):
-    values = {}
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                key, _, rest = line.partition(":")
-                if key in ("VmRSS", "VmHWM"):
-                    values[key] = int(rest.split()[0])
-    except (OSError, ValueError):
-        pass
-    return values
 
 
 def main():
