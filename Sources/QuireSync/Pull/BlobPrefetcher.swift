@@ -147,9 +147,9 @@ final class BlobPrefetcher: @unchecked Sendable {
 
         // A window that could not be read (a server fault after retries) leaves each to be
         // read on its own, which names what is wrong with it.
-        let early = window.flatMap { w in self.held(w.pack).flatMap { $0.covers(w.range) ? $0 : nil } }
-        let read = early ?? window.flatMap { try? repository.window(of: $0.pack, $0.range) }
-        if early == nil, let read { meter.add(read.bytes.count) }
+        let early = window.flatMap { self.held($0.pack) }
+        let read = window.flatMap { try? repository.window(of: $0.pack, $0.range, held: early) }
+        if read != nil, let window { meter.add(Int(window.range.upperBound - max(window.range.lowerBound, min(early?.end ?? 0, window.range.upperBound)))) }
         for job in jobs {
             let outcome: State
             do {

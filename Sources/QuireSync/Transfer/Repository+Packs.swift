@@ -56,8 +56,18 @@ extension Repository {
         package let bytes: Data
         package let start: Int64
 
-        /// Whether these bytes hold all of `range`.
-        func covers(_ range: Range<Int64>) -> Bool { range.lowerBound >= start && range.upperBound <= start + Int64(bytes.count) }
+        /// Where these bytes end in the pack.
+        var end: Int64 { start + Int64(bytes.count) }
+    }
+
+    /// The bytes `range` of `pack`: from `held` as far as it holds them, the rest in one
+    /// ranged GET (none when `held` holds it all).
+    func window(of pack: String, _ range: Range<Int64>, held: Window?) throws -> Window {
+        guard let held, range.lowerBound >= held.start, range.lowerBound < held.end else { return try window(of: pack, range) }
+        let base = held.bytes.startIndex
+        let kept = held.bytes.subdata(in: (base + Int(range.lowerBound - held.start))..<(base + Int(min(range.upperBound, held.end) - held.start)))
+        guard held.end < range.upperBound else { return Window(bytes: kept, start: range.lowerBound) }
+        return Window(bytes: kept + (try window(of: pack, held.end..<range.upperBound)).bytes, start: range.lowerBound)
     }
 
     /// The bytes `range` of `pack`, in one ranged GET.
@@ -92,14 +102,16 @@ extension Repository {
                 written = 0
                 try restart(start)
             })
-            if let window = held(extent.pack), extent.offset >= window.start,
-               extent.offset + extent.length <= window.start + Int64(window.bytes.count) {
-                let from = Int(extent.offset - window.start)
-                try window.bytes.withUnsafeBytes { bytes in
-                    try sink.write(UnsafeRawBufferPointer(rebasing: bytes[from..<(from + Int(extent.length))]))
-                }
+            let end = extent.offset + extent.length
+            if let window = held(extent.pack), extent.offset >= window.start, extent.offset < window.end {
+                // Held bytes first; the rest (a pack read early only in part) from the server.
+                let heldEnd = min(end, window.end)
+                let base = window.bytes.startIndex
+                let prefix = window.bytes.subdata(in: (base + Int(extent.offset - window.start))..<(base + Int(heldEnd - window.start)))
+                try prefix.withUnsafeBytes { try sink.write($0) }
+                if heldEnd < end { try backend.get(extent.pack, range: heldEnd..<end, into: Replaying(prefix, then: sink)) }
             } else {
-                try backend.get(extent.pack, range: extent.offset..<(extent.offset + extent.length), into: sink)
+                try backend.get(extent.pack, range: extent.offset..<end, into: sink)
             }
             try sink.finish()
             plainOffset += written
@@ -145,6 +157,25 @@ extension Repository {
 }
 
 /// Feeds one part's download into a fresh decryptor; a retried download starts it anew.
+/// The rest of an extent whose start was held: a request begun again starts the part again,
+/// so the held bytes go in first once more.
+private final class Replaying: ByteSink {
+    private let prefix: Data
+    private let sink: ByteSink
+
+    init(_ prefix: Data, then sink: ByteSink) {
+        self.prefix = prefix
+        self.sink = sink
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try sink.write(bytes) }
+
+    func reset() throws {
+        try sink.reset()
+        try prefix.withUnsafeBytes { try sink.write($0) }
+    }
+}
+
 private final class PartSink: ByteSink {
     private let makeDecryptor: () throws -> BlobCipher.Decryptor
     private let restart: () throws -> Void

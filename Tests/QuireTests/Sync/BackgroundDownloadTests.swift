@@ -143,6 +143,59 @@ import Testing
         #expect(all.bytesHeld == 0 && syncer.earlyPacks == nil, "let go once the restore is whole")
     }
 
+    /// Packs read early only in part: an attachment that begins in the held bytes takes
+    /// them and asks the server for the rest alone, and a request for the rest begun again
+    /// (a retry after a dropped connection) starts the attachment again from the held part.
+    @Test func aPackHeldInPartServesThePartAndTheServerTheRest() throws {
+        let world = try world(entries: 40)
+        let early = EarlyPacks(limit: 150_000, chunk: 7_777)
+        early.start(over: [world.backend])
+        early.awaitEnd()
+        #expect(early.bytesHeld >= 150_000)
+        let packs = try world.backend.list(Pack.folder).flatMap { device in
+            try world.backend.list(Pack.folder + "/" + device.name).map { Pack.folder + "/" + device.name + "/" + $0.name }
+        }
+        let heldEnds = Set(packs.compactMap { pack in early.window(pack).map { "\(pack)@\($0.bytes.count)" } })
+        let fresh = try world.makeDevice("fresh")
+        let main = RetriedPackReads(world.backend)
+        let syncer = try world.syncer(fresh, backend: main)
+        let workers = (0..<4).map { _ in RetriedPackReads(LocalBackend(root: world.dir.path + "/repo")) }
+        syncer.workerBackends = workers
+        syncer.earlyPacks = early
+        #expect(try syncer.restore().blobsDownloaded == 40)
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        // Some attachment began in the held bytes and had only its rest read from the server.
+        let reads = ([main] + workers).flatMap(\.reads)
+        #expect(reads.contains { heldEnds.contains($0) }, "\(heldEnds) \(reads)")
+    }
+
+    /// Every ranged read of a pack sends half its bytes, begins again, then sends them all,
+    /// as a request retried after a dropped connection does.
+    final class RetriedPackReads: Backend, @unchecked Sendable {
+        let inner: Backend
+        private let lock = NSLock()
+        private var _reads: [String] = []
+        /// `pack@start` of each ranged read.
+        var reads: [String] { lock.withLock { _reads } }
+        init(_ inner: Backend) { self.inner = inner }
+        var location: String { inner.location }
+        func put(_ path: String, from source: ByteSource) throws { try inner.put(path, from: source) }
+        func publish(_ path: String, from source: ByteSource) throws { try inner.publish(path, from: source) }
+        func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+            guard path.hasPrefix(Pack.folder + "/"), let range else { return try inner.get(path, range: range, into: sink) }
+            lock.withLock { _reads.append("\(path)@\(range.lowerBound)") }
+            let whole = DataSink()
+            try inner.get(path, range: range, into: whole)
+            try whole.data.prefix(whole.data.count / 2).withUnsafeBytes { try sink.write($0) }
+            try sink.reset()
+            try whole.data.withUnsafeBytes { try sink.write($0) }
+        }
+        func list(_ folder: String) throws -> [RemoteEntry] { try inner.list(folder) }
+        func delete(_ path: String) throws { try inner.delete(path) }
+        func move(_ from: String, to: String, overwrite: Bool) throws { try inner.move(from, to: to, overwrite: overwrite) }
+        func makeFolder(_ path: String) throws { try inner.makeFolder(path) }
+    }
+
     /// A restore opened with the passphrase, as on a fresh machine, with the segments
     /// fetched during the key derivation: the same journal as the source.
     @Test func aRestoreUnlockedByPassphraseEqualsTheSource() throws {

@@ -73,7 +73,7 @@ struct TranscribeKillTests {
         // Wait for the third piece to reach the engine: the first two are committed by then.
         let limit = Date().addingTimeInterval(Hang.limit)
         while requests(firstLog).count < 3 && run.process.isRunning && Date() < limit { usleep(50_000) }
-        #expect(requests(firstLog) == ["1", "2", "3"], "the engine was not reached: \(run.stderr)")
+        try #require(requests(firstLog) == ["1", "2", "3"], "the engine was not reached: \(run.stderr)")
         kill(run.process.processIdentifier, SIGKILL)
         run.process.waitUntilExit()
         #expect(run.process.terminationReason == .uncaughtSignal)
