@@ -249,7 +249,7 @@ final class Curl {
             guessing = false
         }
         // The remembered scheme is not what the server wants now: forget it and ask again
-        // offering both, as a first run would.
+        // with the one it offered (a Digest nonce from this 401 is kept by the handle).
         let allowed = basicAllowed ? QUIRE_CURLAUTH_BASIC | QUIRE_CURLAUTH_DIGEST : QUIRE_CURLAUTH_DIGEST
         if status == 401 && guessing && offered & allowed & ~authMethods != 0 {
             guessing = false
