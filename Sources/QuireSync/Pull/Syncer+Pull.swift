@@ -16,7 +16,13 @@ extension Syncer {
     func pull(into report: inout SyncReport, progress: ((String) -> Void)? = nil,
               finish: ((BlobPrefetcher?, inout SyncReport) throws -> Void)? = nil) throws -> [String: [Int]] {
         let engine = PullEngine(self, report: report, progress: progress, finish: finish)
-        defer { report = engine.report }
+        defer {
+            report = engine.report
+            // Packs read during the key derivation serve the first pull alone (a watch's
+            // syncer lives on: it must not hold them).
+            earlyPacks?.release()
+            earlyPacks = nil
+        }
         return try engine.run()
     }
 

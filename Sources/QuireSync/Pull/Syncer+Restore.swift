@@ -34,8 +34,6 @@ extension Syncer {
 
     /// The store is whole: no longer restoring, and synced now.
     func endRestore() throws {
-        earlyPacks?.release()
-        earlyPacks = nil
         try store.setRestoring(nil)
         try store.recordSync(at: Timestamp.now())
     }
