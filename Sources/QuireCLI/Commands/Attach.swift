@@ -43,12 +43,8 @@ struct AttachCommand: Command {
             duration = parsed
         }
         let transcript = try Options.transcript(arguments, context: context, textOption: "transcript", fileOption: "transcript-file")
-        let transcribe = arguments.flag("transcribe")
+        let transcribe = try Hearing.asked(arguments)
         if transcribe && transcript != nil { throw CLIError.usage("--transcribe hears a note that has no transcript; you gave one") }
-        if !transcribe, let option = ["language", "engine"].first(where: { arguments.value($0) != nil }) {
-            throw CLIError.usage("--\(option) goes with --transcribe")
-        }
-        if transcribe { _ = try Hearing.options(arguments) }
         let store = try context.openStore()
         let entryID = try Options.entryID(positionals[0], in: store)
         let before = Set(try store.entry(id: entryID)?.media.map(\.id) ?? [])

@@ -13,6 +13,20 @@ enum Hearing {
         return Transcriber.Options(language: arguments.value("language"), force: arguments.flag("force"))
     }
 
+    /// Whether `attach` or `import` was asked to hear what it saves (`--transcribe`), its
+    /// `--language` and `--engine` checked first.
+    /// - Throws: a usage error for those given without `--transcribe`, or a bad language tag.
+    static func asked(_ arguments: Arguments) throws -> Bool {
+        guard arguments.flag("transcribe") else {
+            if let option = ["language", "engine"].first(where: { arguments.value($0) != nil }) {
+                throw CLIError.usage("--\(option) goes with --transcribe")
+            }
+            return false
+        }
+        _ = try options(arguments)
+        return true
+    }
+
     /// The engine `--engine` names, or the default one.
     static func engine(_ arguments: Arguments, context: Context) throws -> TranscriptionEngine {
         try Engines.named(arguments.value("engine") ?? Engines.names[0], language: arguments.value("language"), environment: context.environment)

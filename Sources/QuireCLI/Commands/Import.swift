@@ -44,11 +44,7 @@ struct ImportCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         let all = arguments.positionals
         let journal = arguments.value("journal")
-        let transcribe = arguments.flag("transcribe")
-        if !transcribe, let option = ["language", "engine"].first(where: { arguments.value($0) != nil }) {
-            throw CLIError.usage("--\(option) goes with --transcribe")
-        }
-        if transcribe { _ = try Hearing.options(arguments) }
+        let transcribe = try Hearing.asked(arguments)
         var awaiting: Set<String> = []
         let summary: ImportSummary
         let store: Store
