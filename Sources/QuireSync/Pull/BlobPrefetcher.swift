@@ -149,7 +149,7 @@ final class BlobPrefetcher: @unchecked Sendable {
         // read on its own, which names what is wrong with it.
         let early = window.flatMap { self.held($0.pack) }
         let read = window.flatMap { try? repository.window(of: $0.pack, $0.range, held: early) }
-        if read != nil, let window { meter.add(Int(window.range.upperBound - max(window.range.lowerBound, min(early?.end ?? 0, window.range.upperBound)))) }
+        if let read, let window { meter.add(read.bytes.count - (early?.prefix(of: window.range)?.count ?? 0)) }
         for job in jobs {
             let outcome: State
             do {

@@ -14,6 +14,8 @@ final class EarlyPacks: @unchecked Sendable {
     private var held: [String: Data] = [:]
     private var heldBytes = 0
     private var queue: [String] = []
+    /// The packs are being listed (by the first connection; the others wait for the list).
+    private var listing = true
     private var stopped = false
     private var running = 0
     let limit: Int
@@ -74,8 +76,6 @@ final class EarlyPacks: @unchecked Sendable {
         }
     }
 
-    private var listing = true
-
     private func list(over backend: Backend) {
         var names: [String] = []
         for device in (try? backend.list(Pack.folder)) ?? [] where device.isFolder {
@@ -116,5 +116,4 @@ final class EarlyPacks: @unchecked Sendable {
             }
         }
     }
-
 }

@@ -58,16 +58,23 @@ extension Repository {
 
         /// Where these bytes end in the pack.
         var end: Int64 { start + Int64(bytes.count) }
+
+        /// The bytes of `range` held here from its start on (all of them, or up to `end`);
+        /// nil when `range` does not begin inside.
+        func prefix(of range: Range<Int64>) -> Data? {
+            guard range.lowerBound >= start, range.lowerBound < end else { return nil }
+            let base = bytes.startIndex
+            return bytes.subdata(in: (base + Int(range.lowerBound - start))..<(base + Int(min(range.upperBound, end) - start)))
+        }
     }
 
     /// The bytes `range` of `pack`: from `held` as far as it holds them, the rest in one
     /// ranged GET (none when `held` holds it all).
     func window(of pack: String, _ range: Range<Int64>, held: Window?) throws -> Window {
-        guard let held, range.lowerBound >= held.start, range.lowerBound < held.end else { return try window(of: pack, range) }
-        let base = held.bytes.startIndex
-        let kept = held.bytes.subdata(in: (base + Int(range.lowerBound - held.start))..<(base + Int(min(range.upperBound, held.end) - held.start)))
-        guard held.end < range.upperBound else { return Window(bytes: kept, start: range.lowerBound) }
-        return Window(bytes: kept + (try window(of: pack, held.end..<range.upperBound)).bytes, start: range.lowerBound)
+        guard let kept = held?.prefix(of: range) else { return try window(of: pack, range) }
+        let rest = range.lowerBound + Int64(kept.count)
+        guard rest < range.upperBound else { return Window(bytes: kept, start: range.lowerBound) }
+        return Window(bytes: kept + (try window(of: pack, rest..<range.upperBound)).bytes, start: range.lowerBound)
     }
 
     /// The bytes `range` of `pack`, in one ranged GET.
@@ -103,11 +110,9 @@ extension Repository {
                 try restart(start)
             })
             let end = extent.offset + extent.length
-            if let window = held(extent.pack), extent.offset >= window.start, extent.offset < window.end {
+            if let prefix = held(extent.pack)?.prefix(of: extent.offset..<end) {
                 // Held bytes first; the rest (a pack read early only in part) from the server.
-                let heldEnd = min(end, window.end)
-                let base = window.bytes.startIndex
-                let prefix = window.bytes.subdata(in: (base + Int(extent.offset - window.start))..<(base + Int(heldEnd - window.start)))
+                let heldEnd = extent.offset + Int64(prefix.count)
                 try prefix.withUnsafeBytes { try sink.write($0) }
                 if heldEnd < end { try backend.get(extent.pack, range: heldEnd..<end, into: Replaying(prefix, then: sink)) }
             } else {
@@ -156,7 +161,6 @@ extension Repository {
     }
 }
 
-/// Feeds one part's download into a fresh decryptor; a retried download starts it anew.
 /// The rest of an extent whose start was held: a request begun again starts the part again,
 /// so the held bytes go in first once more.
 private final class Replaying: ByteSink {
@@ -176,6 +180,7 @@ private final class Replaying: ByteSink {
     }
 }
 
+/// Feeds one part's download into a fresh decryptor; a retried download starts it anew.
 private final class PartSink: ByteSink {
     private let makeDecryptor: () throws -> BlobCipher.Decryptor
     private let restart: () throws -> Void
