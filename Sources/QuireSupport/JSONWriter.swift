@@ -2,10 +2,20 @@ import Foundation
 
 /// Writes JSON with keys in the order given and numbers in Swift's shortest round-trip form,
 /// so the same data always gives the same bytes (the interchange dump is canonical).
+/// `compact` drops the spaces after separators and the ".0" of whole numbers: what the
+/// repository stores (segments, snapshot headers) is read by programs only, and on a home
+/// line each byte of a sync after one edit counts.
 package struct JSONWriter {
     package private(set) var output: [UInt8] = []
+    private let compact: Bool
 
-    package init() { output.reserveCapacity(1024) }
+    package init(compact: Bool = false) {
+        self.compact = compact
+        output.reserveCapacity(1024)
+    }
+
+    fileprivate var comma: String { compact ? "," : ", " }
+    fileprivate var colon: String { compact ? ":" : ": " }
 
     package var text: String { String(decoding: output, as: UTF8.self) }
 
@@ -44,8 +54,13 @@ package struct JSONWriter {
     }
 
     package mutating func number(_ d: Double) {
-        // Whole numbers print as "12.0" — stable and still a JSON number.
-        raw(d.isFinite ? d.description : "null")
+        // Whole numbers print as "12.0" — stable and still a JSON number; compact, as "12"
+        // (exact within ±2⁵³, where every integer is a Double).
+        if compact, d.rounded() == d, abs(d) < 9_007_199_254_740_992 {
+            raw(String(Int64(d)))
+        } else {
+            raw(d.isFinite ? d.description : "null")
+        }
     }
 
     package mutating func optionalNumber(_ d: Double?) {
@@ -67,7 +82,7 @@ package struct JSONWriter {
     package mutating func array<T>(_ items: [T], _ item: (inout JSONWriter, T) -> Void) {
         raw("[")
         for (i, value) in items.enumerated() {
-            if i > 0 { raw(", ") }
+            if i > 0 { raw(comma) }
             item(&self, value)
         }
         raw("]")
@@ -80,9 +95,9 @@ package struct JSONWriter {
         package init(json: JSONWriter) { self.json = json }
 
         package mutating func key(_ name: String) {
-            if count > 0 { json.raw(", ") }
+            if count > 0 { json.raw(json.comma) }
             json.string(name)
-            json.raw(": ")
+            json.raw(json.colon)
             count += 1
         }
 
@@ -99,8 +114,8 @@ package struct JSONWriter {
     }
 
     /// The same, as bytes (no text made of a large document only to be sent).
-    package static func data(_ value: JSONValue) -> Data {
-        var w = JSONWriter()
+    package static func data(_ value: JSONValue, compact: Bool = false) -> Data {
+        var w = JSONWriter(compact: compact)
         w.write(value)
         return Data(w.output)
     }
@@ -115,9 +130,9 @@ package struct JSONWriter {
         case .object(let members):
             raw("{")
             for (i, key) in members.keys.sorted().enumerated() {
-                if i > 0 { raw(", ") }
+                if i > 0 { raw(comma) }
                 string(key)
-                raw(": ")
+                raw(colon)
                 if let member = members[key] { write(member) }
             }
             raw("}")

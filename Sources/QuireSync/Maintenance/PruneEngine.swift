@@ -39,11 +39,12 @@ final class PruneEngine {
     func run() throws -> PruneReport {
         report.packsRepacked = try RepackEngine(syncer, progress: progress).run()
         report.snapshot = try syncer.writeSnapshot()
-        guard let limit = try PrunePlan.limits(covered: try store.syncLogs().mapValues(\.seq), heads: try otherHeads()) else {
+        let heads = try syncer.readHeads()
+        guard let limit = try PrunePlan.limits(covered: try store.syncLogs().mapValues(\.seq), heads: try otherHeads(heads)) else {
             return report
         }
         self.limit = limit
-        try deleteSegments()
+        try deleteSegments(keeping: heads.mapValues { $0.max() ?? 0 }.merging([store.deviceID: try store.syncLog(store.deviceID)?.seq ?? 0]) { max($0, $1) })
         try deleteOlderSnapshots()
         try collectBlobs()
         report.localFilesRemoved = try store.collectUnneededBlobFiles()
@@ -54,22 +55,33 @@ final class PruneEngine {
     /// older head (no positions), an unreadable one or a newer Quire's. (This device's own
     /// head may lag: it is written only when a push has something to say. Its store has
     /// merged what `store.syncLogs` says, which is where the limits start.)
-    private func otherHeads() throws -> [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] {
-        var heads: [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] = []
-        for (device, seqs) in try syncer.readHeads() where device != store.deviceID {
-            guard let newest = seqs.max() else { continue }
+    private func otherHeads(_ heads: [String: [Int]]) throws -> [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] {
+        heads.compactMap { device, seqs in
+            guard device != store.deviceID, let newest = seqs.max() else { return nil }
             let path = Syncer.headsFolder + "/" + Head(device: device, seq: newest).name
-            let merged = try? WireFormat.head.decode(try syncer.repository.box.open(try backend.getData(path), path: path), path: path)["merged"]?.object
-            heads.append((device, newest, path, merged))
+            return (device, newest, path, mergedPositions(device: device, seq: newest, head: path))
         }
-        return heads
     }
 
-    /// Segments at or below every limit.
-    private func deleteSegments() throws {
+    /// How far a device had merged the other logs when it wrote segment `seq`: from that
+    /// segment, which says so since heads are names only, or from the sealed head of a Quire
+    /// before that. Nil when neither can be read or says.
+    private func mergedPositions(device: String, seq: Int, head: String) -> [String: JSONValue]? {
+        let box = syncer.repository.box
+        if let sealed = try? backend.getData(head), !sealed.isEmpty {
+            return try? WireFormat.head.decode(try box.open(sealed, path: head), path: head)["merged"]?.object
+        }
+        let path = LogSegment.path(device: device, seq: seq)
+        guard let sealed = try? backend.getData(path), let plain = try? box.open(sealed, path: path) else { return nil }
+        return (try? LogSegment.decode(plain, path: path))?.merged
+    }
+
+    /// Segments at or below every limit, but for each device's newest (`newest`, by its head):
+    /// that one says how far the device merged the others, which the next prune reads.
+    private func deleteSegments(keeping newest: [String: Int]) throws {
         for (log, upTo) in limit.sorted(by: { $0.key < $1.key }) where upTo > 0 {
             for entry in (try? backend.list("log/" + log)) ?? [] {
-                guard let seq = Int(entry.name), seq <= upTo else { continue }
+                guard let seq = Int(entry.name), seq <= upTo, seq != newest[log] else { continue }
                 progress?("pruning log/\(log)/\(entry.name)")
                 try? backend.delete("log/\(log)/\(entry.name)")
                 report.segmentsDeleted += 1

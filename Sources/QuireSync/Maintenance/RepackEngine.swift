@@ -106,7 +106,7 @@ final class RepackEngine {
         var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: [], blobs: moved.mapValues(\.id))
         segment.packed = Dictionary(moved.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
         let published = try syncer.publish(segment, progress: progress)
-        try syncer.publishHead(seq: segment.seq, hash: published, previous: try syncer.readHeads()[me] ?? [], merged: try store.syncLogs())
+        try syncer.publishHead(seq: segment.seq, previous: try syncer.readHeads()[me] ?? [])
         syncer.checkpoint(.repackAnnounced)
         try store.setRemoteBlobs(moved.map { ($0.key, $0.value.id, $0.value.location?.text) }, confirmed: true)
         try store.setSyncLog(me, seq: segment.seq, hash: published)

@@ -64,7 +64,7 @@ final class PushEngine {
         try landPacks()
         try sender.drain()
         let me = store.deviceID
-        try syncer.publishHead(seq: seq, hash: hash, previous: heads[me] ?? [], merged: try store.syncLogs())
+        try syncer.publishHead(seq: seq, previous: heads[me] ?? [])
         try store.setSyncLog(me, seq: seq, hash: hash)
         try store.confirmRemoteBlobs(Array(blobMap.keys))
         syncer.checkpoint(.headPublished)

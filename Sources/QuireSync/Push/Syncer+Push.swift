@@ -32,10 +32,16 @@ extension Syncer {
         var hash: String
     }
 
+    /// Seals `segment` for its path, with how far this store merged the other logs (`merged`),
+    /// padded to a bucket (`Padding.textStep` when it names no attachment).
     func seal(_ segment: LogSegment) throws -> SealedSegment {
+        var segment = segment
+        segment.merged = try store.syncLogs().filter { $0.key != segment.device }.mapValues { .number(Double($0.seq)) }
         let path = LogSegment.path(device: segment.device, seq: segment.seq)
         let json = segment.encoded()
-        let body = writesCompressed ? WireCompression.compress(json, overhead: RecordBox.overhead) : Padding.padJSON(json, overhead: RecordBox.overhead)
+        let floor = segment.blobs.isEmpty ? Padding.textStep : Padding.minimumStep
+        let body = writesCompressed ? WireCompression.compress(json, overhead: RecordBox.overhead, floor: floor)
+                                    : Padding.padJSON(json, overhead: RecordBox.overhead, floor: floor)
         let data = try repository.box.seal(body, path: path)
         return SealedSegment(path: path, seq: segment.seq, data: data, hash: Digest.hex(data))
     }
@@ -50,18 +56,16 @@ extension Syncer {
         return ready.hash
     }
 
-    /// The head names this device's newest segment; inside (sealed) it also says how far this
-    /// device has merged every other log, which tells `prune` what it may delete.
-    func publishHead(seq: Int, hash: String, previous: [Int], merged: [String: (seq: Int, hash: String)]) throws {
-        let head = Head(device: store.deviceID, seq: seq)
-        let path = Self.headsFolder + "/" + head.name
-        let positions = merged.mapValues { JSONValue.number(Double($0.seq)) }
-        let body = WireFormat.head.encode(["device": .string(head.device), "seq": .number(Double(seq)), "hash": .string(hash),
-                                           "merged": .object(positions)])
-        // Heads are read by name; the content only helps `prune`, which ignores a head it
-        // cannot open. So a plain PUT will do.
-        try backend.putData(path, try repository.box.seal(Padding.padHead(body, overhead: RecordBox.overhead), path: path))
-        // Old heads go a few at a time (the newest counts), to keep a sync at 4 requests.
+    /// The head names this device's newest segment, and its name is all it says: an empty
+    /// object, one request of header bytes. (Quires before this sealed the segment's hash and
+    /// how far the device merged the other logs into it; the positions now travel in every
+    /// segment, where a prune reads them, and a pull never read the hash: each segment is
+    /// authenticated, and chained by the next.)
+    func publishHead(seq: Int, previous: [Int]) throws {
+        let path = Self.headsFolder + "/" + Head(device: store.deviceID, seq: seq).name
+        // Read by name alone: a plain PUT will do.
+        try backend.putData(path, Data())
+        // Old heads go a few at a time (the newest counts), to keep a sync after an edit at 3 requests.
         let stale = previous.filter { $0 < seq }
         if stale.count >= 3 {
             for old in stale { try? backend.delete(Self.headsFolder + "/" + Head(device: store.deviceID, seq: old).name) }

@@ -3,7 +3,7 @@ import QuireCrypto
 
 /// The sizes Quire stores objects at. Packs are filled to one fixed size (`PackPlan`), so
 /// most of what the server holds is objects of that one size; the rest (a push's last pack,
-/// segments, snapshots, heads) is rounded up to a *bucket*: a size of L bytes keeps its
+/// segments, snapshots) is rounded up to a *bucket*: a size of L bytes keeps its
 /// leading bit and the six after it (at least 512-byte steps). That costs under 1/64 (1.6 %)
 /// of L, 512 bytes at most for small objects, and tells the server an object's size only to
 /// within that step. Padmé (Nikitin et al., PETS 2019), which formats 1–3 used until now,
@@ -13,11 +13,18 @@ enum Padding {
     static let precision = 6
     /// The smallest step: a tiny object is one of few sizes.
     static let minimumStep: Int64 = 512
+    /// The smallest step of a segment that names no attachment (`Syncer.seal`): it holds
+    /// text, ids and clocks only, and the server learns how much was written in a sync to
+    /// within this step, instead of 512 bytes. A sync after one edit is then its text and a
+    /// few hundred bytes, not a kilobyte. A segment naming attachments keeps the 512-byte
+    /// floor: its ids do not compress, so finer steps would count the attachments.
+    static let textStep: Int64 = 64
 
-    /// The bucket `length` bytes are stored in: the smallest bucket at least as large.
-    static func size(_ length: Int64) -> Int64 {
+    /// The bucket `length` bytes are stored in: the smallest bucket at least as large, in
+    /// steps of at least `floor`.
+    static func size(_ length: Int64, floor: Int64 = minimumStep) -> Int64 {
         guard length > 0 else { return 0 }
-        let step = self.step(length)
+        let step = self.step(length, floor: floor)
         return (length + step - 1) / step * step
     }
 
@@ -29,9 +36,9 @@ enum Padding {
         return capacity / step * step
     }
 
-    private static func step(_ length: Int64) -> Int64 {
+    private static func step(_ length: Int64, floor: Int64 = minimumStep) -> Int64 {
         let exponent = 63 - length.leadingZeroBitCount  // ⌊log₂ L⌋
-        return max(minimumStep, Int64(1) << max(0, exponent - precision))
+        return max(floor, Int64(1) << max(0, exponent - precision))
     }
 }
 
@@ -46,21 +53,10 @@ extension Padding {
         return extra
     }
 
-    /// A small JSON object (a segment, a head) followed by spaces, which JSON allows, so that
+    /// A small JSON object (a segment) followed by spaces, which JSON allows, so that
     /// sealed with `overhead` bytes of nonce and tag it is a bucket's size.
-    static func padJSON(_ data: Data, overhead: Int) -> Data {
+    static func padJSON(_ data: Data, overhead: Int, floor: Int64 = minimumStep) -> Data {
         let sealed = Int64(data.count + overhead)
-        return data + Data(repeating: 0x20, count: Int(size(sealed) - sealed))
+        return data + Data(repeating: 0x20, count: Int(size(sealed, floor: floor) - sealed))
     }
-
-    /// A head's JSON padded so that sealed it is a multiple of `headStep` bytes. A head holds
-    /// ids, a hash and how far this device merged each other log: its size follows the
-    /// number of devices, which the server sees in the folders anyway, so the 512-byte floor
-    /// of other objects would hide nothing and cost a few hundred bytes every sync.
-    static func padHead(_ data: Data, overhead: Int) -> Data {
-        let sealed = data.count + overhead
-        return data + Data(repeating: 0x20, count: (sealed + headStep - 1) / headStep * headStep - sealed)
-    }
-
-    static let headStep = 64
 }

@@ -21,6 +21,11 @@ struct LogSegment {
     /// names: the encrypted index of the attachments this segment needs. A blob without one
     /// is a blob object of its own (`blobs/<2 hex>/<id>`).
     var packed: [String: BlobLocation] = [:]
+    /// How far the writer had merged every other device's log when it wrote this segment
+    /// (device → segment number). A head is a name only, so a prune learns from each
+    /// device's newest segment what that device still needs. Nil in segments of Quires
+    /// before that (their heads held it): a prune that meets one deletes nothing.
+    var merged: [String: JSONValue]?
 
     static let folder = "log"
 
@@ -36,6 +41,7 @@ struct LogSegment {
         ]
         if !inline.isEmpty { members["blobs_inline"] = .object(inline.mapValues { .string($0.base64EncodedString()) }) }
         if !packed.isEmpty { members["blobs_packed"] = .object(packed.mapValues(\.json)) }
+        if let merged { members["merged"] = .object(merged) }
         // Format 2 carries locations with generations (a moved attachment); a segment without
         // one is written as format 1, which every Quire reads.
         return WireFormat.segment.encode(members, format: packed.values.contains { $0.generation > 0 } ? 2 : 1)
@@ -71,6 +77,7 @@ struct LogSegment {
         var segment = LogSegment(device: device, seq: seq, previous: previous, changes: changes, blobs: map)
         segment.inline = inline
         segment.packed = packed
+        segment.merged = o["merged"]?.object
         return segment
     }
 

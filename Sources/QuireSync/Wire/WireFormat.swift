@@ -21,7 +21,7 @@ struct WireFormat: Sendable {
     func encode(_ members: [String: JSONValue], format: Int? = nil) -> Data {
         var members = members
         members["format"] = .number(Double(format ?? newest))
-        return JSONWriter.data(.object(members))
+        return JSONWriter.data(.object(members), compact: true)
     }
 
     /// The object in `data` (compressed, as format 3 writes it, or not), its format checked.

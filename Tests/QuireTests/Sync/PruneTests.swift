@@ -34,6 +34,46 @@ import Testing
         #expect(verify.problems.isEmpty, "\(verify.problems)")
     }
 
+    /// Heads are empty now: a prune learns how far B merged A's log from B's newest segment,
+    /// and keeps each device's newest segment for the next prune to read. A head an older
+    /// Quire sealed (with the positions inside) is still read; a segment from before the
+    /// positions, under an empty head, stops the prune.
+    @Test func aPruneReadsWhatEachDeviceMergedFromItsNewestSegment() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let segments = { (store: Store) in try world.backend.list("log/" + store.deviceID).compactMap { Int($0.name) }.sorted() }
+        for round in 0..<3 { try edit(a, 2, "a\(round)"); try world.sync(a) }
+        try world.sync(b); try edit(b, 1, "b"); try world.sync(b)   // B's segment 1: merged A's 3
+        try edit(a, 1, "a-late"); try world.sync(a)                  // A's 4, which B has not merged
+        try world.sync(a)
+        let heads = try world.backend.list("heads")
+        #expect(!heads.isEmpty && heads.allSatisfy { $0.size == 0 }, "\(heads)")
+        let first = try world.syncer(a).prune()
+        #expect(try segments(a) == [4] && segments(b) == [1], "A's 1–3, which B merged, go; each newest stays")
+        #expect(first.segmentsDeleted == 3)
+
+        // B's newest segment gone: nothing says how far B merged, so nothing more goes.
+        try edit(a, 1, "a-more"); try world.sync(a); try world.sync(b); try edit(b, 1, "b2"); try world.sync(b)
+        let bNewest = try #require(try segments(b).last)
+        let path = LogSegment.path(device: b.deviceID, seq: bNewest)
+        let sealed = try world.backend.getData(path)
+        let repository = try Repository.open(backend: world.backend, passphrase: try secret("pw"), expectedID: world.repositoryID)
+        var old = try LogSegment.decode(try repository.box.open(sealed, path: path), path: path)
+        old.merged = nil
+        try world.backend.putData(path, try repository.box.seal(old.encoded(), path: path))
+        #expect(try world.syncer(a).prune().segmentsDeleted == 0)
+
+        // A head as an older Quire sealed it says B merged A's log up to 5: A's 4 goes, 5 stays.
+        let head = Syncer.headsFolder + "/" + Head(device: b.deviceID, seq: bNewest).name
+        let body = WireFormat.head.encode(["device": .string(b.deviceID), "seq": .number(Double(bNewest)), "hash": .string(""),
+                                           "merged": .object([a.deviceID: .number(5)])])
+        try world.backend.putData(head, try repository.box.seal(body, path: head))
+        _ = try world.syncer(a).prune()
+        #expect(try segments(a) == [5])
+        try world.sync(a)
+        #expect(try world.dump(a) == world.dump(b))
+    }
+
     @Test func aDeviceOfflineAcrossAPruneLosesNothing() throws {
         let world = try SyncWorld(devices: 3)
         let (a, b, c) = (world.stores[0], world.stores[1], world.stores[2])
