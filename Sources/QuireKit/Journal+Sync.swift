@@ -79,6 +79,9 @@ extension Journal {
             let syncer: Syncer
             do {
                 syncer = try self.syncer(unlock)
+                // A watch that cannot reach its repository at all says so and ends, rather
+                // than retrying a wrong address forever.
+                try syncer.confirmRepository()
             } catch {
                 try? store.recordSyncFailure("\(error)", at: Timestamp.now())
                 throw error

@@ -22,6 +22,12 @@ public final class Repository {
     /// that name them; blob objects of format 1 are still read.
     /// 3: change-log segments compressed with zstd before they are sealed (`WireCompression`);
     /// uncompressed ones are still read.
+    ///
+    /// A device that synced here before reads this file only when `heads/` does not show its
+    /// own head or shows a name it does not know (`Syncer.confirmRepository`). So a format
+    /// that a Quire of this one's must not write into also leaves a name in `heads/` that is
+    /// not a head (`format.4`, say): this Quire then reads the format here and says
+    /// "upgrade Quire".
     public static let format = 3
 
     struct Config: Codable {
@@ -124,10 +130,7 @@ public final class Repository {
     package static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
                             preferredKey: String? = nil) throws -> Repository {
         let id = try readID(backend)
-        if let expectedID, expectedID != id {
-            throw RepositoryError(.wrongRepository,
-                                  detail: "the repository at \(backend.location) is not the one this journal syncs with (expected \(expectedID.prefix(8)), found \(id.prefix(8)))")
-        }
+        if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
         let names: [String]
         do {
             names = try backend.list(keysFolder).filter { !$0.isFolder }.map(\.name).sorted()
@@ -162,12 +165,21 @@ public final class Repository {
     /// Opens with a master key this device kept from an earlier unlock (see `KeyCache`):
     /// one request, to check that the repository at the URL is still the expected one.
     package static func open(backend: Backend, keys: RepositoryKeys, expectedID: String) throws -> Repository {
-        let id = try readID(backend)
-        guard id == expectedID else {
-            throw RepositoryError(.wrongRepository,
-                                  detail: "the repository at \(backend.location) is not the one this journal syncs with (expected \(expectedID.prefix(8)), found \(id.prefix(8)))")
-        }
-        return Repository(backend: backend, id: id, keys: keys, keyName: "")
+        let repository = Repository(backend: backend, id: expectedID, keys: keys, keyName: "")
+        try repository.confirmIdentity()
+        return repository
+    }
+
+    /// Checks that the repository at the URL is this one (its id), of a format this Quire reads.
+    /// - Throws: `.noRepository`, `.badConfig`, `.wrongRepository`.
+    func confirmIdentity() throws {
+        let found = try Self.readID(backend)
+        guard found == id else { throw Self.notThisOne(backend, expected: id, found: found) }
+    }
+
+    private static func notThisOne(_ backend: Backend, expected: String, found: String) -> RepositoryError {
+        RepositoryError(.wrongRepository,
+                        detail: "the repository at \(backend.location) is not the one this journal syncs with (expected \(expected.prefix(8)), found \(found.prefix(8)))")
     }
 
     /// Replaces this session's passphrase: the new key file is written before the old one is

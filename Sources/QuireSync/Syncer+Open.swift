@@ -32,8 +32,12 @@ extension Syncer {
         var workerBackends: [Backend] = []
         var early: EarlySegments?
         var packs: EarlyPacks?
+        var confirmed = true
         if let id = remote?.repositoryID, let keys = KeyCache.load(storeFolder: store.folder, repositoryID: id) {
-            repository = try Repository.open(backend: backend, keys: keys, expectedID: id)
+            // No request: the first listing of `heads/` confirms the repository is this one
+            // (`confirmRepository`), so a sync that finds nothing new is that one request.
+            repository = Repository(backend: backend, id: id, keys: keys, keyName: "")
+            confirmed = false
         } else {
             guard case .cachedKeyOr(let passphrase) = unlock else {
                 throw RepositoryError(.locked, detail: "no key is cached for this journal's repository")
@@ -64,6 +68,7 @@ extension Syncer {
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
         let syncer = Syncer(store: store, repository: repository)
+        syncer.repositoryConfirmed = confirmed
         syncer.workerBackends = try workerBackends + (workerBackends.count..<max(0, workers)).map { _ in try connect() }
         syncer.earlySegments = early
         syncer.earlyPacks = packs

@@ -58,6 +58,9 @@ public final class Syncer {
         if isCancelled() { throw SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped") }
     }
 
+    /// Whether the repository at the URL is known to be this store's (`confirmRepository`).
+    var repositoryConfirmed = true
+
     /// Segments are written compressed (repository format 3) once the repository is known to
     /// be at that format (`moveRepositoryForward`); before, as format 2 wrote them.
     var writesCompressed = false
@@ -86,7 +89,8 @@ public final class Syncer {
 
     // MARK: - The front: each a few lines over an engine
 
-    /// Pull (`PullEngine`), then push (`PushEngine`).
+    /// Pull (`PullEngine`), then push (`PushEngine`). The pull's listing of `heads/` comes
+    /// first, and confirms the repository.
     public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
         var report = SyncReport()
         let heads = try pull(into: &report, progress: progress)
@@ -99,6 +103,7 @@ public final class Syncer {
     /// Resumable: a restore interrupted anywhere continues when called again.
     /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository.
     public func restore(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        try confirmRepository()
         try beginRestore()
         var report = SyncReport()
         try pull(into: &report, progress: progress, finish: finishRestore(progress: progress))
@@ -112,32 +117,67 @@ public final class Syncer {
     /// Checks that every object the journal needs is present and authentic (`VerifyEngine`);
     /// with `readData`, attachments are downloaded and decrypted in full.
     public func verify(readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
-        try VerifyEngine(self, readData: readData, progress: progress).run()
+        try confirmRepository()
+        return try VerifyEngine(self, readData: readData, progress: progress).run()
     }
 
     /// Repacks packs mostly garbage (`RepackEngine`), writes a snapshot and deletes what no
     /// device needs any more (`PruneEngine`). Call after a sync, so this device's state is current.
     public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
-        try PruneEngine(self, progress: progress).run()
+        try confirmRepository()
+        return try PruneEngine(self, progress: progress).run()
     }
 
     // MARK: - Heads
 
-    /// Every device's newest segment number, from the names in `heads/`.
-    func readHeads() throws -> [String: [Int]] { try Self.readHeads(over: backend) }
+    /// Every device's newest segment number, from the names in `heads/`; the first listing
+    /// also confirms the repository (`confirmRepository`).
+    func readHeads() throws -> [String: [Int]] {
+        let (heads, strangers) = try Self.listHeads(over: backend)
+        if !repositoryConfirmed { try confirmRepository(heads: heads, strangers: strangers) }
+        return heads
+    }
 
     /// The same over any connection (`EarlySegments` reads them before the repository is open).
-    static func readHeads(over backend: Backend) throws -> [String: [Int]] {
+    static func readHeads(over backend: Backend) throws -> [String: [Int]] { try listHeads(over: backend).heads }
+
+    /// The heads listed, and how many other files `heads/` holds.
+    private static func listHeads(over backend: Backend) throws -> (heads: [String: [Int]], strangers: Int) {
         let entries: [RemoteEntry]
         do {
             entries = try backend.list(headsFolder)
         } catch let error as RemoteError where error.kind == .notFound {
             entries = []
         }
-        var heads: [String: [Int]] = [:]
+        var heads: [String: [Int]] = [:], strangers = 0
         for entry in entries where !entry.isFolder {
-            if let head = Head(name: entry.name) { heads[head.device, default: []].append(head.seq) }
+            if let head = Head(name: entry.name) { heads[head.device, default: []].append(head.seq) } else { strangers += 1 }
         }
-        return heads
+        return (heads, strangers)
+    }
+
+    /// Checks that the repository at the URL is there and is this journal's, with one request
+    /// unless an unlock or a listing already did (a sync checks on its way, by its listing of
+    /// `heads/`). For a caller that must know before it goes on: a watch that starts, a
+    /// service that is installed.
+    /// - Throws: `RepositoryError` (`.noRepository`, `.wrongRepository`, `.badConfig`), `RemoteError`.
+    public func confirmRepository() throws { try confirmRepository(heads: nil, strangers: 0) }
+
+    /// Makes sure the repository at the URL is the one this store syncs with, before anything
+    /// is taken from it or written to it. Opened with a cached key, nothing was asked yet: the
+    /// heads listing answers when it shows this device's own head at least as far as this
+    /// store pushed (device ids are random: only this repository, or a copy of it, holds that
+    /// name) and no name this Quire does not know (a newer Quire's, whose format it may not
+    /// write into). Otherwise `quire-repo.json` is read, as an unlock does: a different or
+    /// missing repository, or one of a newer format, is a hard error.
+    func confirmRepository(heads: [String: [Int]]?, strangers: Int) throws {
+        guard !repositoryConfirmed else { return }
+        let pushed = try store.syncLog(store.deviceID)?.seq ?? 0
+        if let heads, strangers == 0, pushed > 0, (heads[store.deviceID]?.max() ?? 0) >= pushed {
+            repositoryConfirmed = true
+            return
+        }
+        try repository.confirmIdentity()
+        repositoryConfirmed = true
     }
 }

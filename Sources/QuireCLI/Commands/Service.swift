@@ -98,7 +98,7 @@ struct ServiceCommand: Command {
         let (journal, _, _) = try SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
         journal.connection.workers = 0
         do {
-            _ = try journal.syncer(.cachedKeyOnly)
+            try journal.syncer(.cachedKeyOnly).confirmRepository()
         } catch {
             let unauthorized = (error as? RemoteError)?.kind == .unauthorized
             throw CLIError.failure("the service could not sync, so it is not installed: " + Messages.text(of: error),
