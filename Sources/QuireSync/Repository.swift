@@ -162,14 +162,6 @@ public final class Repository {
     /// Passphrases a repository may have in use at once (one key file each) that an unlock tries.
     static let maxKeyFilesTried = 8
 
-    /// Opens with a master key this device kept from an earlier unlock (see `KeyCache`):
-    /// one request, to check that the repository at the URL is still the expected one.
-    package static func open(backend: Backend, keys: RepositoryKeys, expectedID: String) throws -> Repository {
-        let repository = Repository(backend: backend, id: expectedID, keys: keys, keyName: "")
-        try repository.confirmIdentity()
-        return repository
-    }
-
     /// Checks that the repository at the URL is this one (its id), of a format this Quire reads.
     /// - Throws: `.noRepository`, `.badConfig`, `.wrongRepository`.
     func confirmIdentity() throws {

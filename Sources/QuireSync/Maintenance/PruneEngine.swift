@@ -40,7 +40,7 @@ final class PruneEngine {
         report.packsRepacked = try RepackEngine(syncer, progress: progress).run()
         report.snapshot = try syncer.writeSnapshot()
         let heads = try syncer.readHeads()
-        guard let limit = try PrunePlan.limits(covered: try store.syncLogs().mapValues(\.seq), heads: try otherHeads(heads)) else {
+        guard let limit = try PrunePlan.limits(covered: try store.syncLogs().mapValues(\.seq), heads: otherHeads(heads)) else {
             return report
         }
         self.limit = limit
@@ -55,7 +55,7 @@ final class PruneEngine {
     /// older head (no positions), an unreadable one or a newer Quire's. (This device's own
     /// head may lag: it is written only when a push has something to say. Its store has
     /// merged what `store.syncLogs` says, which is where the limits start.)
-    private func otherHeads(_ heads: [String: [Int]]) throws -> [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] {
+    private func otherHeads(_ heads: [String: [Int]]) -> [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] {
         heads.compactMap { device, seqs in
             guard device != store.deviceID, let newest = seqs.max() else { return nil }
             let path = Syncer.headsFolder + "/" + Head(device: device, seq: newest).name

@@ -65,7 +65,7 @@ import Testing
         try a.edit(entryID: first.id, EntryEdit(title: "one more edit"))
         let wire = CountingBackend(backend)
         let keys = try #require(try? Repository.open(backend: backend, passphrase: try secret("pw"), expectedID: world.repositoryID).keys)
-        let quick = try Repository.open(backend: wire, keys: keys, expectedID: world.repositoryID)
+        let quick = Repository(backend: wire, id: world.repositoryID, keys: keys, keyName: "")
         let (wireBefore, countedBefore) = ((backend as? WebDAVBackend)?.requestCount, wire.requests)
         _ = try Syncer(store: a, repository: quick).sync()
         let sent = wireBefore.map { ((backend as? WebDAVBackend)?.requestCount ?? 0) - $0 } ?? wire.requests - countedBefore
