@@ -23,8 +23,8 @@ public final class Repository {
     /// 3: change-log segments compressed with zstd before they are sealed (`WireCompression`);
     /// uncompressed ones are still read.
     ///
-    /// A device that synced here before reads this file only when `heads/` does not show its
-    /// own head or shows a name it does not know (`Syncer.confirmRepository`). So a format
+    /// A device that synced here before reads this file only when `heads/` does not show a
+    /// log it wrote or merged, or shows a name it does not know (`Syncer.confirmRepository`). So a format
     /// that a Quire of this one's must not write into also leaves a name in `heads/` that is
     /// not a head (`format.4`, say): this Quire then reads the format here and says
     /// "upgrade Quire".

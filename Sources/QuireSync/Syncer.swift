@@ -165,15 +165,16 @@ public final class Syncer {
 
     /// Makes sure the repository at the URL is the one this store syncs with, before anything
     /// is taken from it or written to it. Opened with a cached key, nothing was asked yet: the
-    /// heads listing answers when it shows this device's own head at least as far as this
-    /// store pushed (device ids are random: only this repository, or a copy of it, holds that
-    /// name) and no name this Quire does not know (a newer Quire's, whose format it may not
-    /// write into). Otherwise `quire-repo.json` is read, as an unlock does: a different or
-    /// missing repository, or one of a newer format, is a hard error.
+    /// heads listing answers when it shows a log this store knows (its own, or one it merged)
+    /// at least as far as this store has it, and no name this Quire does not know (a newer
+    /// Quire's, whose format it may not write into). Device ids are random: only this
+    /// repository, or a copy of it, holds those names. Otherwise `quire-repo.json` is read, as
+    /// an unlock does: a different or missing repository, or one of a newer format, is a
+    /// hard error.
     func confirmRepository(heads: [String: [Int]]?, strangers: Int) throws {
         guard !repositoryConfirmed else { return }
-        let pushed = try store.syncLog(store.deviceID)?.seq ?? 0
-        if let heads, strangers == 0, pushed > 0, (heads[store.deviceID]?.max() ?? 0) >= pushed {
+        if let heads, strangers == 0,
+           try store.syncLogs().contains(where: { device, log in log.seq > 0 && (heads[device]?.max() ?? 0) >= log.seq }) {
             repositoryConfirmed = true
             return
         }

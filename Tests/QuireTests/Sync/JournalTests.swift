@@ -34,26 +34,32 @@ import Testing
         #expect(try journal.store.lastSync() != nil)
     }
 
-    /// With the cached key a sync asks nothing before it lists `heads/`: this device's own
-    /// head there says the repository is still this one. Another repository put at the same
-    /// address has no such head, so the sync reads `quire-repo.json` and refuses it; so does a
-    /// name in `heads/` this Quire does not know, which a newer format leaves there.
-    @Test func aCachedKeySyncKnowsItsRepositoryByItsOwnHead() throws {
+    /// With the cached key a sync asks nothing before it lists `heads/`: a log this device
+    /// wrote or merged, shown there as far as it has it, says the repository is still this
+    /// one. Another repository put at the same address shows no such log, so the sync reads
+    /// `quire-repo.json` and refuses it; so does a name in `heads/` this Quire does not know,
+    /// which a newer format leaves there.
+    @Test func aCachedKeySyncKnowsItsRepositoryByTheLogsItHas() throws {
         let journal = try created("a")
         _ = try journal.store.add(NewEntry(title: "first"))
         try journal.sync(.cachedKeyOnly)
+        // A device that only reads knows the repository by the log it merged.
+        let reader = try self.journal("reader")
+        try reader.restore(from: address, .cachedKeyOr(passphrase: { try secret("pw") }))
         let repository = dir.path + "/repository"
         try FileManager.default.moveItem(atPath: repository, toPath: dir.path + "/kept")
         let stranger = try created("stranger")
         _ = try stranger.store.add(NewEntry(title: "theirs"))
         try stranger.sync(.cachedKeyOnly)
         #expect { try journal.sync(.cachedKeyOnly) } throws: { ($0 as? RepositoryError)?.kind == .wrongRepository }
-        #expect(try journal.store.entries().map(\.title) == ["first"])
+        #expect { try reader.sync(.cachedKeyOnly) } throws: { ($0 as? RepositoryError)?.kind == .wrongRepository }
+        #expect(try journal.store.entries().map(\.title) == ["first"] && reader.store.entries().map(\.title) == ["first"])
 
         try FileManager.default.removeItem(atPath: repository)
         try FileManager.default.moveItem(atPath: dir.path + "/kept", toPath: repository)
         _ = try journal.store.add(NewEntry(title: "second"))
         #expect(try journal.sync(.cachedKeyOnly).segmentsPushed == 1)
+        #expect(try reader.sync(.cachedKeyOnly).segmentsPulled == 1)
         let config = repository + "/quire-repo.json"
         let newer = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"format\":3", with: "\"format\":9")
         try #require(newer.contains("\"format\":9"))
