@@ -56,7 +56,8 @@ extension Syncer {
             if workers >= 3 && logs.isEmpty {
                 let connections = try (0..<2).map { _ in try connect() }
                 workerBackends += connections
-                packs = EarlyPacks()
+                let blobs = store.blobs
+                packs = EarlyPacks { try blobs.temporaryPath() }
                 packs?.start(over: connections)
             }
             defer {

@@ -112,7 +112,7 @@ public final class Syncer {
     }
 
     /// What a download reads before asking the server: a pack fetched while the key was derived.
-    func heldPack(_ pack: String) -> Repository.Window? { earlyPacks?.window(pack) }
+    func heldPack(_ pack: String) -> HeldBytes? { earlyPacks?.window(pack) }
 
     /// Checks that every object the journal needs is present and authentic (`VerifyEngine`);
     /// with `readData`, attachments are downloaded and decrypted in full.

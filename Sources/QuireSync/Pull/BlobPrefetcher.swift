@@ -28,13 +28,13 @@ final class BlobPrefetcher: @unchecked Sendable {
     private let pool: WorkerPool<Repository>
     private let makeTemp: () throws -> String
     /// Packs already in memory (`EarlyPacks`), read before asking the server.
-    private let held: @Sendable (String) -> Repository.Window?
+    private let held: @Sendable (String) -> HeldBytes?
     /// The bytes downloaded so far, by every worker.
     let meter: ByteMeter
 
     /// Downloads on `pool`'s threads, each with its connection's own `Repository`; `close`
     /// closes the pool.
-    init(pool: WorkerPool<Repository>, meter: ByteMeter = ByteMeter(), held: (@Sendable (String) -> Repository.Window?)? = nil,
+    init(pool: WorkerPool<Repository>, meter: ByteMeter = ByteMeter(), held: (@Sendable (String) -> HeldBytes?)? = nil,
          temporaryPath: @escaping () throws -> String) {
         makeTemp = temporaryPath
         self.meter = meter
@@ -149,7 +149,7 @@ final class BlobPrefetcher: @unchecked Sendable {
         // read on its own, which names what is wrong with it.
         let early = window.flatMap { self.held($0.pack) }
         let read = window.flatMap { try? repository.window(of: $0.pack, $0.range, held: early) }
-        if let read, let window { meter.add(read.bytes.count - (early?.prefix(of: window.range)?.count ?? 0)) }
+        if let read, let window { meter.add(read.bytes.count - Int((early?.end(of: window.range)).map { $0 - window.range.lowerBound } ?? 0)) }
         for job in jobs {
             let outcome: State
             do {

@@ -6,12 +6,15 @@ import QuireRemote
 /// idle for the second of Argon2id once the first segments are in, carries packs instead.
 /// Each pack is read from its start in ranged GETs of `chunk` bytes over connections of
 /// their own, so `stop` (when the key is ready) waits for one chunk at most; what came is
-/// held in memory, at most `limit` bytes, and read by the downloads instead of the server
-/// (`window`). Only bytes are held: each attachment is authenticated as it is decrypted,
-/// like any read from the server, and packs never change once written.
+/// held, at most `limit` bytes, and read by the downloads instead of the server (`window`).
+/// The bytes are held in a file each pack, not in memory: a restore's memory stays what it
+/// was without them (a 2 GiB voice note restores in constant memory). The files are
+/// unlinked as soon as they are made, so nothing is left behind, whatever happens. Only
+/// bytes are held: each attachment is authenticated as it is decrypted, like any read from
+/// the server, and packs never change once written.
 final class EarlyPacks: @unchecked Sendable {
     private let condition = NSCondition()
-    private var held: [String: Data] = [:]
+    private var held: [String: HeldFile] = [:]
     private var heldBytes = 0
     private var queue: [String] = []
     /// The packs are being listed (by the first connection; the others wait for the list).
@@ -20,10 +23,14 @@ final class EarlyPacks: @unchecked Sendable {
     private var running = 0
     let limit: Int
     let chunk: Int
+    /// A fresh path for a pack's file (in the store, beside its downloads).
+    private let makePath: () throws -> String
 
-    init(limit: Int = 48 << 20, chunk: Int = 2 << 20) {
+    init(limit: Int = 48 << 20, chunk: Int = 2 << 20,
+         makePath: @escaping () throws -> String = { NSTemporaryDirectory() + "/quire-early-" + UUID().uuidString }) {
         self.limit = limit
         self.chunk = chunk
+        self.makePath = makePath
     }
 
     /// Lists the packs over the first of `backends` and reads them over all of them, each on
@@ -61,8 +68,8 @@ final class EarlyPacks: @unchecked Sendable {
     }
 
     /// The bytes of `pack` held, from its start, if any.
-    func window(_ pack: String) -> Repository.Window? {
-        condition.withLock { held[pack].map { Repository.Window(bytes: $0, start: 0) } }
+    func window(_ pack: String) -> HeldBytes? {
+        condition.withLock { held[pack] }
     }
 
     /// Bytes held in all.
@@ -104,16 +111,47 @@ final class EarlyPacks: @unchecked Sendable {
                 let room = condition.withLock { stopped ? 0 : limit - heldBytes }
                 guard room > 0 else { return }
                 let sink = DataSink(limit: chunk)
-                // A pack that cannot be read now is read later by the downloads, and named then.
+                // A pack that cannot be read now is read later by the downloads, and named then;
+                // so is one this machine cannot keep.
                 guard (try? backend.get(pack, range: offset..<(offset + Int64(min(chunk, room))), into: sink)) != nil,
-                      !sink.data.isEmpty else { break }
+                      !sink.data.isEmpty, let file = offset == 0 ? try? HeldFile(path: makePath()) : condition.withLock({ held[pack] }),
+                      (try? file.append(sink.data)) != nil else { break }
                 condition.withLock {
-                    held[pack, default: Data()].append(sink.data)
+                    held[pack] = file
                     heldBytes += sink.data.count
                 }
                 offset += Int64(sink.data.count)
                 if sink.data.count < min(chunk, room) { break }  // the pack's end
             }
         }
+    }
+}
+
+/// A pack's bytes held in a file of their own, unlinked at once: open while anything holds
+/// it, gone with the last holder. Written by one thread, read once the writing is over.
+private final class HeldFile: HeldBytes, @unchecked Sendable {
+    private let descriptor: Int32
+    private(set) var end: Int64 = 0
+    var start: Int64 { 0 }
+
+    init(path: String) throws {
+        descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw RemoteError(.localIO, detail: "cannot hold a pack in \(path): \(String(cString: strerror(errno)))") }
+        unlink(path)
+    }
+
+    deinit { close(descriptor) }
+
+    func append(_ data: Data) throws {
+        let written = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
+        guard written == data.count else { throw RemoteError(.localIO, detail: "cannot hold a pack: \(String(cString: strerror(errno)))") }
+        end += Int64(written)
+    }
+
+    func read(_ range: Range<Int64>) throws -> Data {
+        var data = Data(count: Int(range.count))
+        let got = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(range.lowerBound)) }
+        guard got == range.count else { throw RemoteError(.localIO, detail: "cannot read a held pack: \(String(cString: strerror(errno)))") }
+        return data
     }
 }

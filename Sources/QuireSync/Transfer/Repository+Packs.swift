@@ -34,7 +34,7 @@ extension Repository {
     }
 
     /// `held` gives bytes of a pack already downloaded (`readParts`); those are not counted.
-    func download(_ blob: RemoteBlob, to destination: String, meter: ByteMeter?, held: (String) -> Window? = { _ in nil }) throws {
+    func download(_ blob: RemoteBlob, to destination: String, meter: ByteMeter?, held: (String) -> HeldBytes? = { _ in nil }) throws {
         guard let location = blob.location else { return try downloadBlob(blob.id, to: destination) }
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
@@ -52,26 +52,23 @@ extension Repository {
 
     /// Bytes of a pack already downloaded: from `start`, as many as `bytes` holds (the whole
     /// pack from 0, or one ranged read of several small attachments).
-    package struct Window {
+    package struct Window: HeldBytes {
         package let bytes: Data
         package let start: Int64
 
         /// Where these bytes end in the pack.
-        var end: Int64 { start + Int64(bytes.count) }
+        package var end: Int64 { start + Int64(bytes.count) }
 
-        /// The bytes of `range` held here from its start on (all of them, or up to `end`);
-        /// nil when `range` does not begin inside.
-        func prefix(of range: Range<Int64>) -> Data? {
-            guard range.lowerBound >= start, range.lowerBound < end else { return nil }
+        package func read(_ range: Range<Int64>) throws -> Data {
             let base = bytes.startIndex
-            return bytes.subdata(in: (base + Int(range.lowerBound - start))..<(base + Int(min(range.upperBound, end) - start)))
+            return bytes.subdata(in: (base + Int(range.lowerBound - start))..<(base + Int(range.upperBound - start)))
         }
     }
 
     /// The bytes `range` of `pack`: from `held` as far as it holds them, the rest in one
     /// ranged GET (none when `held` holds it all).
-    func window(of pack: String, _ range: Range<Int64>, held: Window?) throws -> Window {
-        guard let kept = held?.prefix(of: range) else { return try window(of: pack, range) }
+    func window(of pack: String, _ range: Range<Int64>, held: HeldBytes?) throws -> Window {
+        guard let kept = try held?.prefix(of: range) else { return try window(of: pack, range) }
         let rest = range.lowerBound + Int64(kept.count)
         guard rest < range.upperBound else { return Window(bytes: kept, start: range.lowerBound) }
         return Window(bytes: kept + (try window(of: pack, rest..<range.upperBound)).bytes, start: range.lowerBound)
@@ -92,7 +89,7 @@ extension Repository {
     /// offset in the plaintext), so whatever `output` kept of it can be dropped.
     /// `held` gives bytes of a pack already downloaded, whose extents are then read from
     /// memory instead of the server.
-    func readParts(_ id: String, _ location: BlobLocation, held: (String) -> Window? = { _ in nil },
+    func readParts(_ id: String, _ location: BlobLocation, held: (String) -> HeldBytes? = { _ in nil },
                    into output: @escaping (UnsafeRawBufferPointer) throws -> Void,
                    restart: @escaping (Int64) throws -> Void) throws {
         var plainOffset: Int64 = 0
@@ -110,11 +107,12 @@ extension Repository {
                 try restart(start)
             })
             let end = extent.offset + extent.length
-            if let prefix = held(extent.pack)?.prefix(of: extent.offset..<end) {
+            if let kept = held(extent.pack), let heldEnd = kept.end(of: extent.offset..<end) {
                 // Held bytes first; the rest (a pack read early only in part) from the server.
-                let heldEnd = extent.offset + Int64(prefix.count)
-                try prefix.withUnsafeBytes { try sink.write($0) }
-                if heldEnd < end { try backend.get(extent.pack, range: heldEnd..<end, into: Replaying(prefix, then: sink)) }
+                try kept.feed(extent.offset..<heldEnd, into: sink)
+                if heldEnd < end {
+                    try backend.get(extent.pack, range: heldEnd..<end, into: Replaying(kept, extent.offset..<heldEnd, then: sink))
+                }
             } else {
                 try backend.get(extent.pack, range: extent.offset..<end, into: sink)
             }
@@ -144,7 +142,7 @@ extension Repository {
     /// plaintext's SHA-256 gives its id.
     /// - Throws: `CryptoError.unauthenticated` naming the object, and the attachment and part
     ///   a damaged byte belongs to.
-    package func verify(_ blob: RemoteBlob, held: (String) -> Window? = { _ in nil }) throws {
+    package func verify(_ blob: RemoteBlob, held: (String) -> HeldBytes? = { _ in nil }) throws {
         guard let location = blob.location else { return try verifyBlob(blob.id) }
         var hasher = SHA256()
         do {
@@ -164,11 +162,13 @@ extension Repository {
 /// The rest of an extent whose start was held: a request begun again starts the part again,
 /// so the held bytes go in first once more.
 private final class Replaying: ByteSink {
-    private let prefix: Data
+    private let held: HeldBytes
+    private let range: Range<Int64>
     private let sink: ByteSink
 
-    init(_ prefix: Data, then sink: ByteSink) {
-        self.prefix = prefix
+    init(_ held: HeldBytes, _ range: Range<Int64>, then sink: ByteSink) {
+        self.held = held
+        self.range = range
         self.sink = sink
     }
 
@@ -176,9 +176,46 @@ private final class Replaying: ByteSink {
 
     func reset() throws {
         try sink.reset()
-        try prefix.withUnsafeBytes { try sink.write($0) }
+        try held.feed(range, into: sink)
     }
 }
+
+/// Bytes of a pack in hand before they are asked for: a pack read while the key was derived
+/// (`EarlyPacks`, kept in a file), or a ranged read of several small attachments (`Window`).
+/// Read a slice at a time, so a held 16 MiB part costs no 16 MiB of memory.
+package protocol HeldBytes {
+    /// Where the held bytes begin and end in the pack.
+    var start: Int64 { get }
+    var end: Int64 { get }
+    /// The held bytes `range`, which lies within `start..<end`.
+    func read(_ range: Range<Int64>) throws -> Data
+}
+
+extension HeldBytes {
+    /// Where the held part of `range` ends: all of it, or up to `end`; nil when `range` does
+    /// not begin inside.
+    func end(of range: Range<Int64>) -> Int64? {
+        guard range.lowerBound >= start, range.lowerBound < end else { return nil }
+        return min(range.upperBound, end)
+    }
+
+    /// The bytes of `range` held here from its start on; nil when `range` does not begin inside.
+    func prefix(of range: Range<Int64>) throws -> Data? {
+        try end(of: range).map { try read(range.lowerBound..<$0) }
+    }
+
+    /// Writes the held bytes `range` into `sink`, a slice at a time.
+    func feed(_ range: Range<Int64>, into sink: ByteSink) throws {
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let next = min(range.upperBound, offset + Int64(heldSlice))
+            try read(offset..<next).withUnsafeBytes { try sink.write($0) }
+            offset = next
+        }
+    }
+}
+
+private let heldSlice = 1 << 20
 
 /// Feeds one part's download into a fresh decryptor; a retried download starts it anew.
 private final class PartSink: ByteSink {

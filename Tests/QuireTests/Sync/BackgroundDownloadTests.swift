@@ -128,7 +128,10 @@ import Testing
         all.start(over: [world.backend, LocalBackend(root: world.dir.path + "/repo")])
         all.awaitEnd()
         #expect(all.bytesHeld == total)
-        for pack in packs { #expect(all.window(pack)?.bytes == (try world.backend.getData(pack)) && all.window(pack)?.start == 0) }
+        for pack in packs {
+            let held = try #require(all.window(pack))
+            #expect(try held.read(held.start..<held.end) == (try world.backend.getData(pack)) && held.start == 0)
+        }
 
         let fresh = try world.makeDevice("fresh")
         let reads = SmallAttachmentTests.PackReads(world.backend)
@@ -155,7 +158,7 @@ import Testing
         let packs = try world.backend.list(Pack.folder).flatMap { device in
             try world.backend.list(Pack.folder + "/" + device.name).map { Pack.folder + "/" + device.name + "/" + $0.name }
         }
-        let heldEnds = Set(packs.compactMap { pack in early.window(pack).map { "\(pack)@\($0.bytes.count)" } })
+        let heldEnds = Set(packs.compactMap { pack in early.window(pack).map { "\(pack)@\($0.end)" } })
         let fresh = try world.makeDevice("fresh")
         let main = RetriedPackReads(world.backend)
         let syncer = try world.syncer(fresh, backend: main)
