@@ -27,7 +27,7 @@ final class BlobPrefetcher: @unchecked Sendable {
     private var closed = false
     private let pool: WorkerPool<Repository>
     private let makeTemp: () throws -> String
-    /// Packs already in memory (`EarlyPacks`), read before asking the server.
+    /// Packs already in hand (`EarlyPacks`, in files), read before asking the server.
     private let held: @Sendable (String) -> HeldBytes?
     /// The bytes downloaded so far, by every worker.
     let meter: ByteMeter
@@ -149,7 +149,11 @@ final class BlobPrefetcher: @unchecked Sendable {
         // read on its own, which names what is wrong with it.
         let early = window.flatMap { self.held($0.pack) }
         let read = window.flatMap { try? repository.window(of: $0.pack, $0.range, held: early) }
-        if let read, let window { meter.add(read.bytes.count - Int((early?.end(of: window.range)).map { $0 - window.range.lowerBound } ?? 0)) }
+        if let read, let window {
+            // Only what came from the server counts: the held part came before.
+            let kept = early?.end(of: window.range).map { $0 - window.range.lowerBound } ?? 0
+            meter.add(read.bytes.count - Int(kept))
+        }
         for job in jobs {
             let outcome: State
             do {

@@ -88,7 +88,7 @@ extension Repository {
     /// `restart` is called when a part's download starts over (with the part's first byte
     /// offset in the plaintext), so whatever `output` kept of it can be dropped.
     /// `held` gives bytes of a pack already downloaded, whose extents are then read from
-    /// memory instead of the server.
+    /// them (a slice at a time) instead of the server.
     func readParts(_ id: String, _ location: BlobLocation, held: (String) -> HeldBytes? = { _ in nil },
                    into output: @escaping (UnsafeRawBufferPointer) throws -> Void,
                    restart: @escaping (Int64) throws -> Void) throws {
