@@ -10,8 +10,10 @@ struct ConflictsCommand: Command {
                quire conflicts dismiss ID    the version that won stays; stop listing this one
 
         When two machines change the same text field (title, body, transcript) before syncing,
-        the later write wins and the other is kept here, never dropped. Keeping or dismissing
-        one syncs: your other machines stop listing it too. ID is the conflict's id (the
+        the later write wins and the other is kept here, never dropped. An edit made on top of
+        another is never a conflict, whatever order the machines sync in. Keeping one makes
+        it the text and lists the version it replaced here in its place; dismissing one lets
+        the text stand. Both sync: your other machines list the same. ID is the conflict's id (the
         first 8 or more of its characters), as the list shows it.
         """
     static let options: [OptionSpec] = [
@@ -29,10 +31,14 @@ struct ConflictsCommand: Command {
             let id = try arguments.positionals(action, "ID")[1]
             let store = try context.openStore()
             let revision = try store.conflict(id)
-            if action == "keep" { try store.keep(revision) } else { try store.dismiss(revision) }
-            context.printError(action == "keep"
-                ? "Kept it: the \(revision.field) of \(revision.record) \(Format.short(revision.recordID)) is that version again; it syncs like any edit."
-                : "Dismissed it: the version that won stays; your other machines stop listing it after their next sync.")
+            guard action == "keep" else {
+                try store.dismiss(revision)
+                context.printError("Dismissed it: the version that won stays; your other machines stop listing it after their next sync.")
+                return
+            }
+            let replaced = try store.keep(revision)
+            context.printError("Kept it: the \(revision.field) of \(revision.record) \(Format.short(revision.recordID)) is that version again; it syncs like any edit."
+                + (replaced.map { " The version it replaced is kept as conflict \($0.id.prefix(8)) until you dismiss it." } ?? ""))
         default:
             throw CLIError.usage("unknown conflicts command '\(action)' (keep, dismiss)")
         }

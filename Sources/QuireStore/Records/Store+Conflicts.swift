@@ -21,10 +21,16 @@ extension Store {
     }
 
     /// Makes `revision`'s text the field's value again (a new edit, which syncs), and
-    /// dismisses it. A transcript kept so loses its timing, which the revision does not hold.
+    /// dismisses it. The edit continues the kept version's history, not the one that had won:
+    /// that version is then a head no write names, so it is kept as a revision in turn, listed
+    /// here and on every device until it is dismissed. Nothing a person wrote is dropped.
+    /// A transcript kept so loses its timing, which the revision does not hold.
+    /// - Returns: the version it replaced, now listed as a conflict (nil when none was).
     /// - Throws: `.notFound` when its entry or attachment is gone.
-    public func keep(_ revision: Revision) throws {
+    @discardableResult
+    public func keep(_ revision: Revision) throws -> Revision? {
         try write { writer in
+            let replaced = try writer.currentWrite(revision.record, revision.recordID, revision.field)
             switch (revision.record, revision.field) {
             case ("entry", "title"), ("entry", "body"):
                 guard let stored = try storedEntry(id: revision.recordID), !stored.deleted else {
@@ -44,12 +50,41 @@ extension Store {
             default:
                 throw StoreError(.invalid, detail: "a conflict of \(revision.record).\(revision.field) cannot be kept")
             }
+            // Dismissed first: the kept one is an ancestor now, and a dismissed revision stays
+            // (Quires that do not know ancestry stop listing it by its dismissal).
             try writer.dismiss(revision.key)
+            guard let replaced, replaced.text != revision.value else { return nil }
+            try writer.continueHistory(from: revision.key, replacing: replaced)
+            let key = replaced.key
+            return Revision(record: key.record, recordID: key.recordID, field: key.field, value: replaced.text, hlc: key.hlc, device: key.device)
         }
     }
 }
 
 extension Writer {
+    /// The write a text field holds now: its clock, device and text.
+    func currentWrite(_ record: String, _ id: String, _ field: String) throws -> (key: RevisionKey, text: String)? {
+        guard let kind = RecordKind(rawValue: record),
+              let clock = try database.cached("""
+                  SELECT c.hlc, d.id FROM field_clocks c JOIN devices d ON d.num = c.device WHERE c.record = ? AND c.record_id = ? AND c.field = ?
+                  """).first([.text(record), .text(id), .text(field)], { (HLC(rawValue: $0.int(0)), $0.text(1)) }) else { return nil }
+        let text = try store.fieldValues(kind, id)[field]?.string ?? ""
+        return (RevisionKey(record: record, recordID: id, field: field, hlc: clock.0, device: clock.1), text)
+    }
+
+    /// Makes the field's newest write (just made) the successor of `kept` instead of
+    /// `replaced`, which stays a head of the history and is kept as a revision.
+    func continueHistory(from kept: RevisionKey, replacing replaced: (key: RevisionKey, text: String)) throws {
+        let field: [SQLValue] = [.text(kept.record), .text(kept.recordID), .text(kept.field)]
+        try database.cached("UPDATE field_clocks SET prev_hlc = ?, prev_device = ? WHERE record = ? AND record_id = ? AND field = ?")
+            .run([.integer(kept.hlc.rawValue), .integer(try deviceNumber(kept.device))] + field)
+        try database.cached("DELETE FROM superseded WHERE record = ? AND record_id = ? AND field = ? AND hlc = ? AND device = ?")
+            .run(field + [.integer(replaced.key.hlc.rawValue), .integer(try deviceNumber(replaced.key.device))])
+        noteSuperseded(kept)
+        try settleAncestry()
+        _ = try keepRevision(replaced.key, value: replaced.text)
+    }
+
     /// Marks a revision dismissed and queues it for the next push.
     func dismiss(_ key: RevisionKey) throws {
         try database.cached("""

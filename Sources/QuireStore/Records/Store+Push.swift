@@ -113,6 +113,16 @@ extension Store {
             let key = RevisionKey(record: row.text(0), recordID: row.text(1), field: row.text(2), hlc: HLC(rawValue: row.int(3)), device: row.text(4))
             for change in Self.revisionChanges(key, value: row.text(5), dismissed: row.int(6) != 0) { try body(change) }
         }
+        // And the ancestry of text fields, so a device starting from a snapshot never takes an
+        // ancestor arriving later for a conflict (Writer+Ancestry). Quires before it pass over them.
+        let edges = try database.prepare("""
+            SELECT s.record, s.record_id, s.field, s.hlc, d.id FROM superseded s JOIN devices d ON d.num = s.device
+            ORDER BY s.record, s.record_id, s.field, s.hlc, d.id
+            """)
+        try edges.forEach { row in
+            let key = RevisionKey(record: row.text(0), recordID: row.text(1), field: row.text(2), hlc: HLC(rawValue: row.int(3)), device: row.text(4))
+            try body(SyncChange(record: .revision, recordID: key.text, field: "superseded", value: .bool(true), hlc: key.hlc, device: key.device))
+        }
     }
 
     /// Local blob id → repository blob id for every blob known to the repository (only those a

@@ -14,7 +14,7 @@ extension Writer {
         }
         guard let previous else {
             try database.cached(schema.insertSQL).run(try schema.sqlValues(values, id: media.id))
-            try touch(.media, media.id, schema.fieldsOfNewRecord)
+            try touch(.media, media.id, schema.fieldsOfNewRecord, replacing: false)
             try nameAnew(media.blobID)
             return
         }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Merging other devices' writes: each field is a last-writer-wins register ordered by
-/// (HLC, device UUID). A text field's concurrent loser is kept in `revisions`.
+/// (HLC, device UUID). A text field's loser is kept in `revisions` while it is a head of the
+/// field's history (`Writer+Ancestry`): concurrent, never an ancestor of what won.
 extension Writer {
     func merge(_ changes: [SyncChange]) throws -> MergeResult {
         var result = MergeResult()
         let readClock = try database.cached("""
-            SELECT c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
-            JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
+            SELECT c.hlc, d.id FROM field_clocks c JOIN devices d ON d.num = c.device
             WHERE c.record = ? AND c.record_id = ? AND c.field = ?
             """)
         // A record this store has no clock for takes every field without a lookup (a restore
@@ -23,29 +23,15 @@ extension Writer {
             result.applied += fresh.count
             fresh.removeAll(keepingCapacity: true)
         }
+        // Revisions kept by this merge, which a write later in it may show to be ancestors.
+        var kept = Set<String>()
         for change in changes {
             receivedClock = max(receivedClock ?? .zero, change.hlc)
             if change.record == .revision {
-                // Revisions travel as immutable records, so a device whose write won learns of
-                // the one that lost even when the loser never pushed it as a field write. A
-                // dismissal (field "dismissed") may come before the text, from another
-                // device's log: the row is made then, its text filled in when it comes.
-                guard let key = RevisionKey(change.recordID) else { continue }
-                let row: [SQLValue] = [.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue),
-                                       .integer(try deviceNumber(key.device))]
-                if change.field == "dismissed", change.value == .bool(true) {
-                    try database.cached("""
-                        INSERT INTO revisions (record, record_id, field, hlc, device, value, dismissed) VALUES (?, ?, ?, ?, ?, '', 1)
-                        ON CONFLICT DO UPDATE SET dismissed = 1
-                        """).run(row)
-                } else if let text = change.value.string {
-                    try database.cached("""
-                        INSERT INTO revisions (record, record_id, field, hlc, device, value) VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT DO UPDATE SET value = excluded.value WHERE revisions.value = ''
-                        """).run(row + [.text(text)])
-                }
+                try mergeRevision(change)
                 continue
             }
+            noteAncestry(of: change)
             if run?.record != change.record || run?.id != change.recordID {
                 try writeFresh()
                 let isNew = try anyClock.first([.text(change.record.rawValue), .text(change.recordID)]) { _ in true } == nil
@@ -59,46 +45,74 @@ extension Writer {
             }
             try writeFresh()  // a field met again is compared with what was written
             let key: [SQLValue] = [.text(change.record.rawValue), .text(change.recordID), .text(change.field)]
-            let local = try readClock.first(key) {
-                (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1), prevHLC: HLC(rawValue: $0.int(2)), prevDevice: $0.text(3))
-            }
+            let local = try readClock.first(key) { (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1)) }
             guard let local else {
                 try apply([change])
                 result.applied += 1
                 continue
             }
             if change.hlc == local.hlc && change.device == local.device { continue }  // seen before
-            if change.wins(over: local.hlc, device: local.device) {
-                let sequential = change.previousHLC == local.hlc && change.previousDevice == local.device
-                if !sequential && change.isText, let old = try store.fieldValues(change.record, change.recordID)[change.field],
-                   old != change.value, let text = old.string {
-                    try keepRevision(change, value: text, hlc: local.hlc, device: local.device)
-                    result.conflicts += 1
+            let winning = change.wins(over: local.hlc, device: local.device)
+            // The loser: the value replaced here, or the write arriving.
+            let loser = winning ? (hlc: local.hlc, device: local.device) : (hlc: change.hlc, device: change.device)
+            if change.isText {
+                let current = try store.fieldValues(change.record, change.recordID)[change.field]
+                let text = winning ? current?.string : change.value.string
+                let loserKey = RevisionKey(record: change.record.rawValue, recordID: change.recordID, field: change.field,
+                                           hlc: loser.hlc, device: loser.device)
+                if let text, current != change.value, try !isSuperseded(loserKey), try keepRevision(loserKey, value: text) {
+                    kept.insert(loserKey.text)
                 }
+            }
+            if winning {
                 try apply([change])
                 result.applied += 1
-            } else {
-                let sequential = local.prevHLC == change.hlc && local.prevDevice == change.device
-                if !sequential && change.isText, let text = change.value.string,
-                   try store.fieldValues(change.record, change.recordID)[change.field] != change.value {
-                    try keepRevision(change, value: text, hlc: change.hlc, device: change.device)
-                    result.conflicts += 1
-                }
             }
         }
         try writeFresh()
+        result.conflicts = kept.subtracting(try settleAncestry().map(\.text)).count
         return result
     }
 
-    private func keepRevision(_ change: SyncChange, value: String, hlc: HLC, device: String) throws {
+    /// A revision record: immutable, so a device whose write won learns of the one that lost
+    /// even when the loser never pushed it as a field write. A dismissal (field "dismissed")
+    /// may come before the text, from another device's log: the row is made then, its text
+    /// filled in when it comes. "superseded" (in snapshots) is an edge of the field's history:
+    /// the write was replaced by one the snapshot's writer knew. A revision of a write this
+    /// store knows to be an ancestor is not kept.
+    private func mergeRevision(_ change: SyncChange) throws {
+        guard let key = RevisionKey(change.recordID) else { return }
+        let row: [SQLValue] = [.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue),
+                               .integer(try deviceNumber(key.device))]
+        switch (change.field, change.value) {
+        case ("superseded", .bool(true)):
+            noteSuperseded(key)
+        case ("dismissed", .bool(true)):
+            try database.cached("""
+                INSERT INTO revisions (record, record_id, field, hlc, device, value, dismissed) VALUES (?, ?, ?, ?, ?, '', 1)
+                ON CONFLICT DO UPDATE SET dismissed = 1
+                """).run(row)
+        case (_, .string(let text)):
+            guard try !isSuperseded(key) else { return }
+            try database.cached("""
+                INSERT INTO revisions (record, record_id, field, hlc, device, value) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET value = excluded.value WHERE revisions.value = ''
+                """).run(row + [.text(text)])
+        default:
+            break
+        }
+    }
+
+    /// Keeps `value`, the text write `key` held, as a revision, pushed so every device keeps
+    /// it; false when it was kept already.
+    func keepRevision(_ key: RevisionKey, value: String) throws -> Bool {
         try database.cached("INSERT OR IGNORE INTO revisions (record, record_id, field, value, hlc, device) VALUES (?, ?, ?, ?, ?, ?)")
-            .run([.text(change.record.rawValue), .text(change.recordID), .text(change.field), .text(value),
-                  .integer(hlc.rawValue), .integer(try deviceNumber(device))])
-        guard database.changes > 0 else { return }
-        // New here: push it, so every device keeps it.
-        let key = RevisionKey(record: change.record.rawValue, recordID: change.recordID, field: change.field, hlc: hlc, device: device)
+            .run([.text(key.record), .text(key.recordID), .text(key.field), .text(value),
+                  .integer(key.hlc.rawValue), .integer(try deviceNumber(key.device))])
+        guard database.changes > 0 else { return false }
         try database.cached("INSERT INTO outbox (record, record_id, hlc) VALUES ('revision', ?, ?) ON CONFLICT(record, record_id) DO NOTHING")
             .run([.text(key.text), .integer(try clock().rawValue)])
+        return true
     }
 
     func deviceNumber(_ uuid: String) throws -> Int64 {

@@ -25,6 +25,10 @@ final class Writer {
     /// Journals known to exist in this transaction, by name.
     private var journals: [String: String] = [:]
     private var touchesAtMark = 0
+    /// Text writes this transaction learned were replaced (`Writer+Ancestry`), by key text,
+    /// and those of them not yet recorded.
+    var learnedEdges: Set<String> = []
+    var pendingEdges: [RevisionKey] = []
 
     init(store: Store) { self.store = store }
 
@@ -60,12 +64,21 @@ final class Writer {
         searchDirty.removeAll()
     }
 
-    /// Records that `fields` of a record changed now, on this device (one statement).
-    func touch(_ record: RecordKind, _ id: String, _ fields: [String]) throws {
+    /// Records that `fields` of a record changed now, on this device (one statement). With
+    /// `replacing` (false only for a record new here), the text writes replaced become
+    /// ancestors (`Writer+Ancestry`): an edit made on top of a write is never its conflict.
+    func touch(_ record: RecordKind, _ id: String, _ fields: [String], replacing: Bool = true) throws {
         guard !fields.isEmpty else { return }
         touches += fields.count
         if record == .entry, fields.contains(where: { RecordSchema.entry.field($0).map(\.changesSearch) ?? false }) {
             searchDirty.insert(id)
+        }
+        let schema = RecordSchema.of(record)
+        for field in fields where replacing && schema?.field(field)?.merge == .lastWriterWinsKeepingLoser {
+            try database.cached("""
+                INSERT OR IGNORE INTO superseded (record, record_id, field, hlc, device)
+                SELECT record, record_id, field, hlc, device FROM field_clocks WHERE record = ? AND record_id = ? AND field = ?
+                """).run([.text(record.rawValue), .text(id), .text(field)])
         }
         let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", ")
         // The replaced clock becomes prev_*: what this write was made on top of.
@@ -129,7 +142,7 @@ final class Writer {
         let values = RecordSchema.values(of: entry, journalID: try journalID(named: entry.journal))
         guard let previous else {
             try database.cached(schema.insertSQL).run(try schema.sqlValues(values, id: id))
-            try touch(.entry, id, schema.fieldsOfNewRecord + entry.tags.map { RecordSchema.tagPrefix + $0 })
+            try touch(.entry, id, schema.fieldsOfNewRecord + entry.tags.map { RecordSchema.tagPrefix + $0 }, replacing: false)
             try insertTags(entry.tags, entryID: id)
             return
         }
