@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
@@ -30,7 +31,7 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedTool"]),
 
         // Below Store and Remote: durable file writes, JSON, SHA-256.
-        .target(name: "QuireSupport"),
+        .target(name: "QuireSupport", dependencies: ["CCrypto"]),
         .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),

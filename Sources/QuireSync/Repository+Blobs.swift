@@ -58,13 +58,14 @@ extension Repository {
     /// of the plaintext would only catch a key holder that named a blob wrongly, and cost a
     /// tenth of a restore: `verifyBlob` (`quire verify --read-data`) does that.
     /// - Throws: `CryptoError.unauthenticated` naming the blob for anything damaged or swapped.
-    package func downloadBlob(_ id: String, to destination: String) throws {
+    /// With `sha256`, the plaintext must be those bytes (hashed as it streams).
+    package func downloadBlob(_ id: String, to destination: String, sha256: String? = nil) throws {
         let object = Self.blobPath(id)
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
         let sink = try DecryptingSink(path: temp, keys: keys, blobID: id, object: object)
         try backend.get(object, range: nil, into: sink)
-        try sink.finish()
+        try sink.finish(expecting: sha256, blob: id)
         guard rename(temp, destination) == 0 else {
             throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
         }
@@ -188,19 +189,19 @@ final class EncryptingSource: ByteSource {
     }
 }
 
-/// Receives sealed bytes and writes authenticated plaintext to a file.
+/// Receives sealed bytes and writes authenticated plaintext to a file, hashing it.
 final class DecryptingSink: ByteSink {
     private let keys: RepositoryKeys
     private let blobID: String
     private let object: String
-    private var file: FileSink
+    private var file: HashingFile
     private var decryptor: BlobCipher.Decryptor
 
     init(path: String, keys: RepositoryKeys, blobID: String, object: String) throws {
         self.keys = keys
         self.blobID = blobID
         self.object = object
-        let file = try FileSink(path: path)
+        let file = try HashingFile(path: path)
         self.file = file
         decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { try file.write($0) }
     }
@@ -208,13 +209,13 @@ final class DecryptingSink: ByteSink {
     func write(_ bytes: UnsafeRawBufferPointer) throws { try decryptor.feed(bytes) }
 
     func reset() throws {
-        try file.reset()
+        try file.reset(to: 0)
         let file = self.file
         decryptor = try BlobCipher.Decryptor(keys: keys, blobID: blobID, object: object) { try file.write($0) }
     }
 
-    func finish() throws {
+    func finish(expecting sha256: String? = nil, blob: String = "") throws {
         try decryptor.finish()
-        try file.sync()
+        try file.finish(expecting: sha256, object: object, blob: blob)
     }
 }

@@ -148,8 +148,10 @@ package struct MergeResult: Equatable, Sendable {
     package init() {}
 }
 
-/// An attachment downloaded into a temporary file inside the store: its SHA-256 (`id`, as
-/// the change log that names it says, its bytes authenticated) and its repository id.
+/// An attachment downloaded into a temporary file inside the store: its SHA-256 (`id`: the
+/// bytes were authenticated and hashed as they were written, and are those), and its
+/// repository id. Only a download that checked the hash makes one: the store renames the
+/// file into place under `id` without reading it again.
 package struct DownloadedBlob: Sendable {
     package var path: String
     package var id: String

@@ -125,6 +125,7 @@ extension Syncer {
                 if store.hasBlob(local) {
                 } else if let text = o["d"]?.string {
                     guard let bytes = Data(base64Encoded: text) else { failure = bad("a malformed inline attachment"); return }
+                    do { try Self.checkCarried(bytes, local: local, object: path) } catch { failure = error as? SyncError; return }
                     let temp = try store.blobs.temporaryPath()
                     carried[local] = temp
                     try FileIO.writeNewFile(temp, bytes)

@@ -6,7 +6,8 @@ import QuireStore
 /// Downloads attachments in the background while the pulling thread merges: one job of a
 /// `WorkerPool` per attachment asked for, each on a thread that owns one connection (its own
 /// `Repository`), taken in the order they were asked for, writing each attachment —
-/// authenticated chunk by chunk and checked against its keyed hash — to its own temporary
+/// authenticated chunk by chunk, hashed as it streams and checked against the SHA-256 it was
+/// asked for under — to its own temporary
 /// file in the store. A `SegmentScout`, on threads of the same pool, reads the segments still
 /// to be merged ahead of the merging and asks for their attachments early, so downloads run
 /// while earlier segments merge. Nothing here touches the database: the pulling thread takes
@@ -157,7 +158,7 @@ final class BlobPrefetcher: @unchecked Sendable {
         for job in jobs {
             let outcome: State
             do {
-                try repository.download(job.remote, to: job.temp, meter: meter, held: { pack in pack == window?.pack ? read : self.held(pack) })
+                try repository.download(job.remote, to: job.temp, sha256: job.local, meter: meter, held: { pack in pack == window?.pack ? read : self.held(pack) })
                 outcome = .done(temp: job.temp)
             } catch let error as RemoteError where error.kind == .notFound {
                 outcome = .failed(SyncError(.missing, object: job.remote.object, detail: "an attachment is missing on the server"))

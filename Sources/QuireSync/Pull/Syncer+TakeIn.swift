@@ -64,11 +64,20 @@ extension Syncer {
         var written: [DownloadedBlob] = []
         defer { for blob in written { unlink(blob.path) } }  // gone once adopted; left over only after an error
         for item in carried {
+            try Self.checkCarried(item.bytes, local: item.local, object: item.remote)
             let temp = try store.blobs.temporaryPath()
             written.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
             try FileIO.writeNewFile(temp, item.bytes)
         }
         try takeInWritten(written, into: &report)
+    }
+
+    /// Bytes a segment or snapshot carried must be the attachment it names them as.
+    /// - Throws: `SyncError.damaged` naming `object` when they are not.
+    static func checkCarried(_ bytes: Data, local: String, object: String) throws {
+        guard SHA256.hex(of: bytes) == local else {
+            throw SyncError(.damaged, object: object, detail: "an attachment it carries is not the bytes its id \(local.prefix(12)) names")
+        }
     }
 
     /// Takes attachments written (not yet flushed) to temporary files in the store in: their
@@ -138,7 +147,7 @@ extension Syncer {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
         do {
-            try repository.download(remote, to: temp, meter: downloadMeter, held: heldPack)
+            try repository.download(remote, to: temp, sha256: local, meter: downloadMeter, held: heldPack)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
         }

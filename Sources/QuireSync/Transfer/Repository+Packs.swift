@@ -26,25 +26,29 @@ extension Repository {
     /// Downloads, authenticates and decrypts `blob` into `destination`, written to a temporary
     /// name and renamed only once every part authenticated, in constant memory. A packed blob
     /// is one ranged GET per part; each part's stream names the blob, the part and the count,
-    /// so a pack whose bytes were changed, cut or swapped fails, naming the pack.
+    /// so a pack whose bytes were changed, cut or swapped fails, naming the pack. With
+    /// `sha256`, the plaintext is hashed as it streams and must be those bytes: authentic
+    /// bytes under the wrong name (a key holder's segment that lies, or a bug) are damage,
+    /// never taken in.
     /// - Throws: `RemoteError.notFound` when an object is gone, `CryptoError` when damaged.
     /// `meter` counts the bytes as they arrive (for a progress line).
-    package func download(_ blob: RemoteBlob, to destination: String) throws {
-        try download(blob, to: destination, meter: nil)
+    package func download(_ blob: RemoteBlob, to destination: String, sha256: String? = nil) throws {
+        try download(blob, to: destination, sha256: sha256, meter: nil)
     }
 
     /// `held` gives bytes of a pack already downloaded (`readParts`); those are not counted.
-    func download(_ blob: RemoteBlob, to destination: String, meter: ByteMeter?, held: (String) -> HeldBytes? = { _ in nil }) throws {
-        guard let location = blob.location else { return try downloadBlob(blob.id, to: destination) }
+    func download(_ blob: RemoteBlob, to destination: String, sha256: String?, meter: ByteMeter?,
+                  held: (String) -> HeldBytes? = { _ in nil }) throws {
+        guard let location = blob.location else { return try downloadBlob(blob.id, to: destination, sha256: sha256) }
         let temp = destination + ".part-" + UUID().uuidString.lowercased()
         defer { unlink(temp) }
-        let file = try FileSink(path: temp, cached: false)
+        let file = try HashingFile(path: temp)
         let counted = location.extents.allSatisfy { held($0.pack) == nil } ? meter : nil
         try readParts(blob.id, location, held: held) { bytes in
             try file.write(bytes)
             counted?.add(bytes.count)
         } restart: { try file.reset(to: $0) }
-        try file.sync()
+        try file.finish(expecting: sha256, object: blob.object, blob: blob.id)
         guard rename(temp, destination) == 0 else {
             throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
         }
@@ -156,6 +160,54 @@ extension Repository {
         guard try packedID(ofLocal: hasher.finalizeHex()) == blob.id else {
             throw CryptoError(.unauthenticated, object: blob.object, detail: "attachment \(blob.id.prefix(16)) does not match its name")
         }
+    }
+}
+
+/// A download's file and the SHA-256 of the bytes in it, right also when a part starts over.
+final class HashingFile {
+    private let file: FileSink
+    private let path: String
+    private var hasher = SHA256()
+
+    init(path: String) throws {
+        file = try FileSink(path: path, cached: false)
+        self.path = path
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        hasher.update(bytes)
+        try file.write(bytes)
+    }
+
+    /// Keeps the first `length` bytes (a part downloaded again), hashing them anew from the
+    /// file: rare, so the common path keeps no saved states.
+    func reset(to length: Int64) throws {
+        try file.reset(to: length)
+        hasher = SHA256()
+        guard length > 0 else { return }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot read \(path) again") }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < length {
+            let n = pread(fd, buffer.baseAddress, Int(min(Int64(buffer.count), length - offset)), off_t(offset))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw RemoteError(.localIO, detail: "cannot read \(path) again") }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += Int64(n)
+        }
+    }
+
+    /// Flushes the file; with `sha256`, checks the bytes are those.
+    /// - Throws: `CryptoError.unauthenticated` naming `object` when they are not.
+    func finish(expecting sha256: String?, object: String, blob: String) throws {
+        if let sha256, hasher.finalizeHex() != sha256 {
+            throw CryptoError(.unauthenticated, object: object,
+                              detail: "attachment \(blob.prefix(16)) is authentic but not the bytes its id \(sha256.prefix(12)) names")
+        }
+        try file.sync()
     }
 }
 
