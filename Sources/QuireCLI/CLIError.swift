@@ -129,6 +129,7 @@ enum Messages {
         case .notEmpty: return "restore into a new folder: quire --store DIR restore URL"
         case .tooLarge: return Self.bodyLimitHint
         case .cancelled: return "run it again to continue"
+        case .stale: return "nothing was kept here. Check that the URL is the repository your other machines sync with, then sync one of them"
         }
     }
 }

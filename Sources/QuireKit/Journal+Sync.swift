@@ -35,10 +35,14 @@ extension Journal {
     /// keeps it in step.
     /// A restore that failed before it began (a wrong passphrase, a server that did not
     /// answer) leaves a store that holds no journal; running it again simply starts over.
+    /// With `notBefore`, a repository whose newest change (`Store.newestChange`) is older is
+    /// refused with `SyncError.stale` once its text is in: the store then holds what was
+    /// restored, for the caller to discard (the CLI removes it).
     /// - Throws: `SyncError.notEmpty` when the store holds a journal (and is not in the
     ///   middle of restoring one), `RemoteError.invalid` for an address Quire cannot use.
     @discardableResult
-    public func restore(from address: RemoteAddress, _ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> SyncReport {
+    public func restore(from address: RemoteAddress, _ unlock: Unlock, notBefore: Date? = nil,
+                        progress: ((String) -> Void)? = nil) throws -> SyncReport {
         try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
         return try whileSyncing {
             if try store.restoringFrom() == nil {
@@ -47,7 +51,7 @@ extension Journal {
                 if previous?.url != address.url { try store.forgetRepository() }
                 try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
             }
-            return try syncer(unlock).restore(progress: progress)
+            return try syncer(unlock).restore(notBefore: notBefore, progress: progress)
         }
     }
 

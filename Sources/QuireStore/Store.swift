@@ -162,6 +162,10 @@ public final class Store {
                 // The clock moves past everything issued here or received from elsewhere.
                 let newest = [writer.issuedClock, writer.receivedClock].compactMap { $0 }.max()
                 if let newest, newest > (try lastClock()) { try setMeta("hlc", String(newest.rawValue)) }
+                let write = [writer.issuedClock.map { ($0, deviceID) }, writer.newestMerged].compactMap { $0 }.max { $0.0 < $1.0 }
+                if let (clock, device) = write, clock > (try newestChange()?.clock ?? .zero) {
+                    try setMeta("newest_change", "\(clock.rawValue) \(device)")
+                }
                 return result
             }
         } catch {

@@ -19,6 +19,8 @@ public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLarge
         /// The caller cancelled (`Syncer.isCancelled`); the next sync continues where it stopped.
         case cancelled
+        /// A restore found no change as recent as the caller asked for (`restore --not-before`).
+        case stale
     }
 
     public let kind: Kind

@@ -101,12 +101,15 @@ public final class Syncer {
     /// Brings everything in the repository into an empty store (`Syncer+Restore.swift`): a
     /// pull whose merges do not wait for the attachments, which are taken in at the end.
     /// Resumable: a restore interrupted anywhere continues when called again.
-    /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository.
-    public func restore(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+    /// With `notBefore`, a repository whose newest change is older is refused once its text
+    /// is merged, before the attachments are taken in: a server that hides its newest heads.
+    /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository;
+    ///   `SyncError.stale` for a repository older than `notBefore` (the caller discards the store).
+    public func restore(notBefore: Date? = nil, progress: ((String) -> Void)? = nil) throws -> SyncReport {
         try confirmRepository()
         try beginRestore()
         var report = SyncReport()
-        try pull(into: &report, progress: progress, finish: finishRestore(progress: progress))
+        try pull(into: &report, progress: progress, finish: finishRestore(notBefore: notBefore, progress: progress))
         try endRestore()
         return report
     }

@@ -4,7 +4,7 @@ import QuireKit
 /// The CLI's own JSON documents and lines, written with the support layer's `JSONWriter`
 /// (the writer of the store's interchange), so both escape and print numbers alike.
 struct JSONOutput {
-    enum Value { case string(String), number(Double), int(Int), bool(Bool), strings([String]) }
+    indirect enum Value { case string(String), number(Double), int(Int), bool(Bool), strings([String]), null, object([(String, Value)]) }
     private(set) var text = ""
 
     mutating func array<T>(_ items: [T], _ item: (inout JSONOutput, T) -> Void) {
@@ -17,7 +17,7 @@ struct JSONOutput {
     }
 
     mutating func object(_ fields: [(String, Value)]) {
-        text += "{" + fields.map { key, value in Self.quote(key) + ": " + Self.render(value) }.joined(separator: ", ") + "}"
+        text += Self.render(.object(fields))
     }
 
     static func render(_ value: Value) -> String {
@@ -28,6 +28,8 @@ struct JSONOutput {
         case .int(let i): writer.raw(String(i))
         case .bool(let b): writer.bool(b)
         case .strings(let items): writer.array(items) { $0.string($1) }
+        case .null: return "null"
+        case .object(let fields): return "{" + fields.map { key, value in quote(key) + ": " + render(value) }.joined(separator: ", ") + "}"
         }
         return writer.text
     }

@@ -12,7 +12,7 @@ struct StatusCommand: Command {
 
         Works offline: it reads only this machine's store.
         """
-    static let options: [OptionSpec] = [.flag("json", "{\"entries\", \"pending\", \"last_sync\", \"remote\", \"repository\", \"device\"}")]
+    static let options: [OptionSpec] = [.flag("json", "{\"entries\", \"pending\", \"last_sync\", \"newest_change\", \"remote\", \"repository\", \"device\"}")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
@@ -20,9 +20,11 @@ struct StatusCommand: Command {
         let remote = try store.remoteSettings()
         let pending = try store.pendingCount()
         let last = try store.lastSync()
+        let newest = try store.newestChange()
         if arguments.flag("json") {
             var json = JSONOutput()
             json.object([("entries", .int(try store.entryCount())), ("pending", .int(pending)), ("last_sync", .string(last ?? "")),
+                         ("newest_change", RestoreCommand.newestJSON(newest, store: store)),
                          ("remote", .string(remote?.url ?? "")), ("repository", .string(remote?.repositoryID ?? "")),
                          ("device", .string(store.deviceID))])
             context.print(json.text)
@@ -31,6 +33,7 @@ struct StatusCommand: Command {
         context.print("entries:    \(try store.entryCount())")
         context.print("pending:    \(pending == 0 ? "nothing to push" : Format.count(pending, "changed record") + " to push (quire sync)")")
         context.print("last sync:  \(last ?? "never")")
+        if let newest { context.print("newest:     \(RestoreCommand.newestText(newest, store: store))") }
         context.print("remote:     \(remote?.url ?? "none (quire remote set URL)")")
         if let id = remote?.repositoryID { context.print("repository: \(id)") }
         context.print("device:     \(store.deviceID)")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where this store syncs: kept in the store's `meta` table, local to this machine (not synced).
 /// The WebDAV password is never stored; only the path of a file holding it may be.
 public struct RemoteSettings: Equatable, Sendable {
@@ -189,5 +191,47 @@ extension Store {
                 SELECT rowid, title, body, transcripts, tags, place FROM search_source;
             """)
         try setMeta("restoring_indexed", "1")
+    }
+}
+
+/// The newest change a store holds: when it was written (its clock's wall time) and by
+/// which device. After a restore it says how fresh the repository was: a server that hides
+/// its newest heads shows an older one.
+public struct NewestChange: Equatable, Sendable {
+    package let clock: HLC
+    /// The device that wrote it (its UUID).
+    public let device: String
+    /// When it was written, as that device's clock said.
+    public var time: Date { Date(timeIntervalSince1970: Double(clock.milliseconds) / 1000) }
+    /// The same in RFC 3339, UTC.
+    public var timestamp: Timestamp { Timestamp(microseconds: clock.milliseconds * 1000, offsetSeconds: 0) }
+}
+
+extension Store {
+    /// The newest field write this journal holds, from any device; nil for an empty journal.
+    /// Kept as writes are made and merged; a store from before this Quire is read once.
+    public func newestChange() throws -> NewestChange? {
+        if let text = try meta("newest_change"), let space = text.firstIndex(of: " "), let raw = Int64(text[..<space]) {
+            return NewestChange(clock: HLC(rawValue: raw), device: String(text[text.index(after: space)...]))
+        }
+        return try database.cached("""
+            SELECT c.hlc, d.id FROM field_clocks c JOIN devices d ON d.num = c.device ORDER BY c.hlc DESC LIMIT 1
+            """).first { NewestChange(clock: HLC(rawValue: $0.int(0)), device: $0.text(1)) }
+    }
+}
+
+extension Store {
+    /// Throws away what a restore brought in that the caller refused (`restore
+    /// --not-before`): the store was new or empty when it began, so nothing else is lost.
+    /// With `removingFolder`, the store's folder goes too; else its files, so the folder is
+    /// as empty as it was. The store must not be used afterwards (its files are gone; the open
+    /// connection writes only to what was unlinked).
+    package func discardRestored(removingFolder: Bool) throws {
+        guard try restoringFrom() != nil else { return }
+        if removingFolder { try FileManager.default.removeItem(atPath: folder); return }
+        // The master key a restore keeps once it unlocked (`KeyCache`) and its lock go too.
+        for name in [Self.databaseName, Self.databaseName + "-wal", Self.databaseName + "-shm", "blobs", "repository.key", "sync.lock"] {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
     }
 }

@@ -27,6 +27,7 @@ extension Writer {
         var kept = Set<String>()
         for change in changes {
             receivedClock = max(receivedClock ?? .zero, change.hlc)
+            if change.record != .revision, change.hlc > (newestMerged?.clock ?? .zero) { newestMerged = (change.hlc, change.device) }
             if change.record == .revision {
                 try mergeRevision(change)
                 continue

@@ -16,6 +16,8 @@ final class Writer {
     var searchDirty: Set<String> = []
     /// The newest clock merged from other devices in this transaction.
     var receivedClock: HLC?
+    /// The newest field write merged in this transaction: its clock and device.
+    var newestMerged: (clock: HLC, device: String)?
     private var touches = 0
     /// Device UUID → number, for this transaction's merges.
     var deviceNumbers: [String: Int64] = [:]

@@ -24,11 +24,22 @@ extension Syncer {
 
     /// The pull's last step: the search index is built while the last attachments download,
     /// then every attachment still lacking is taken in.
-    func finishRestore(progress: ((String) -> Void)?) -> (BlobPrefetcher?, inout SyncReport) throws -> Void {
+    func finishRestore(notBefore: Date?, progress: ((String) -> Void)?) -> (BlobPrefetcher?, inout SyncReport) throws -> Void {
         { downloads, report in
+            if let notBefore { try self.checkFreshness(notBefore) }
             progress?("building the search index")
             try self.store.indexRestoredText()
             try self.takeInLacking(using: downloads, into: &report)
+        }
+    }
+
+    /// Refuses a repository whose newest change is older than `date`.
+    func checkFreshness(_ date: Date) throws {
+        let newest = try store.newestChange()
+        guard let newest, newest.time >= date else {
+            throw SyncError(.stale, object: backend.location, detail: newest.map {
+                "its newest change is from \($0.timestamp) (device \($0.device.prefix(8))), before the date asked for: the server may hide newer ones"
+            } ?? "it holds no change at all")
         }
     }
 

@@ -133,7 +133,8 @@ import Testing
     }
 
     /// Two machines edit one title before syncing: the loser is listed with an id; `keep`
-    /// makes it the title again and `dismiss` lets the winner stand, on both machines.
+    /// makes it the title again and lists the title it replaced in its place (named in its
+    /// message), and `dismiss` lets the winner stand, on both machines.
     @Test func conflictsCanBeKeptOrDismissed() throws {
         let dir = TempDir()
         let env = ["QUIRE_KDF_COST": "1,8192", "QUIRE_PASSPHRASE": "pw"]
@@ -154,12 +155,19 @@ import Testing
         let title = try #require(listed.first { $0["field"]?.string == "title" })
         let body = try #require(listed.first { $0["field"]?.string == "body" })
         let lostTitle = try #require(title["value"]?.string)
-        _ = try run(["conflicts", "keep", String(try #require(title["conflict"]?.string).prefix(8))], b)
+        let wonTitle = lostTitle == "from A" ? "from B" : "from A"
+        let kept = try QuireBinary.run(["conflicts", "keep", String(try #require(title["conflict"]?.string).prefix(8))], store: b)
         _ = try run(["conflicts", "dismiss", try #require(body["conflict"]?.string)], b)
-        #expect(try conflicts(b).isEmpty)
+        let replaced = try conflicts(b)
+        #expect(replaced.map { $0["value"]?.string } == [wonTitle], "\(replaced)")
+        let replacedID = try #require(replaced.first?["conflict"]?.string)
+        #expect(kept.status == 0 && kept.stderr.contains("kept as conflict \(replacedID.prefix(8))"), "\(kept.stderr)")
         for store in [b, a] { _ = try run(["sync"], store, environment: env) }
-        #expect(try conflicts(a).isEmpty)
+        #expect(try conflicts(a).map { $0["conflict"]?.string } == [replacedID])
         #expect(try run(["show", entry, "--json"], a).stdout.contains(#""title": "\#(lostTitle)""#))
+        _ = try run(["conflicts", "dismiss", replacedID], a)
+        for store in [a, b] { _ = try run(["sync"], store, environment: env) }
+        #expect(try conflicts(a).isEmpty && conflicts(b).isEmpty)
         let unknown = try QuireBinary.run(["conflicts", "dismiss", "ffffffff"], store: a)
         #expect(unknown.status == 1 && unknown.stderr.contains("no conflict with id ffffffff"))
     }

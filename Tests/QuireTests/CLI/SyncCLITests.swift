@@ -31,6 +31,36 @@ import Testing
         try QuireBinary.run(["sync", "--json"], store: store, environment: Self.env.merging(extra) { $1 })
     }
 
+    /// A new device sees how fresh its restore is: the newest change's time and device, in
+    /// the restore's last line, its JSON and `status`; with --not-before a later date, the
+    /// repository is refused (exit 1) and nothing is left behind, in a new folder or an
+    /// empty one given.
+    @Test func aRestoreSaysHowFreshItIsAndRefusesAnOlderOne() throws {
+        let dir = TempDir()
+        let (a, _, repo) = try setUp(dir)
+        #expect(try sync(a).status == 0)
+        let newest = try #require(try Store(folder: a).newestChange())
+        #expect(newest.device == (try Store(folder: a).deviceID))
+        let plain = try QuireBinary.run(["restore", repo], store: dir.path + "/c", environment: Self.env)
+        #expect(plain.status == 0 && plain.stderr.contains("The newest change is from ") && plain.stderr.contains(String(newest.device.prefix(8))),
+                "\(plain.stderr)")
+        let json = try QuireBinary.run(["restore", repo, "--json", "--not-before", "2020-01-01"], store: dir.path + "/d", environment: Self.env)
+        let found = try #require(try JSONValue.parse(json.stdout).object?["newest_change"]?.object)
+        #expect(json.status == 0 && found["time"]?.string == newest.timestamp.text && found["device"]?.string == newest.device)
+        let status = try #require(try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: dir.path + "/d").stdout).object)
+        #expect(status["newest_change"]?.object?["time"]?.string == newest.timestamp.text)
+        #expect(try QuireBinary.run(["status"], store: dir.path + "/d").stdout.contains("newest:     "))
+
+        let later = Timestamp(microseconds: newest.timestamp.microseconds + 86_400_000_000, offsetSeconds: 0).text
+        let refused = try QuireBinary.run(["restore", repo, "--not-before", later], store: dir.path + "/e", environment: Self.env)
+        #expect(refused.status == 1 && refused.stderr.contains("before the date asked for"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/e"))
+        try FileManager.default.createDirectory(atPath: dir.path + "/f", withIntermediateDirectories: false)
+        let intoEmpty = try QuireBinary.run(["restore", repo, "--not-before", later], store: dir.path + "/f", environment: Self.env)
+        #expect(intoEmpty.status == 1)
+        #expect((try FileManager.default.contentsOfDirectory(atPath: dir.path + "/f")).isEmpty)
+    }
+
     @Test func syncRestoreVerifyStatus() throws {
         let dir = TempDir()
         let (a, b, repo) = try setUp(dir)
