@@ -41,14 +41,14 @@ public final class SecureBytes: @unchecked Sendable {
     var mutableBytes: UnsafeMutablePointer<UInt8> { pointer.assumingMemoryBound(to: UInt8.self) }
 }
 
-enum Sodium {
+package enum Sodium {
     private static let initialised: Bool = sodium_init() >= 0
 
     static func ready() throws {
         guard initialised else { throw CryptoError(.library, detail: "libsodium failed to initialise") }
     }
 
-    static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         randombytes_buf(&out, count)
         return out

@@ -56,10 +56,15 @@ extension Journal {
     }
 
     /// Checks the repository: every object there, readable with the key, hashes matching;
-    /// with `readData`, every attachment's bytes too.
-    public func verify(_ unlock: Unlock, readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
-        defer { keepAuthScheme() }
-        return try syncer(unlock).verify(readData: readData, progress: progress)
+    /// with `readData`, every attachment's bytes too. With `repair`, what the server lost
+    /// that this store holds (this device's segments and head, the packs of attachments it
+    /// has) is put back first, holding the sync lock, and the report is of what is left.
+    public func verify(_ unlock: Unlock, readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
+        guard repair else {
+            defer { keepAuthScheme() }
+            return try syncer(unlock).verify(readData: readData, progress: progress)
+        }
+        return try whileSyncing { try syncer(unlock).verify(readData: readData, repair: true, progress: progress) }
     }
 
     /// Syncs, then writes a snapshot and removes what no device needs any more.

@@ -14,6 +14,8 @@ public struct SyncReport: Equatable, Sendable {
     public var conflicts = 0
     public var blobsUploaded = 0
     public var blobsDownloaded = 0
+    /// Objects this device had published that the server lost, put back (`RepairEngine`).
+    public var objectsRepaired = 0
     public init() {}
 }
 
@@ -119,9 +121,18 @@ public final class Syncer {
 
     /// Checks that every object the journal needs is present and authentic (`VerifyEngine`);
     /// with `readData`, attachments are downloaded and decrypted in full.
-    public func verify(readData: Bool, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
+    /// With `repair`, what the server lost that this store can put back goes back first
+    /// (`RepairEngine`: this device's segments and head, every pack whose attachments it
+    /// holds), and the report is of the repository after that.
+    public func verify(readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         try confirmRepository()
-        return try VerifyEngine(self, readData: readData, progress: progress).run()
+        guard repair else { return try VerifyEngine(self, readData: readData, progress: progress).run() }
+        let engine = RepairEngine(self, progress: progress)
+        try engine.repairOwnLog(heads: try readHeads())
+        try engine.repairPacks(onlyOwn: false)
+        var report = try VerifyEngine(self, readData: readData, progress: progress).run()
+        report.repaired = engine.repaired
+        return report
     }
 
     /// Repacks packs mostly garbage (`RepackEngine`), writes a snapshot and deletes what no

@@ -58,7 +58,8 @@ struct SyncCommand: Command {
                              ("segments_pushed", .int(report.segmentsPushed)), ("changes_pushed", .int(report.changesPushed)),
                              ("records_pushed", .int(report.recordsPushed)),
                              ("fields_merged", .int(report.fieldsMerged)), ("conflicts", .int(report.conflicts)),
-                             ("blobs_uploaded", .int(report.blobsUploaded)), ("blobs_downloaded", .int(report.blobsDownloaded))])
+                             ("blobs_uploaded", .int(report.blobsUploaded)), ("blobs_downloaded", .int(report.blobsDownloaded)),
+                             ("repaired", .int(report.objectsRepaired))])
                 context.print(json.text)
             } else if context.stderrIsTerminal || arguments.flag("watch") {
                 var parts = [report.recordsPushed == 0 ? "nothing to push"
@@ -68,6 +69,7 @@ struct SyncCommand: Command {
                 if report.blobsUploaded + report.blobsDownloaded > 0 {
                     parts.append("\(Format.count(report.blobsUploaded, "attachment")) up, \(report.blobsDownloaded) down")
                 }
+                if report.objectsRepaired > 0 { parts.append("put back \(Format.count(report.objectsRepaired, "object")) the server had lost") }
                 if report.conflicts > 0 { parts.append("\(Format.count(report.conflicts, "conflict")) kept (quire conflicts)") }
                 context.printError("Synced: " + parts.joined(separator: "; ") + ".")
             }

@@ -235,3 +235,24 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// How often a sync looks at the server for this device's own objects it may have lost
+    /// (two listings), beside noticing a lost head on every sync at no cost.
+    package static let selfCheckInterval: TimeInterval = 24 * 3600
+
+    /// True when the daily look for lost objects is due. The first time (a new device, or one
+    /// from before this Quire) it only starts the count.
+    package func selfCheckIsDue(now: Date) throws -> Bool {
+        guard try (syncLog(deviceID)?.seq ?? 0) > 0 else { return false }
+        guard let text = try meta("self_check"), let last = Double(text) else {
+            try recordSelfCheck(at: now)
+            return false
+        }
+        return now.timeIntervalSince1970 - last >= Self.selfCheckInterval || now.timeIntervalSince1970 < last
+    }
+
+    package func recordSelfCheck(at time: Date) throws {
+        try database.transaction { try setMeta("self_check", String(time.timeIntervalSince1970)) }
+    }
+}

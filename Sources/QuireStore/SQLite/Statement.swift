@@ -38,6 +38,8 @@ final class Statement {
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
             case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, quire_sqlite_transient())
+            case .blob(let v):
+                rc = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count), quire_sqlite_transient()) }
             }
             try database.check(rc)
         }
@@ -92,6 +94,11 @@ final class Statement {
     }
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    func data(_ column: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
 }
 
 /// A value bound to a statement.
@@ -100,6 +107,7 @@ enum SQLValue: Sendable {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob(Data)
 }
 
 extension SQLValue {

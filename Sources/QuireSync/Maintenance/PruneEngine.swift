@@ -78,6 +78,7 @@ final class PruneEngine {
 
     /// Segments at or below every limit, but for each device's newest (`newest`, by its head):
     /// that one says how far the device merged the others, which the next prune reads.
+    /// This device's copies of its own pruned segments go too: the snapshot covers them.
     private func deleteSegments(keeping newest: [String: Int]) throws {
         for (log, upTo) in limit.sorted(by: { $0.key < $1.key }) where upTo > 0 {
             for entry in (try? backend.list("log/" + log)) ?? [] {
@@ -86,6 +87,7 @@ final class PruneEngine {
                 try? backend.delete("log/\(log)/\(entry.name)")
                 report.segmentsDeleted += 1
             }
+            if log == store.deviceID { try store.forgetSentSegments(try store.sentSegmentNumbers().filter { $0 <= upTo && $0 != newest[log] }) }
         }
     }
 

@@ -40,6 +40,11 @@ final class VerifyEngine {
             report.devices += 1
             try checkChain(device: device, newest: seqs.max() ?? 0, after: start[device], unneeded: unneeded)
         }
+        // And every attachment this journal needs, where it knows it lives: a broken chain
+        // must not hide a lost pack.
+        for (_, blob) in try store.neededBlobLocations(confirmedOnly: true).sorted(by: { $0.key < $1.key }) where blobs[blob.remote] == nil {
+            blobs[blob.remote] = (RemoteBlob(id: blob.remote, location: BlobLocation(text: blob.location)), "this journal")
+        }
         try checkBlobs()
         return report
     }

@@ -14,4 +14,6 @@ public struct VerifyReport: Equatable, Sendable {
     public var blobs = 0
     public var blobsRead = 0
     public var problems: [VerifyProblem] = []
+    /// Objects `verify --repair` put back before it looked (`RepairEngine`).
+    public var repaired = 0
 }

@@ -31,7 +31,9 @@ final class PullEngine {
     /// missing segment is an error, not a reason to start from one.
     func run(usedSnapshot: Bool = false) throws -> [String: [Int]] {
         let location = syncer.backend.location
-        let heads = try syncer.readHeads()
+        // What the server lost of this device's own log goes back first (nothing is taken from
+        // the server for it): a listing without this device's head is a server that forgot.
+        let heads = try syncer.repairIfNeeded(heads: try syncer.readHeads(), into: &report, progress: progress)
         var logs = try store.syncLogs()
         var plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: !usedSnapshot, location: location)
         // A new device starts from the newest snapshot instead of replaying every segment.

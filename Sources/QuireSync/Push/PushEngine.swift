@@ -14,7 +14,8 @@ import QuireStore
 ///    memory stays that of one segment however much is pending (a first sync of a whole
 ///    journal). They go up while the next ones are made: their hashes chain locally, and
 ///    none is part of the log before the head names it, so the order they arrive in is free.
-/// 3. The head, then the old heads go. Only a published head makes segments part of the log
+/// 3. The segments' sealed bytes are kept in the store (a server that loses them gets them
+///    back), then the head, then the old heads go. Only a published head makes segments part of the log
 ///    (a crash before it leaves segments nobody reads; the next push overwrites them).
 /// 4. Only then is the push confirmed.
 final class PushEngine {
@@ -36,6 +37,9 @@ final class PushEngine {
     private var packs: PackUpload?
     /// The records the pushed changes belong to.
     private var pushedRecords = Set<String>()
+    /// Sealed segments not yet kept in the store (`Store.keepSentSegments`), kept a few MiB at
+    /// a time and always before the head that publishes them.
+    private var copies: [(seq: Int, data: Data)] = []
 
     init(_ syncer: Syncer, report: SyncReport, progress: ((String) -> Void)?) throws {
         self.syncer = syncer
@@ -63,6 +67,7 @@ final class PushEngine {
         syncer.checkpoint(.segmentsMade)
         try landPacks()
         try sender.drain()
+        try keepCopies()
         let me = store.deviceID
         try syncer.publishHead(seq: seq, previous: heads[me] ?? [])
         try store.setSyncLog(me, seq: seq, hash: hash)
@@ -112,11 +117,20 @@ final class PushEngine {
         var segment = LogSegment(device: store.deviceID, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
         segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
         let ready = try syncer.seal(segment)
+        copies.append((ready.seq, ready.data))
+        if copies.reduce(0, { $0 + $1.data.count }) >= 8 << 20 { try keepCopies() }
         try sender.send(ready)
         (seq, hash) = (segment.seq, ready.hash)
         report.segmentsPushed += 1
         report.changesPushed += chunk.count
         for change in chunk { pushedRecords.insert(change.recordID) }
+    }
+
+    /// Keeps the sealed segments made so far in the store, so this device can put them back
+    /// should the server lose them.
+    private func keepCopies() throws {
+        try store.keepSentSegments(copies)
+        copies.removeAll()
     }
 
     /// Waits for the packs, then lets the segments still to go use their connections.

@@ -46,13 +46,14 @@ extension Syncer {
         return SealedSegment(path: path, seq: segment.seq, data: data, hash: Digest.hex(data))
     }
 
-    /// Seals and uploads `segment` over this sync's own connection; returns the hash the next
-    /// segment chains to.
+    /// Seals and uploads `segment` over this sync's own connection, and keeps its sealed
+    /// bytes in the store; returns the hash the next segment chains to.
     func publish(_ segment: LogSegment, progress: ((String) -> Void)?) throws -> String {
         let ready = try seal(segment)
         let sender = SegmentSender(self, connections: [backend], progress: progress)
         try sender.send(ready)
         try sender.drain()
+        try store.keepSentSegments([(ready.seq, ready.data)])
         return ready.hash
     }
 
