@@ -23,12 +23,12 @@ PY
     return 1
 }
 
-# start_apache DIR: Apache 2.4 mod_dav_fs with Basic auth at /dav/ and Digest auth at /digest/,
-# and at /limited/ Basic auth with a 1 MiB request-body limit (nginx's default).
+# start_apache DIR [PORT]: Apache 2.4 mod_dav_fs with Basic auth at /dav/ and Digest auth at
+# /digest/, and at /limited/ Basic auth with a 1 MiB request-body limit (nginx's default).
 # Sets APACHE_URL, APACHE_DIGEST_URL, APACHE_LIMITED_URL, APACHE_PID.
 start_apache() {
-    local dir="$1" port modules=/usr/lib/apache2/modules
-    port=$(free_port)
+    local dir="$1" port="${2:-}" modules=/usr/lib/apache2/modules
+    [ -n "$port" ] || port=$(free_port)
     mkdir -p "$dir/www/dav" "$dir/www/digest" "$dir/www/limited" "$dir/lock"
     # Apache started as root serves as www-data: that user must reach and write the folders.
     chmod 755 "$(dirname "$dir")" "$dir" "$dir/www"

@@ -46,6 +46,13 @@ extension Journal {
         try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
         return try whileSyncing {
             if try store.restoringFrom() == nil {
+                // Restored from this address already (a restore stopped after it finished but
+                // before it said so, or run twice): bring what is new, as the restore would.
+                if try store.restoredFrom() != nil, try store.remoteSettings()?.url == address.url {
+                    let report = try syncer(unlock).sync(progress: progress)
+                    try store.recordSync(at: Timestamp.now())
+                    return report
+                }
                 guard try store.holdsNoJournal() else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
                 let previous = try store.remoteSettings()
                 if previous?.url != address.url { try store.forgetRepository() }

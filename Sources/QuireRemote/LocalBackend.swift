@@ -43,8 +43,14 @@ package final class LocalBackend: Backend {
             current = parentPath(current)
         }
         if missing.last == root { try checkRootMayBeMade() }
-        for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw folderError(path)
+        for path in missing.reversed() {
+            guard mkdir(path, 0o700) == 0 else {
+                if errno == EEXIST { continue }
+                throw folderError(path)
+            }
+            // The new folder's name made durable in its parent: on a file system that does not
+            // order metadata as ext4 does, an object fsynced inside could come back nameless.
+            DurableFile.syncFolder(of: path)
         }
     }
 

@@ -151,6 +151,9 @@ extension Store {
     /// Set while a restore has not finished; a second `restore` continues it.
     public func restoringFrom() throws -> String? { try meta("restoring") }
 
+    /// The repository a finished restore made this store from, if one did.
+    public func restoredFrom() throws -> String? { try meta("restored_from") }
+
     /// True while merges leave the full-text index alone: a restore runs and has not built
     /// the index yet (`indexRestoredText`). Refreshed per merged segment, FTS5 wrote and merged
     /// its index segment by segment, and that was a third of the merging thread's time.
@@ -171,6 +174,7 @@ extension Store {
                 try database.cached("DELETE FROM meta WHERE key = 'restoring_indexed'").run()
             } else if try restoringFrom() != nil {
                 try buildSearchIndexIfDeferred()
+                try setMeta("restored_from", try restoringFrom() ?? "")
                 try database.cached("DELETE FROM meta WHERE key IN ('restoring', 'restoring_indexed')").run()
             }
         }

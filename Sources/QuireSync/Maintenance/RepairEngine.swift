@@ -45,13 +45,17 @@ final class RepairEngine {
         let me = store.deviceID
         guard let pushed = try store.syncLog(me)?.seq, pushed > 0 else { return false }
         let folder = LogSegment.folder + "/" + me
-        let present: Set<Int>
+        // Each segment there with its size: a server that lost power before it flushed may
+        // show a name whose bytes are gone (a file closed, never synced, comes back empty).
+        var sizes: [Int: Int64] = [:]
         do {
-            present = Set(try backend.list(folder).compactMap { $0.isFolder ? nil : Int($0.name) })
+            for entry in try backend.list(folder) where !entry.isFolder {
+                if let seq = Int(entry.name) { sizes[seq] = entry.size ?? -1 }
+            }
         } catch let error as RemoteError where error.kind == .notFound {
-            present = []
             try backend.makeFolder(folder)
         }
+        let present = Set(sizes.keys)
         // Below the oldest segment still there, a prune took them (it keeps every device's
         // newest, and writes a snapshot first): without a snapshot, nothing was pruned.
         var floor = present.min() ?? 0
@@ -63,14 +67,22 @@ final class RepairEngine {
             }
         }
         var uncovered = false
-        for seq in stride(from: max(1, floor), through: pushed, by: 1) where !present.contains(seq) {
-            guard let sealed = try store.sentSegment(seq) else { uncovered = true; continue }
+        for seq in stride(from: max(1, floor), through: pushed, by: 1) {
+            let sealed = try store.sentSegment(seq)
+            let size = sizes[seq]
+            // There whole (a server that gives no sizes is taken at its word).
+            if let size, size < 0 || sealed.map({ Int64($0.count) == size }) ?? true { continue }
+            guard let sealed else { uncovered = true; continue }
             let path = LogSegment.path(device: me, seq: seq)
             progress?("putting back \(path)")
-            do {
-                try backend.publishData(path, sealed)
-            } catch let error as RemoteError where error.kind == .exists {
-                // Back already (another run of this repair).
+            if size == nil {
+                do {
+                    try backend.publishData(path, sealed)
+                } catch let error as RemoteError where error.kind == .exists {
+                    // Back already (another run of this repair).
+                }
+            } else {
+                try backend.putData(path, sealed)  // its name only this device writes; its bytes are wrong
             }
             repaired += 1
         }
@@ -101,13 +113,21 @@ final class RepairEngine {
             locations[local] = (blob.remote, location)
             for extent in location.extents where !onlyOwn || extent.pack.hasPrefix(mine) { referenced.insert(extent.pack) }
         }
-        var listed: [String: Set<String>] = [:]
+        // Where each pack's needed bytes end: a pack listed shorter lost its bytes.
+        var needed: [String: Int64] = [:]
+        for (_, blob) in locations {
+            for extent in blob.location.extents where referenced.contains(extent.pack) {
+                needed[extent.pack] = max(needed[extent.pack] ?? 0, extent.offset + extent.length)
+            }
+        }
+        var listed: [String: [String: Int64]] = [:]
         let missing = referenced.sorted().filter { pack in
             let folder = String(pack[..<(pack.lastIndex(of: "/") ?? pack.endIndex)])
             if listed[folder] == nil {
-                listed[folder] = Set(((try? backend.list(folder)) ?? []).map { folder + "/" + $0.name })
+                listed[folder] = Dictionary(((try? backend.list(folder)) ?? []).map { (folder + "/" + $0.name, $0.size ?? -1) }) { a, _ in a }
             }
-            return listed[folder]?.contains(pack) != true
+            guard let size = listed[folder]?[pack] else { return true }
+            return size >= 0 && size < (needed[pack] ?? 0)
         }
         var lacking: [String: [String]] = [:]
         for pack in missing {
@@ -117,11 +137,16 @@ final class RepairEngine {
             guard rebuild.spans.contains(where: { $0.piece != nil }) else { continue }
             progress?("putting back \(pack)")
             let source = RebuiltPackSource(rebuild, keys: syncer.repository.keys, path: { [blobs = store.blobs] in blobs.path(for: $0) })
-            do {
-                try backend.makeFolder(String(pack[..<(pack.lastIndex(of: "/") ?? pack.endIndex)]))
-                try backend.publish(pack, from: source)
-            } catch let error as RemoteError where error.kind == .exists {
-                // Put back already (by its own device, or another run).
+            let folder = String(pack[..<(pack.lastIndex(of: "/") ?? pack.endIndex)])
+            if listed[folder]?[pack] != nil {
+                try backend.put(pack, from: source)  // there, but short: its bytes are gone
+            } else {
+                do {
+                    try backend.makeFolder(folder)
+                    try backend.publish(pack, from: source)
+                } catch let error as RemoteError where error.kind == .exists {
+                    // Put back already (by its own device, or another run).
+                }
             }
             repaired += 1
         }
