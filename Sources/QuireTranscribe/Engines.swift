@@ -22,16 +22,30 @@ public enum Engines {
         switch name {
         case "faster-whisper":
             let home = fasterWhisperHome(environment: environment)
-            return fasterWhisper(home: home, model: fasterWhisperModel(for: language, home: home, environment: environment))
+            return fasterWhisper(home: home, model: fasterWhisperModel(for: language, home: home, environment: environment),
+                                 environment: workerEnvironment(environment))
         default: throw TranscribeError(.noEngine, "no engine called '\(name)' (Quire knows \(names.joined(separator: ", ")))")
         }
     }
 
     /// Where the faster-whisper environment is looked for.
+    /// Always an absolute path: `QUIRE_FASTER_WHISPER` given relative is taken from the
+    /// current folder once, and a relative `XDG_DATA_HOME` is passed over (as the XDG
+    /// specification says), so the engine never depends on where the user stands.
     public static func fasterWhisperHome(environment: [String: String]) -> String {
-        if let home = environment["QUIRE_FASTER_WHISPER"], !home.isEmpty { return home }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        if let home = environment["QUIRE_FASTER_WHISPER"], !home.isEmpty {
+            return URL(fileURLWithPath: home, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+                .standardizedFileURL.path
+        }
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
         return data + "/quire/faster-whisper"
+    }
+
+    /// What the worker's environment holds besides a plain PATH, LANG and HOME: the engine's
+    /// own settings (`QUIRE_WHISPER_*`, and `QUIRE_ENGINE_*` for stand-in engines in tests)
+    /// and the thread count a user may set. No passphrase, password or `PYTHONPATH`.
+    static func workerEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { key, _ in key.hasPrefix("QUIRE_WHISPER_") || key.hasPrefix("QUIRE_ENGINE_") || key == "OMP_NUM_THREADS" }
     }
 
     /// Which model hears a note: English by tiny.en, trained on English alone and twice as
@@ -53,7 +67,7 @@ public enum Engines {
         let home = fasterWhisperHome(environment: environment)
         let models = [nil, fasterWhisperModel(for: nil, home: home, environment: environment)]
         return Set(models).sorted { ($0 ?? "") < ($1 ?? "") }.map { model in
-            let engine = fasterWhisper(home: home, model: model)
+            let engine = fasterWhisper(home: home, model: model, environment: workerEnvironment(environment))
             do {
                 _ = try AudioDecoder(environment: environment)
                 try engine.start()
@@ -79,10 +93,14 @@ public enum Engines {
     }
 
     /// The faster-whisper worker in `home`, with the model in folder `model` (nil: the
-    /// environment's default).
-    static func fasterWhisper(home: String, model: String?) -> WorkerEngine {
+    /// environment's default). Python runs isolated (`-I`: no current folder or script folder
+    /// on its import path, no user site, no `PYTHON*` variables), in `home`, so a `json.py`
+    /// where the user stands is never imported.
+    static func fasterWhisper(home: String, model: String?, environment: [String: String] = [:]) -> WorkerEngine {
         let script = EmbeddedEngines.base64["faster_whisper_worker.py"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return WorkerEngine(name: "faster-whisper", executable: home + "/bin/python3", arguments: ["-c", script],
-                            environment: model.map { ["QUIRE_WHISPER_MODEL": $0] } ?? [:])
+        var settings = environment
+        if let model { settings["QUIRE_WHISPER_MODEL"] = model }
+        return WorkerEngine(name: "faster-whisper", executable: home + "/bin/python3", arguments: ["-I", "-c", script],
+                            environment: settings, folder: home)
     }
 }

@@ -64,7 +64,34 @@ public final class Transcriber {
         self.store = store
         self.engine = engine
         self.decoder = try decoder ?? AudioDecoder()
+        Self.removeLeftPieces(in: store)
         try engine.start()
+    }
+
+    /// Where decoded pieces are written: a folder of the store's own (0700), never the shared
+    /// temporary folder, each piece 0600 (a piece is the user's voice, in plain WAV).
+    static func piecesFolder(_ store: Store) -> String { store.blobs.root + "/tmp/audio" }
+
+    /// Removes the pieces of runs that are gone (killed before they could), and only theirs:
+    /// a piece's name carries its run's process id.
+    static func removeLeftPieces(in store: Store) {
+        let folder = piecesFolder(store)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let parts = name.split(separator: "-")
+            guard parts.count >= 3, parts[0] == "piece", let pid = Int32(parts[1]) else { continue }
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + name) }
+        }
+    }
+
+    /// A new private file for one decoded piece.
+    private func newPiece() throws -> String {
+        let folder = Self.piecesFolder(store)
+        try FileIO.makeFolder(folder)
+        let path = folder + "/piece-\(getpid())-\(UUID().uuidString.lowercased()).wav"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TranscribeError(.engineFailed, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
+        return path
     }
 
     deinit { engine.stop() }
@@ -150,7 +177,7 @@ public final class Transcriber {
         if media.transcriber == transcriber, let reached = media.transcribedTo, !options.force {
             (segments, done) = (media.segments, reached)
         }
-        let wav = NSTemporaryDirectory() + "quire-piece-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).wav"
+        let wav = try newPiece()
         defer { unlink(wav) }
         var current = media
         guard length >= 0.05 else {  // nothing to hear: a finished, empty draft
@@ -161,6 +188,7 @@ public final class Transcriber {
         for chunk in plan.chunks(after: done) {
             try decoder.extract(audio, name: media.filename, from: chunk.start, length: chunk.length, to: wav)
             let heard = try engine.transcribe(wav: wav, language: options.language)
+            truncate(wav, 0)  // heard: its sound goes at once, not at the note's end
             segments += ChunkPlan.keep(heard, of: chunk, after: segments.last?.end ?? 0)
             current = try store.setTranscript(mediaID: media.id, text: "", segments: segments, transcriber: transcriber,
                                               transcribedTo: chunk.isLast ? nil : chunk.keepTo)

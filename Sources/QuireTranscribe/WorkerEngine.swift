@@ -12,6 +12,7 @@ public final class WorkerEngine: TranscriptionEngine {
     private let executable: String
     private let arguments: [String]
     private let environment: [String: String]
+    private let folder: String?
     private var process: Process?
     private var input: FileHandle?
     private var output: LineReader?
@@ -20,13 +21,20 @@ public final class WorkerEngine: TranscriptionEngine {
     /// - Parameters:
     ///   - name: what to call the engine until it says (`faster-whisper`).
     ///   - executable: the command (an absolute path).
-    ///   - environment: added to this process's environment for the command.
-    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) {
+    ///   - environment: the command's whole environment (nothing of this process's is passed
+    ///     on, so no secret of Quire's and no `PYTHONPATH` reaches it), beside a plain `PATH`,
+    ///     `LANG` and `HOME` unless given.
+    ///   - folder: where it runs (its own folder; never the one the user stands in).
+    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], folder: String? = nil) {
         self.info = EngineInfo(engine: name, model: "", languages: [])
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
+        self.folder = folder
     }
+
+    /// The most one answer line may hold: an answer for a minute of speech is a few KiB.
+    static let maxLine = 16 << 20
 
     deinit { stop() }
 
@@ -38,13 +46,14 @@ public final class WorkerEngine: TranscriptionEngine {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let home = folder ?? (executable as NSString).deletingLastPathComponent
+        process.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home].merging(environment) { _, given in given }
+        process.currentDirectoryURL = URL(fileURLWithPath: home, isDirectory: true)
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
-        let log = NSTemporaryDirectory() + "quire-engine-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: log)
+        let (log, logHandle) = try Self.privateLog("quire-engine")
+        process.standardError = logHandle
         errorLog = log
         do {
             try process.run()
@@ -53,7 +62,7 @@ public final class WorkerEngine: TranscriptionEngine {
         }
         self.process = process
         input = stdin.fileHandleForWriting
-        output = LineReader(stdout.fileHandleForReading)
+        output = LineReader(stdout.fileHandleForReading, limit: Self.maxLine)
         let ready = try answer()
         if let error = ready["error"]?.string {
             stop()
@@ -97,6 +106,9 @@ public final class WorkerEngine: TranscriptionEngine {
     public func stop() {
         try? input?.close()
         input = nil
+        // Its answers unread go first: a worker blocked writing to us then ends at once.
+        output?.close()
+        output = nil
         if let process, process.isRunning {
             process.terminate()
             process.waitUntilExit()
@@ -107,9 +119,20 @@ public final class WorkerEngine: TranscriptionEngine {
         errorLog = nil
     }
 
+    /// A new file only this user may read (0600, created `O_EXCL`) in the temporary folder,
+    /// for a command's error output.
+    static func privateLog(_ prefix: String) throws -> (String, FileHandle) {
+        let path = NSTemporaryDirectory() + "\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TranscribeError(.engineFailed, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        return (path, FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+    }
+
     /// The next line the engine writes, as a JSON object.
     private func answer() throws -> [String: JSONValue] {
-        guard let line = output?.next() else {
+        guard let output else { throw TranscribeError(.engineFailed, "\(info.engine) is not running") }
+        guard let line = output.next() else {
+            if output.overflowed { throw TranscribeError(.engineFailed, "\(info.engine) wrote a line over \(Self.maxLine >> 20) MiB") }
             throw TranscribeError(.engineFailed, "\(info.engine) stopped" + lastError())
         }
         guard let object = try? JSONValue.parse(line).object else {
@@ -126,23 +149,40 @@ public final class WorkerEngine: TranscriptionEngine {
     }
 }
 
-/// Lines read from a pipe as they come.
+/// Lines read from a pipe as they come, in time linear in what is read, none longer than
+/// `limit` bytes (a longer one ends the reading: `overflowed`).
 final class LineReader {
     private let handle: FileHandle
+    private let limit: Int
     private var buffer = Data()
+    /// How far `buffer` is known to hold no newline.
+    private var scanned = 0
+    private(set) var overflowed = false
 
-    init(_ handle: FileHandle) { self.handle = handle }
+    init(_ handle: FileHandle, limit: Int = 16 << 20) {
+        self.handle = handle
+        self.limit = limit
+    }
 
-    /// The next line without its newline; nil once the pipe is closed.
+    func close() { try? handle.close() }
+
+    /// The next line without its newline; nil once the pipe is closed, or a line went over `limit`.
     func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return String(decoding: line, as: UTF8.self)
+        var bytes = [UInt8](repeating: 0, count: 64 << 10)
+        while !overflowed {
+            if let newline = buffer[(buffer.startIndex + scanned)...].firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[(newline + 1)...])
+                scanned = 0
+                return line
+            }
+            scanned = buffer.count
+            guard buffer.count <= limit else {
+                overflowed = true
+                buffer = Data()
+                return nil
             }
             // `read(2)` returns what the pipe holds (FileHandle's reads wait for a full count).
-            var bytes = [UInt8](repeating: 0, count: 64 << 10)
             let count = bytes.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
@@ -152,5 +192,6 @@ final class LineReader {
             }
             buffer.append(contentsOf: bytes[0..<count])
         }
+        return nil
     }
 }

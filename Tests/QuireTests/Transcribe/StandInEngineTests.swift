@@ -6,7 +6,7 @@ import Testing
 /// An engine for the `quire` binary's tests: a script that speaks the worker's JSON lines, put
 /// where Quire looks for faster-whisper's Python. It hears one word a second of each piece
 /// it is sent (`pNsT`: request N of the run, second T of the piece), timed in the piece,
-/// logs each request's number to `QUIRE_TEST_LOG`, and on request `QUIRE_TEST_HANG_ON` hangs
+/// logs each request's number to `QUIRE_ENGINE_TEST_LOG`, and on request `QUIRE_ENGINE_TEST_HANG_ON` hangs
 /// until Quire is gone.
 enum StandInEngine {
     static let worker = #"""
@@ -15,8 +15,8 @@ enum StandInEngine {
         n=0
         while IFS= read -r line; do
             n=$((n + 1))
-            if [ "$n" = "${QUIRE_TEST_HANG_ON:-0}" ]; then
-                echo "$n" >> "$QUIRE_TEST_LOG"
+            if [ "$n" = "${QUIRE_ENGINE_TEST_HANG_ON:-0}" ]; then
+                echo "$n" >> "$QUIRE_ENGINE_TEST_LOG"
                 while IFS= read -r _; do :; done   # until Quire is gone and stdin closes
                 exit 0
             fi
@@ -26,7 +26,7 @@ enum StandInEngine {
             words=""
             for ((t = 0; t < seconds; t++)); do words+="${words:+,}[$t.25,$t.75,\" p${n}s$t\"]"; done
             echo "{\"segments\": [{\"start\": 0, \"end\": $seconds, \"text\": \"\", \"words\": [$words]}]}"
-            echo "$n" >> "$QUIRE_TEST_LOG"
+            echo "$n" >> "$QUIRE_ENGINE_TEST_LOG"
         done
         """#
 
@@ -59,6 +59,39 @@ struct TranscribeKillTests {
 
     private func requests(_ log: String) -> [String] { StandInEngine.requests(log) }
 
+    private func mode(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0) & 0o777
+    }
+
+    /// A note whose container claims a length its bytes cannot hold, and a playlist that
+    /// would make ffmpeg open another file: each is named and passed over, never a trap, and
+    /// the other notes are heard.
+    @Test func aLyingOrStrangeRecordingIsNamedAndPassedOver() throws {
+        let entry = try QuireBinary.run(["add", "--title", "Notes", "Three."], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Two seconds of Matroska whose Segment Info claims 10¹² s (its Duration, ID 0x4489).
+        let mkv = dir.path + "/liar.mkv"
+        #expect(try ExternalTool.run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "2",
+                                                "-c:a", "pcm_s16le", mkv]).status == 0)
+        var liar = [UInt8](try Data(contentsOf: URL(fileURLWithPath: mkv)))
+        let at = try #require((0..<(liar.count - 11)).first { liar[$0] == 0x44 && liar[$0 + 1] == 0x89 && liar[$0 + 2] == 0x88 })
+        liar.replaceSubrange((at + 3)..<(at + 11), with: withUnsafeBytes(of: (1e15 as Double).bitPattern.bigEndian, Array.init))
+        let lying = try QuireBinary.run(["attach", entry, dir.file("liar.mkv", bytes: liar), "--kind", "voice"], store: store).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let playlist = try QuireBinary.run(["attach", entry, dir.file("list.m3u8", "#EXTM3U\n#EXTINF:10,\n\(silentWAV(dir, "other.wav", seconds: 3))\n#EXT-X-ENDLIST\n"),
+                                            "--kind", "voice"], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let good = try QuireBinary.run(["attach", entry, silentWAV(dir, "good.wav", seconds: 2), "--kind", "voice"], store: store).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try QuireBinary.run(["transcribe", "--pending", "--json"], store: store,
+                                      environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_ENGINE_TEST_LOG": dir.path + "/log"])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).object }
+        func outcome(_ id: String) -> [String: JSONValue]? { lines.first { $0["media"]?.string == id } }
+        #expect(outcome(lying)?["status"]?.string == "failed" && outcome(lying)?["reason"]?.string?.contains("claims to last") == true, "\(lines)")
+        #expect(outcome(playlist)?["status"]?.string == "failed" && outcome(playlist)?["reason"]?.string?.contains("not a recording Quire reads") == true)
+        #expect(outcome(good)?["status"]?.string == "transcribed")
+        #expect(requests(dir.path + "/log") == ["1"], "only the good note reached the engine")
+    }
+
     @Test func aKilledRunResumesFromItsLastCommittedPiece() throws {
         let entry = try QuireBinary.run(["add", "--title", "Long", "A long note."], store: store).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -69,14 +102,21 @@ struct TranscribeKillTests {
 
         let firstLog = dir.path + "/first.log"
         let run = try WatchedProcess(["--store", store, "transcribe", "--pending"],
-                                     environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_TEST_LOG": firstLog, "QUIRE_TEST_HANG_ON": "3"])
+                                     environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_ENGINE_TEST_LOG": firstLog, "QUIRE_ENGINE_TEST_HANG_ON": "3"])
         // Wait for the third piece to reach the engine: the first two are committed by then.
         let limit = Date().addingTimeInterval(Hang.limit)
         while requests(firstLog).count < 3 && run.process.isRunning && Date() < limit { usleep(50_000) }
         try #require(requests(firstLog) == ["1", "2", "3"], "the engine was not reached: \(run.stderr)")
+        // The piece being heard is the store's own: a 0600 file in a 0700 folder, nothing in /tmp.
+        let pieces = store + "/blobs/tmp/audio"
+        let piece = try #require(try FileManager.default.contentsOfDirectory(atPath: pieces).first)
+        #expect(mode(pieces) == 0o700 && mode(pieces + "/" + piece) == 0o600)
+        let pid = run.process.processIdentifier
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())).contains { $0.hasPrefix("quire-piece-\(pid)-") })
         kill(run.process.processIdentifier, SIGKILL)
         run.process.waitUntilExit()
         #expect(run.process.terminationReason == .uncaughtSignal)
+        #expect(FileManager.default.fileExists(atPath: pieces + "/" + piece), "a killed run cannot clean up")
 
         // Words heard: request n of a run, second t of its piece (`pNsT`). The first run's
         // pieces 1 and 2 start at 0 and 56, the second run's piece 1 at 112.
@@ -88,9 +128,10 @@ struct TranscribeKillTests {
 
         let secondLog = dir.path + "/second.log"
         let again = try QuireBinary.run(["transcribe", "--pending", "--json"], store: store,
-                                        environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_TEST_LOG": secondLog])
+                                        environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_ENGINE_TEST_LOG": secondLog])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(requests(secondLog) == ["1"], "only the last piece is heard again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pieces).isEmpty, "the killed run's piece is gone, and this run's")
         let done = try #require(try Store(folder: store).media(id: media))
         #expect(done.transcribedTo == nil)
         // Every second's word once, in order: the killed run's 114, then 114…149 from the last piece.
@@ -98,7 +139,7 @@ struct TranscribeKillTests {
         #expect(done.segments.map(\.start) == [0.25, 58.25, 114.25])
         #expect(done.segments.last?.end == 149.75)
         #expect(try QuireBinary.run(["transcribe", "--pending", "--json"], store: store,
-                                    environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_TEST_LOG": secondLog]).stdout.isEmpty)
+                                    environment: ["QUIRE_FASTER_WHISPER": home, "QUIRE_ENGINE_TEST_LOG": secondLog]).stdout.isEmpty)
     }
 }
 
@@ -109,7 +150,7 @@ struct TranscribeOnArrivalTests {
     let dir = TempDir()
     var store: String { dir.path + "/journal" }
     let home: String
-    var engine: [String: String] { ["QUIRE_FASTER_WHISPER": home, "QUIRE_TEST_LOG": dir.path + "/log"] }
+    var engine: [String: String] { ["QUIRE_FASTER_WHISPER": home, "QUIRE_ENGINE_TEST_LOG": dir.path + "/log"] }
     var noEngine: [String: String] { ["QUIRE_FASTER_WHISPER": dir.path + "/none"] }
 
     init() throws { home = try StandInEngine.install(in: dir) }
@@ -180,5 +221,38 @@ struct TranscribeOnArrivalTests {
         let missing = try QuireBinary.run(["import", file, "--transcribe"], store: other.path + "/journal", environment: noEngine)
         #expect(missing.status == 1 && missing.stderr.contains("imported, but not transcribed"), "\(missing.stderr)")
         #expect(try Store(folder: other.path + "/journal").pendingTranscriptions().count == 1)
+    }
+}
+
+/// What an engine writes back is read in time linear in its length and within a bound: an
+/// answer line longer than `WorkerEngine.maxLine` ends the run with one error, never a hang
+/// or gigabytes held; and the engine's environment holds nothing of Quire's.
+@Suite struct WorkerAnswerTests {
+    @Test func anAnswerLineOverTheBoundIsAnError() throws {
+        let engine = WorkerEngine(name: "talker", executable: "/bin/bash", arguments: ["-c", """
+            echo '{"ready": true}'
+            read -r _
+            head -c \(WorkerEngine.maxLine + (1 << 20)) /dev/zero | tr '\\0' 'x'
+            echo
+            """])
+        try engine.start()
+        defer { engine.stop() }
+        #expect {
+            _ = try engine.transcribe(wav: "/dev/null", language: nil)
+        } throws: { "\($0)".contains("a line over 16 MiB") }
+    }
+
+    @Test func theEngineSeesOnlyItsOwnSettings() throws {
+        let dir = TempDir()
+        let out = dir.path + "/env"
+        let engine = WorkerEngine(name: "env", executable: "/bin/bash", arguments: ["-c", "env > \(out); pwd >> \(out); echo '{\"ready\": true}'"],
+                                  environment: Engines.workerEnvironment(["QUIRE_PASSPHRASE": "secret", "QUIRE_WEBDAV_PASSWORD": "pw",
+                                                                          "PYTHONPATH": "/tmp", "QUIRE_WHISPER_THREADS": "2"]),
+                                  folder: dir.path)
+        try engine.start()
+        engine.stop()
+        let seen = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(!seen.contains("secret") && !seen.contains("QUIRE_WEBDAV_PASSWORD") && !seen.contains("PYTHONPATH"))
+        #expect(seen.contains("QUIRE_WHISPER_THREADS=2") && seen.hasSuffix(dir.path + "\n"))
     }
 }

@@ -46,6 +46,21 @@ struct TranscribeCLITests {
         text.lowercased().split { !$0.isLetter }.map(String.init)
     }
 
+    /// The worker runs isolated, in its own folder: a `json.py` (which it imports first of
+    /// all) where the user stands is never run, and no secret of Quire's reaches it.
+    @Test func theWorkerRunsNoCodeFromTheFolderTheUserStandsIn() throws {
+        let here = dir.path + "/here"
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        let marker = dir.path + "/imported"
+        for module in ["json", "faster_whisper", "os"] {
+            _ = dir.file("here/\(module).py", "open('\(marker)', 'a').write('\(module) ran\\n')\nraise SystemExit(3)\n")
+        }
+        let engines = try QuireBinary.run(["transcribe", "--engines"], store: store,
+                                          environment: env.merging(["QUIRE_PASSPHRASE": "secret words", "PYTHONPATH": here]) { $1 }, cwd: here)
+        #expect(engines.status == 0, "\(engines.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "\((try? String(contentsOfFile: marker, encoding: .utf8)) ?? "")")
+    }
+
     @Test func aSpokenNoteComesBackSearchableAndInTheBooks() throws {
         let (_, media) = try spokenNote()
         let run = try quire(["transcribe", "--pending", "--json"])
