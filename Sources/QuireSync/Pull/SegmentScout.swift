@@ -78,7 +78,7 @@ final class SegmentScout: @unchecked Sendable {
         if let sealed = early?.take(path) ?? (try? repository.backend.getData(path)),
            let plain = try? repository.box.open(sealed, path: path),
            let segment = try? LogSegment.decode(plain, path: path) {
-            read = Read(segment: segment, sealedHash: Digest.hex(sealed), size: plain.count)
+            read = Read(segment: segment, sealedHash: Digest.hex(sealed), size: max(plain.count, segment.decodedBytes))
         }
         condition.withLock {
             reading.remove(path)

@@ -1,19 +1,23 @@
 import Foundation
 import QuireStore
 
-/// How much one segment may hold: `changesPerSegment` changes, and under a server body limit
-/// changes of about half of it (a segment is compressed, then padded by under 2 %: even JSON
-/// that does not compress fits with room to spare).
+/// How much one segment may hold: `changesPerSegment` changes, and changes of about half the
+/// server's body limit (a segment is compressed, then padded by under 2 %: even JSON that
+/// does not compress fits with room to spare), or of `defaultBytes` without a known limit,
+/// so a reader decodes no more than that of one segment unless one record is larger (it
+/// refuses more than `WireCompression.limit`).
 struct SegmentBudget {
     let changes: Int64?
+    static let defaultBytes: Int64 = 16 << 20
 
     init(limit: Int64?) {
-        changes = limit.map { $0 / 2 }
+        changes = limit.map { min($0 / 2, Self.defaultBytes) } ?? Self.defaultBytes
     }
 
     /// About what a change takes in a segment: its value's JSON and its ids and clocks.
     static func estimate(_ change: SyncChange) -> Int64 {
-        Int64(JSONWriter.value(change.value).utf8.count + change.recordID.utf8.count + change.field.utf8.count + 160)
+        let value = change.value.string.map { $0.utf8.count + 2 } ?? JSONWriter.value(change.value).utf8.count
+        return Int64(value + change.recordID.utf8.count + change.field.utf8.count + 160)
     }
 }
 

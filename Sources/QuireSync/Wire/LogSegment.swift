@@ -26,6 +26,9 @@ struct LogSegment {
     /// device's newest segment what that device still needs. Nil in segments of Quires
     /// before that (their heads held it): a prune that meets one deletes nothing.
     var merged: [String: JSONValue]?
+    /// How many bytes of JSON the segment decoded to (0 for one made here): what holding it
+    /// read ahead costs, whatever it took to download.
+    var decodedBytes = 0
 
     static let folder = "log"
 
@@ -50,7 +53,8 @@ struct LogSegment {
     /// - Throws: `SyncError` naming `path` when the content is not a segment.
     static func decode(_ data: Data, path: String) throws -> LogSegment {
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
-        let o = try WireFormat.segment.decode(data, path: path)
+        var decodedBytes = 0
+        let o = try WireFormat.segment.decode(data, path: path, decodedBytes: &decodedBytes)
         guard let device = o["device"]?.string, let seq = o["seq"]?.integer, seq > 0, let previous = o["previous"]?.string,
               let rows = o["changes"]?.array, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
         var changes: [SyncChange] = []
@@ -78,6 +82,7 @@ struct LogSegment {
         segment.inline = inline
         segment.packed = packed
         segment.merged = o["merged"]?.object
+        segment.decodedBytes = decodedBytes
         return segment
     }
 

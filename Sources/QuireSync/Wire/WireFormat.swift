@@ -29,7 +29,14 @@ struct WireFormat: Sendable {
     ///   number, a format newer than this Quire reads, or a compressed object that is damaged
     ///   or expands past its bound.
     func decode(_ data: Data, path: String) throws -> [String: JSONValue] {
+        var size = 0
+        return try decode(data, path: path, decodedBytes: &size)
+    }
+
+    /// The same, saying how many bytes of JSON the object decoded to (what reading it costs).
+    func decode(_ data: Data, path: String, decodedBytes: inout Int) throws -> [String: JSONValue] {
         let data = try WireCompression.decompress(data, path: path)
+        decodedBytes = data.count
         let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
         guard let object = parsed?.object else { throw damaged(path, "not JSON") }
         try check(object, path: path)
