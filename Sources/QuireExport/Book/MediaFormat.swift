@@ -17,9 +17,15 @@ package struct MediaFormat: Equatable, Sendable {
     package static func detect(path: String, declaredMime: String) -> MediaFormat {
         let head = Self.head(of: path, count: 64)
         let mime = declaredMime.lowercased()
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .init(mediaType: "image/png", fileExtension: "png", isCore: true, name: "PNG") }
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .init(mediaType: "image/jpeg", fileExtension: "jpg", isCore: true, name: "JPEG") }
-        if head.starts(with: Array("GIF8".utf8)) { return .init(mediaType: "image/gif", fileExtension: "gif", isCore: true, name: "GIF") }
+        // A photo claiming more pixels than a book shows (`PageImage.maxPixels`) is carried
+        // as a file, not shown: no reader should decode 20000×20000 pixels from 101 bytes.
+        let shown = (PageImage.pixelCount(path) ?? 0) <= PageImage.maxPixels
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .init(mediaType: "image/png", fileExtension: "png", isCore: shown, name: "PNG") }
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .init(mediaType: "image/jpeg", fileExtension: "jpg", isCore: shown, name: "JPEG") }
+        if head.starts(with: Array("GIF8".utf8)) {
+            let pixels = head.count >= 10 ? (Int(head[6]) | Int(head[7]) << 8) * (Int(head[8]) | Int(head[9]) << 8) : 0
+            return .init(mediaType: "image/gif", fileExtension: "gif", isCore: pixels <= PageImage.maxPixels, name: "GIF")
+        }
         if head.count >= 12, head.starts(with: Array("RIFF".utf8)) {
             let kind = String(decoding: head[8..<12], as: UTF8.self)
             if kind == "WEBP" { return .init(mediaType: "image/webp", fileExtension: "webp", isCore: true, name: "WebP") }

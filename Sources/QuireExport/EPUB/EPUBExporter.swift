@@ -97,6 +97,9 @@ package struct EPUBExporter {
     private func coverImage(_ path: String) throws -> Cover {
         guard FileManager.default.isReadableFile(atPath: path) else { throw ExportError(.invalid, path: path, detail: "cannot read the cover image") }
         let format = MediaFormat.detect(path: path, declaredMime: path.lowercased().hasSuffix(".svg") ? "image/svg+xml" : "")
+        if let pixels = PageImage.pixelCount(path), pixels > PageImage.maxPixels {
+            throw ExportError(.invalid, path: path, detail: "the cover claims more pixels than a book shows (at most \(PageImage.maxPixels / 1_000_000) megapixels)")
+        }
         guard format.isCore, format.mediaType.hasPrefix("image/") else {
             throw ExportError(.invalid, path: path, detail: "the cover must be a JPEG, PNG, GIF, WebP or SVG image")
         }

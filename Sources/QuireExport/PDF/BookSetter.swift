@@ -117,7 +117,7 @@ struct BookSetter {
         if !tally.leftOut.isEmpty {
             let names = Array(Set(tally.leftOut)).sorted()
             let shown = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? " and \(names.count - 8) more" : "")
-            summary.warnings.append("\(tally.leftOut.count == 1 ? "1 photo" : "\(tally.leftOut.count) photos") left out (damaged, unreadable, or not JPEG or PNG): " + shown)
+            summary.warnings.append("\(tally.leftOut.count == 1 ? "1 photo" : "\(tally.leftOut.count) photos") left out (damaged, unreadable, not JPEG or PNG, or claiming more pixels than a book shows): " + shown)
         }
         for (package, count) in missingFonts.sorted(by: { $0.key < $1.key }) {
             summary.warnings.append("\(count == 1 ? "1 entry has" : "\(count) entries have") characters no installed font can show: install \(package)")

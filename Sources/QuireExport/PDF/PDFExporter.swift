@@ -72,7 +72,11 @@ package struct PDFExporter {
         let language = try contents.language(requested: options.language)
         let cover = try options.cover.map { file -> PageImage in
             guard FileManager.default.isReadableFile(atPath: file) else { throw ExportError(.invalid, path: file, detail: "cannot read the cover image") }
-            guard let image = PageImage(path: file) else { throw ExportError(.invalid, path: file, detail: "the cover must be a JPEG or PNG image") }
+            guard let image = PageImage(path: file) else {
+                throw ExportError(.invalid, path: file, detail: PageImage.header(file) == nil ? "the cover must be a JPEG or PNG image"
+                                  : "the cover claims more pixels than a book shows (at most \(PageImage.maxPixels / 1_000_000) megapixels, "
+                                  + "\(PageImage.maxDecodedPixels / 1_000_000) for a PNG with a palette or transparency)")
+            }
             return image
         }
         let title = BookTitle.title(options.title, filter: options.filter, words: language.words)

@@ -18,22 +18,45 @@ struct PageImage {
     var shownWidth: Int { isTurned ? height : width }
     var shownHeight: Int { isTurned ? width : height }
 
+    /// The most pixels a photo may claim and still be shown: 100 megapixels (a phone takes
+    /// 12–50). A JPEG or an 8-bit RGB or grey PNG goes into the book as its own bytes, never
+    /// decoded; a larger one is left out with its name, as a 101-byte header claiming
+    /// 20000×20000 would otherwise cost gigabytes.
+    static let maxPixels = 100_000_000
+    /// The most pixels of a PNG that cairo must decode (palette, alpha, 16-bit): 24 megapixels,
+    /// 96 MiB of pixels at most; a larger one is left out with its name.
+    static let maxDecodedPixels = 24_000_000
+
     /// Reads the header of the file at `path`; nil when it is not a JPEG or PNG whose size can
-    /// be read (damaged, truncated, another format).
+    /// be read (damaged, truncated, another format) or when it claims more pixels than a
+    /// book shows (`maxPixels`, `maxDecodedPixels`).
     init?(path: String) {
+        guard let header = Self.header(path) else { return nil }
+        guard header.width * header.height <= (header.decoded ? Self.maxDecodedPixels : Self.maxPixels) else { return nil }
+        self.init(path: path, kind: header.kind, width: header.width, height: header.height)
+        orientation = header.orientation
+    }
+
+    /// What a JPEG's or PNG's header says: its kind, size, orientation, and whether its pixels
+    /// must be decoded to be drawn (a PNG that is not 8-bit RGB or grey).
+    static func header(_ path: String) -> (kind: Kind, width: Int, height: Int, orientation: Int, decoded: Bool)? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 32), head.count >= 24 else { return nil }
+        guard let head = try? handle.read(upToCount: 32), head.count >= 4 else { return nil }
         let bytes = [UInt8](head)
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), String(decoding: bytes[12..<16], as: UTF8.self) == "IHDR" {
+        if bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), String(decoding: bytes[12..<16], as: UTF8.self) == "IHDR" {
             let w = Self.bigEndian(bytes[16..<20]), h = Self.bigEndian(bytes[20..<24])
-            guard w > 0, h > 0, w < 1 << 16, h < 1 << 16 else { return nil }
-            self.init(path: path, kind: .png, width: w, height: h)
-            return
+            guard w > 0, h > 0, w < 1 << 16, h < 1 << 16, bytes.count >= 26 else { return nil }
+            let passesThrough = bytes[24] == 8 && (bytes[25] == 0 || bytes[25] == 2)
+            return (.png, w, h, 1, !passesThrough)
         }
         guard bytes.starts(with: [0xFF, 0xD8]), let size = Self.jpegSize(handle) else { return nil }
-        self.init(path: path, kind: .jpeg, width: size.width, height: size.height)
-        orientation = size.orientation
+        return (.jpeg, size.width, size.height, size.orientation, false)
+    }
+
+    /// The pixels a JPEG's or PNG's header claims, nil for another format or an unreadable one.
+    static func pixelCount(_ path: String) -> Int? {
+        header(path).map { $0.width * $0.height }
     }
 
     private init(path: String, kind: Kind, width: Int, height: Int) {

@@ -184,6 +184,44 @@ import Testing
         #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
     }
 
+    /// The review's hostile photos, each a header that claims far more pixels than its bytes:
+    /// a 40-byte JPEG claiming 20000×20000 (1.6 GB of pixels for a carrier surface), a palette
+    /// PNG claiming 30000×30000 (cairo would decode it: 3.6 GB) and an RGB PNG claiming
+    /// 65535×32768 (8 GiB to inflate and count). Each is left out by its name, in the PDF and
+    /// as an image of the EPUB, and refused as a cover in one line; the books are made.
+    /// (Their time and memory before and after: `bench/hostile-images`.)
+    @Test(.enabled(if: readers))
+    func photosClaimingTooManyPixelsAreLeftOutByName() throws {
+        func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC0] + be16(17) + [8] + be16(20000) + be16(20000) + [3, 1, 0x11, 0, 2, 0x11, 1, 3, 0x11, 1, 0xFF, 0xD9]
+        func png(_ w: Int, _ h: Int, colorType: UInt8) -> [UInt8] {
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(w) + be32(h) + [8, colorType, 0, 0, 0] + be32(0)
+                + be32(0) + Array("IEND".utf8) + be32(0)
+        }
+        let files = [("huge.jpg", jpeg), ("palette.png", png(30000, 30000, colorType: 3)), ("inflating.png", png(65535, 32768, colorType: 2))]
+        let add = try QuireBinary.run(["add", "--title", "Bombs", "--date", "2025-08-02T10:00:00+02:00", "--body", "Photos that lie."], store: store)
+        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (name, bytes) in files {
+            let attach = try QuireBinary.run(["attach", id, dir.file("bombs/" + name, bytes: bytes), "--kind", "photo"], store: store)
+            try #require(attach.status == 0, "\(attach.stderr)")
+        }
+        let (run, book) = try export(to: "bombs.pdf")
+        #expect(run.status == 0, "\(run.stderr)")
+        let warning = run.stderr.split(separator: "\n").first { $0.hasPrefix("warning:") } ?? ""
+        #expect(files.allSatisfy { warning.contains($0.0) } && warning.contains("more pixels than a book shows"), "\(run.stderr)")
+        #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+        let epub = try QuireBinary.run(["export", "epub", dir.path + "/bombs.epub"], store: store)
+        #expect(epub.status == 0, "\(epub.stderr)")
+        let listing = try ExternalTool.run("unzip", ["-l", dir.path + "/bombs.epub"]).stdout
+        for (_, bytes) in files { #expect(!listing.contains(String(SHA256.hex(of: bytes).prefix(24))), "an image the reader would decode whole") }
+        for format in ["pdf", "epub"] {
+            let cover = try QuireBinary.run(["export", format, dir.path + "/cover." + format, "--cover", dir.path + "/bombs/huge.jpg"], store: store)
+            #expect(cover.status == 1 && cover.stderr.contains("more pixels than a book shows"), "\(cover.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/cover." + format))
+        }
+    }
+
     /// Hebrew with a Latin word inside, emoji, a 300-character word and a long URL: shaped,
     /// kept in the text block, and the book is made without a warning for them.
     @Test(.enabled(if: readers))
