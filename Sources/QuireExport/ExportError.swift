@@ -52,6 +52,29 @@ enum OutputFolder {
         return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
     }
 
+    /// A new private folder (0700) in `folder` for a book being written, registered with
+    /// `Leftovers` so a stopped export removes it.
+    static func workFolder(in folder: String, prefix: String) throws -> (path: String, token: Int) {
+        let path = folder + "/" + prefix + UUID().uuidString.lowercased()
+        guard mkdir(path, 0o700) == 0 else { throw ExportError(.io, path: folder, detail: "cannot write here: " + FileIO.errnoText()) }
+        return (path, Leftovers.register(path))
+    }
+
+    /// Test hook: with `QUIRE_TEST_EXPORT_HOLD` set to a file, an export that reached `point`
+    /// (its work under way at `path`) writes `path` there and waits to be stopped, so a test
+    /// interrupts it mid-way without racing it.
+    static func hold(at path: String) {
+        guard let file = ProcessInfo.processInfo.environment["QUIRE_TEST_EXPORT_HOLD"] else { return }
+        FileManager.default.createFile(atPath: file + ".tmp", contents: Data((path + "\n").utf8))
+        rename(file + ".tmp", file)
+        while true { pause() }
+    }
+
+    static func removeWork(_ work: (path: String, token: Int)) {
+        try? FileManager.default.removeItem(atPath: work.path)
+        Leftovers.forget(work.token)
+    }
+
     /// `error` with a hidden working name under `temporary` replaced by `target`.
     static func naming(_ target: String, for error: Error, temporary: String) -> Error {
         if let e = error as? ExportError, e.path?.hasPrefix(temporary) == true { return ExportError(e.kind, path: target, detail: e.detail) }

@@ -1,5 +1,6 @@
 import Foundation
 import QuireKit
+import QuireSupport
 
 struct ExportCommand: Command {
     static let name = "export"
@@ -66,6 +67,11 @@ struct ExportCommand: Command {
     }
 
     static func run(_ arguments: Arguments, context: Context) throws {
+        // Ctrl-C or a kill: the book half-written (the journal in plaintext) goes first.
+        Leftovers.removeOnInterrupt { _ in
+            let line = "quire: stopped; nothing of the export was left behind. The same command makes it again.\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
         let positionals = try arguments.positionals("FORMAT", "OUTPUT")
         let filter = try Options.filter(arguments)
         let (format, output) = (positionals[0], positionals[1])

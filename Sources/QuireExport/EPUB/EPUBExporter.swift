@@ -68,10 +68,12 @@ package struct EPUBExporter {
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
         try OutputFolder.check(folder)
-        let temp = folder + "/.quire-epub-" + UUID().uuidString.lowercased()
-        // Chapters wait here as files until libzip writes the book, so none stays in memory.
-        let staging = temp + ".pages"
-        defer { try? FileManager.default.removeItem(atPath: staging) }
+        // The book and its chapters (waiting as files until libzip writes the book, so none
+        // stays in memory) are written in a private folder beside OUT, removed if stopped.
+        let work = try OutputFolder.workFolder(in: folder, prefix: ".quire-epub-")
+        defer { OutputFolder.removeWork(work) }
+        let temp = work.path + "/book.epub"
+        let staging = work.path + "/pages"
         let zipTime = LocalDate(utcSeconds: floorDiv(modified.microseconds, 1_000_000))
         do {
             try FileIO.makeFolder(staging)
@@ -79,6 +81,7 @@ package struct EPUBExporter {
             var summary = try fill(zip, contents: contents, language: language, days: days, cover: cover, modified: zipTime, staging: staging,
                                    entryLink: { id in monthOf[id].map { $0 + ".xhtml#e-" + id } }, progress: progress)
             let total = Int64(contents.entryCount) * 2
+            OutputFolder.hold(at: staging)
             try zip.close { fraction in progress?(Int64(contents.entryCount) + Int64(fraction * Double(contents.entryCount)), total) }
             summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)

@@ -52,8 +52,14 @@ package struct MarkdownExporter {
         let language = try contents.language(requested: language)
         let (words, dates) = (language.words, language.dates)
         let wordsData = Self.words(words)  // the same for every file
+        let isNew = !FileManager.default.fileExists(atPath: outdir)
         let previous = try previousExport(outdir)
         let out = try ConfinedFolder(path: outdir)
+        // Stopped halfway, a new folder goes whole (`Leftovers`); a folder written into keeps
+        // a manifest from the start, so the same export run again finds it its own.
+        let leftover = isNew ? Leftovers.register(outdir) : nil
+        defer { leftover.map(Leftovers.forget) }
+        if !isNew { try out.writeText(previous.sorted().joined(separator: "\n") + "\n", to: Self.manifestName) }
         var written: [String] = []
         var summary = MarkdownSummary(language: language.code, languageSource: language.source.rawValue)
         var attachmentNames: [String: String] = [:] // blob id → name in attachments/
@@ -95,6 +101,7 @@ package struct MarkdownExporter {
                 shown.body = EntryReference.rewrite(shown.body) { id in files[id].map { SafeName.linkPath("../../" + $0) } }
                 let text = try templates.render("markdown/entry.md", Self.entryData(shown, local: local, media: media, language: language, words: wordsData))
                 try out.writeText(text, to: path)
+                if written.count == 1 { OutputFolder.hold(at: outdir + "/" + path) }
                 written.append(path)
                 let title = MarkdownText.inline(entry.displayTitle.isEmpty ? dates.longDay(local) : entry.displayTitle)
                 let date = local.isDateOnly ? dates.dayAndMonth(local) : dates.dayAndMonth(local) + ", " + dates.clock(local)

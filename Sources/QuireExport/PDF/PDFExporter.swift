@@ -86,14 +86,23 @@ package struct PDFExporter {
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
         try OutputFolder.check(folder)
-        let temp = folder + "/.quire-pdf-" + UUID().uuidString.lowercased()
+        // The book is written in a private folder beside OUT (0700: the pages are the journal
+        // in plaintext, and cairo makes its file as the umask says), removed if stopped.
+        let work = try OutputFolder.workFolder(in: folder, prefix: ".quire-pdf-")
+        defer { OutputFolder.removeWork(work) }
+        let temp = work.path + "/book.pdf"
         let total = Int64(contents.entryCount)
         do {
+            // Made 0600 before cairo opens it (it writes into a file that is there).
+            let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw ExportError(.io, path: temp, detail: FileIO.errnoText()) }
+            close(fd)
             let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height)
             canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
             // The setter and its fonts go before the file is finished: cairo then reads each
             // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
+            OutputFolder.hold(at: temp)
             var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
             try canvas.finish()
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft)
