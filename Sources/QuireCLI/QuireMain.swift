@@ -132,8 +132,31 @@ enum QuireMain {
     }
 
     /// Error messages are one line, whatever they quote, with no control character in it: they
-    /// quote server object names and file names, which anyone may have chosen.
+    /// quote server object names and file names, which anyone may have chosen. What they quote
+    /// is cut to `quotedLimit` characters (a 100 KB argument is not echoed whole), and the
+    /// line to `lineLimit`.
     static func oneLine(_ text: String) -> String {
-        TerminalText.escaped(text.split(whereSeparator: \.isNewline).joined(separator: " "), keepingNewlines: false)
+        let line = TerminalText.escaped(text.split(whereSeparator: \.isNewline).joined(separator: " "), keepingNewlines: false)
+        var out = "", quoted: String?
+        for character in line {
+            if character == "'" {
+                if let inside = quoted {
+                    out += (inside.count > quotedLimit ? String(inside.prefix(quotedLimit)) + "…" : inside) + "'"
+                    quoted = nil
+                } else {
+                    out += "'"
+                    quoted = ""
+                }
+            } else if quoted != nil {
+                quoted?.append(character)
+            } else {
+                out.append(character)
+            }
+        }
+        if let inside = quoted { out += inside }
+        return out.count > lineLimit ? String(out.prefix(lineLimit)) + "…" : out
     }
+
+    static let quotedLimit = 200
+    static let lineLimit = 1000
 }

@@ -35,6 +35,7 @@ struct ServiceCommand: Command {
         let service = UserService(storeFolder: store.folder, executable: executable(), environment: context.environment)
         switch action {
         case "install":
+            try service.checkPaths()
             var interval = 300
             if let text = arguments.value("interval") {
                 guard let seconds = Int(text), seconds >= 1 else { throw CLIError.usage("--interval must be a whole number of seconds ≥ 1") }

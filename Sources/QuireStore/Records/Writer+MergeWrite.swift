@@ -50,9 +50,7 @@ extension Writer {
         }
     }
 
-    func bad(_ change: SyncChange) -> StoreError {
-        StoreError(.malformed, detail: "change log has an unusable value for \(change.record.rawValue).\(change.field)")
-    }
+    func bad(_ change: SyncChange) -> StoreError { Store.unusable(change) }
 
     /// Before a field is written: what the value being replaced held (an attachment moved
     /// or re-pointed may free its blob), and the rows the new value names must exist.
@@ -145,5 +143,21 @@ extension Writer {
         try database.cached("""
             INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
             """).run([.text(id), .text(journal)])
+    }
+}
+
+extension Store {
+    static func unusable(_ change: SyncChange) -> StoreError {
+        StoreError(.malformed, detail: "change log has an unusable value for \(change.record.rawValue).\(change.field)")
+    }
+
+    /// Checks every value of `changes` as a merge would before writing it (its type, its
+    /// range), writing nothing: `verify` refuses what every restore would refuse.
+    /// - Throws: `.malformed` naming the record kind and field.
+    package static func checkValues(_ changes: [SyncChange]) throws {
+        for change in changes {
+            guard let spec = RecordSchema.of(change.record)?.field(change.field) else { continue }
+            guard spec.type.sqlValues(change.value, columns: spec.columns.count) != nil else { throw unusable(change) }
+        }
     }
 }

@@ -37,7 +37,15 @@ final class Statement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, quire_sqlite_transient())
+            case .text(let v):
+                // By its byte length, not to its first NUL: a text holding U+0000 is kept whole
+                // (the lossless interchange must give back what it took).
+                var text = v
+                rc = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), quire_sqlite_transient())
+                    }
+                }
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count), quire_sqlite_transient()) }
             }

@@ -95,6 +95,8 @@ final class VerifyEngine {
                 let (segment, hash) = try syncer.fetchSegment(path: path, device: device, seq: seq, previous: previous)
                 previous = hash
                 report.segments += 1
+                // The values every restore checks before it merges them.
+                do { try Store.checkValues(segment.changes) } catch let error as StoreError { problem(path, error.detail) }
                 for local in segment.blobs.keys {
                     guard let blob = segment.remote(local), blobs[blob.id] == nil, !unneeded.contains(blob.id) else { continue }
                     blobs[blob.id] = (blob, path)

@@ -26,6 +26,15 @@ package struct UserService {
     package var name: String { "quire-sync-" + SHA256.hex(of: storeFolder.utf8).prefix(8) + ".service" }
     package var unitPath: String { configHome + "/systemd/user/" + name }
 
+    /// A unit is lines: a store folder or binary whose path holds a control character (a
+    /// newline would start a line of its own: `ExecStartPre=` anything) is refused.
+    /// - Throws: `StoreError.invalid` naming the path.
+    package func checkPaths() throws {
+        for path in [storeFolder, executable] where path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw StoreError(.invalid, path: path.debugDescription, detail: "a service cannot run from a path with a control character in it (a newline, a tab); move or rename it")
+        }
+    }
+
     /// The unit's text. Arguments are quoted for systemd (`"…"`, with `%`, `$`, `\` and `"`
     /// escaped), so a store folder with spaces or quotes is passed as one argument.
     package func unit(interval: Int) -> String {
@@ -81,6 +90,7 @@ package struct UserService {
     /// Writes the unit and enables it now; nil when done, else why not (then nothing is written).
     /// - Throws: `StoreError.io` when the unit cannot be written or systemctl refuses it.
     package func install(interval: Int) throws -> String? {
+        try checkPaths()
         if let reason = missingSession() { return reason }
         try FileIO.makeFolder(configHome)
         try FileIO.makeFolder(configHome + "/systemd")

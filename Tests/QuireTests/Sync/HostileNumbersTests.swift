@@ -54,6 +54,9 @@ import Testing
             try world.sync(b)
         } throws: { ($0 as? SyncError)?.object == path }
         #expect(try b.entryCount() == 0)
+        // verify refuses what every restore refuses.
+        let found = try world.syncer(a).verify(readData: false).problems
+        #expect(found.contains { $0.object == path && $0.detail.contains("unusable value for media.\(field)") }, "\(found)")
     }
 
     @Test(arguments: [#""seq": 1e300"#, #""format": 1e300"#, #""seq": 2.5"#, #""seq": -4"#])
