@@ -50,7 +50,7 @@ struct PageImage {
             let passesThrough = bytes[24] == 8 && (bytes[25] == 0 || bytes[25] == 2)
             return (.png, w, h, 1, !passesThrough)
         }
-        guard bytes.starts(with: [0xFF, 0xD8]), let size = Self.jpegSize(handle) else { return nil }
+        guard bytes.starts(with: [0xFF, 0xD8]), let size = Self.jpegSize(handle), Self.endsWithEOI(handle) else { return nil }
         return (.jpeg, size.width, size.height, size.orientation, false)
     }
 
@@ -92,6 +92,17 @@ struct PageImage {
             offset += UInt64(2 + length)
         }
         return nil
+    }
+
+    /// A JPEG cut short (the commonest damage: a copy that stopped) lacks its end marker;
+    /// embedded as it is, every reader would stumble over it. Trailing zeros are padding.
+    private static func endsWithEOI(_ handle: FileHandle) -> Bool {
+        guard let end = try? handle.seekToEnd(), end >= 4 else { return false }
+        let back = min(end, 4096)
+        guard (try? handle.seek(toOffset: end - back)) != nil, let tail = try? handle.read(upToCount: Int(back)) else { return false }
+        var bytes = [UInt8](tail)
+        while bytes.last == 0 { bytes.removeLast() }
+        return bytes.count >= 2 && bytes[bytes.count - 2] == 0xFF && bytes[bytes.count - 1] == 0xD9
     }
 
     /// Tag 0x0112 of IFD0 in an APP1 segment's bytes (`Exif\0\0` then a TIFF header).
