@@ -59,71 +59,13 @@ struct PackRebuild: Equatable {
         }
     }
 
+    /// The pack's stretches as `PackSource` uploads them.
+    var stretches: [PackSource.Stretch] { spans.map { $0.piece.map(PackSource.Stretch.piece) ?? .filler($0.length) } }
+
     /// The plaintext size whose sealed size is `sealed` exactly; nil when none is.
     static func plaintextSize(sealed: Int64) -> Int64? {
         if sealed == BlobCipher.sealedSize(plaintextSize: 0) { return 0 }
         guard let size = BlobCipher.plaintextSize(fitting: sealed), BlobCipher.sealedSize(plaintextSize: size) == sealed else { return nil }
         return size
-    }
-}
-
-/// A rebuilt pack as it uploads: each span's secretstream, or random filler, in turn, then
-/// zeros up to the padded size, as `PackSource` writes a new pack.
-final class RebuiltPackSource: ByteSource {
-    private let rebuild: PackRebuild
-    private let keys: RepositoryKeys
-    private let path: (String) -> String
-    private var index = 0
-    private var current: ByteSource?
-    private var filler: Int64 = 0
-    private var sent: Int64 = 0
-    let size: Int64?
-
-    init(_ rebuild: PackRebuild, keys: RepositoryKeys, path: @escaping (String) -> String) {
-        self.rebuild = rebuild
-        self.keys = keys
-        self.path = path
-        size = rebuild.size
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let n = try fill(buffer)
-        sent += Int64(n)
-        return n
-    }
-
-    private func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while index < rebuild.spans.count {
-            let span = rebuild.spans[index]
-            if let piece = span.piece {
-                if current == nil {
-                    let file = try FileSource(path: path(piece.local), range: piece.range)
-                    current = try EncryptingSource(file: file, keys: keys, blobID: piece.streamName)
-                }
-                if let n = try current?.read(into: buffer), n > 0 { return n }
-                current = nil
-            } else if filler < span.length {
-                let n = Int(min(Int64(buffer.count), span.length - filler))
-                let random = Sodium.randomBytes(n)
-                random.withUnsafeBytes { raw in if let base = raw.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: n) } }
-                filler += Int64(n)
-                return n
-            }
-            filler = 0
-            index += 1
-        }
-        let left = (size ?? 0) - sent
-        guard left > 0 else { return 0 }
-        let n = Int(min(Int64(buffer.count), left))
-        buffer.baseAddress?.initializeMemory(as: UInt8.self, repeating: 0, count: n)
-        return n
-    }
-
-    func rewind() throws -> Bool {
-        index = 0
-        current = nil
-        filler = 0
-        sent = 0
-        return true
     }
 }

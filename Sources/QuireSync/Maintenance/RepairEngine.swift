@@ -136,7 +136,8 @@ final class RepairEngine {
             if !rebuild.unrecoverable.isEmpty { lacking[pack] = rebuild.unrecoverable }
             guard rebuild.spans.contains(where: { $0.piece != nil }) else { continue }
             progress?("putting back \(pack)")
-            let source = RebuiltPackSource(rebuild, keys: syncer.repository.keys, path: { [blobs = store.blobs] in blobs.path(for: $0) })
+            let source = PackSource(rebuild.stretches, size: rebuild.size, keys: syncer.repository.keys,
+                                    path: { [blobs = store.blobs] in blobs.path(for: $0) })
             let folder = String(pack[..<(pack.lastIndex(of: "/") ?? pack.endIndex)])
             if listed[folder]?[pack] != nil {
                 try backend.put(pack, from: source)  // there, but short: its bytes are gone
