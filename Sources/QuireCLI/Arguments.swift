@@ -182,6 +182,13 @@ extension OptionSpec {
     static let passwordFile = value("password-file", "F", "read the WebDAV password from F, remembered as a path\n(else QUIRE_WEBDAV_PASSWORD, else ~/.netrc)")
     static let user = value("user", "USER", "the WebDAV user name")
     static let insecureHTTP = flag("insecure-http", "allow http:// beyond this machine (only Digest authentication is sent)")
+    /// An S3 remote's place and credentials (`s3://BUCKET/PREFIX`).
+    static let s3: [OptionSpec] = [
+        value("endpoint", "URL", "s3://: the service's URL (default AWS: https://s3.REGION.amazonaws.com)"),
+        value("region", "R", "s3://: the bucket's region (default us-east-1)"),
+        flag("path-style", "s3://: ENDPOINT/BUCKET/KEY addressing (self-hosted servers), not BUCKET.ENDPOINT"),
+        value("credentials-file", "F", "s3://: an AWS credentials file, remembered as a path (else AWS_ACCESS_KEY_ID\nand AWS_SECRET_ACCESS_KEY, else ~/.aws/credentials; profile AWS_PROFILE)"),
+    ]
     static let filters: [OptionSpec] = [
         repeated("journal", "J", "only entries of journal J (repeat for several)"),
         repeated("tag", "T", "only entries with tag T (repeat: all of them)"),

@@ -4,10 +4,12 @@ import QuireStore
 
 /// Where a journal syncs to, as a person gives it.
 public struct RemoteAddress: Sendable {
-    /// `https://…` (WebDAV), `http://…` (loopback, or with `insecureHTTP`) or `file:///path`.
+    /// `https://…` (WebDAV), `http://…` (loopback, or with `insecureHTTP`), `file:///path`,
+    /// or `s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path-style=1]`.
     public var url: String
     public var user: String?
-    /// A file holding the WebDAV password (its path is stored, never the password).
+    /// A file holding the WebDAV password, or for S3 an AWS credentials file (its path is
+    /// stored, never what it holds).
     public var passwordFile: String?
     /// Accept plain `http://` beyond loopback (Digest authentication only).
     public var insecureHTTP: Bool
@@ -40,13 +42,16 @@ public struct Connection {
 
     /// A maker of connections to `remote`; the password is read once, now.
     package func connector(for remote: RemoteSettings) throws -> () throws -> Backend {
-        var settings = HTTPSettings(user: remote.user, password: try password(remote))
+        let isS3 = remote.url.hasPrefix("s3://")
+        // An S3 remote's file is its AWS credentials file, read by the backend; not a password.
+        var settings = HTTPSettings(user: remote.user, password: isS3 ? nil : try password(remote))
         settings.insecureHTTP = remote.insecureHTTP
         auth.remember(remote.authScheme)
         settings.schemes = auth
         tune(&settings)
         let wrap = self.wrap
-        return { [settings] in wrap(try Remotes.backend(url: remote.url, settings: settings)) }
+        let credentials = isS3 ? remote.passwordFile : nil
+        return { [settings] in wrap(try Remotes.backend(url: remote.url, settings: settings, credentialsFile: credentials)) }
     }
 }
 

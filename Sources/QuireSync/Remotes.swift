@@ -2,7 +2,8 @@ import Foundation
 import QuireRemote
 import QuireStore
 
-/// Turns a remote URL into a backend: `file:///path` a local folder, `http(s)://` WebDAV.
+/// Turns a remote URL into a backend: `file:///path` a local folder, `http(s)://` WebDAV,
+/// `s3://BUCKET[/PREFIX]` S3-compatible object storage.
 package enum Remotes {
     /// Checks a URL a person typed. `file://` needs an absolute path.
     /// - Throws: `RemoteError.invalid` saying what is wrong.
@@ -13,15 +14,29 @@ package enum Remotes {
             }
             return
         }
+        if url.hasPrefix("s3://") {
+            let address = try S3Address(url: url)
+            var settings = HTTPSettings()
+            settings.insecureHTTP = insecureHTTP
+            _ = try S3Backend(address: address, credentials: S3Credentials(accessKey: "", secretKey: ""), settings: settings)
+            return
+        }
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
-            throw RemoteError(.invalid, detail: "'\(url)' is not a remote URL: use https://…, http://… or file:///path")
+            throw RemoteError(.invalid, detail: "'\(url)' is not a remote URL: use https://…, http://…, s3://BUCKET/PREFIX or file:///path")
         }
         var settings = HTTPSettings()
         settings.insecureHTTP = insecureHTTP
         _ = try WebDAVBackend(url: url, settings: settings)
     }
 
-    package static func backend(url: String, settings: HTTPSettings) throws -> Backend {
+    /// For an S3 remote, `credentialsFile` is the AWS credentials file it names, if any (else
+    /// the environment's and `~/.aws/credentials`: `S3Credentials.find`).
+    package static func backend(url: String, settings: HTTPSettings, credentialsFile: String? = nil,
+                                environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Backend {
+        if url.hasPrefix("s3://") {
+            return try S3Backend(address: try S3Address(url: url), credentials: try S3Credentials.find(file: credentialsFile, environment: environment),
+                                 settings: settings)
+        }
         if url.hasPrefix("file://") {
             try validate(url)
             let path = String(url.dropFirst(7))

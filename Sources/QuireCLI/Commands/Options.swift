@@ -6,15 +6,38 @@ enum Options {
     /// The remote `url` with `--user`, `--password-file` (made absolute) and `--insecure-http`.
     /// - Throws: a usage error saying what is wrong with the URL.
     static func remoteAddress(_ url: String, _ arguments: Arguments) throws -> RemoteAddress {
-        let passwordFile = arguments.value("password-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: passwordFile,
-                                    insecureHTTP: arguments.flag("insecure-http"))
+        func absolute(_ path: String?) -> String? { path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } }
+        let s3Given = ["endpoint", "region", "credentials-file"].filter { arguments.value($0) != nil } + (arguments.flag("path-style") ? ["path-style"] : [])
+        guard url.hasPrefix("s3://") else {
+            if let option = s3Given.first { throw CLIError.usage("--\(option) goes with an s3:// remote") }
+            let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: absolute(arguments.value("password-file")),
+                                        insecureHTTP: arguments.flag("insecure-http"))
+            try check(address)
+            return address
+        }
+        for webdav in ["user", "password-file"] where arguments.value(webdav) != nil {
+            throw CLIError.usage("--\(webdav) is for WebDAV; an S3 remote's credentials come from AWS_ACCESS_KEY_ID, ~/.aws/credentials or --credentials-file")
+        }
+        let s3: S3Address
         do {
-            try Remotes.validate(url, insecureHTTP: address.insecureHTTP)
+            let given = try S3Address(url: url)
+            s3 = try S3Address(bucket: given.bucket, prefix: given.prefix, endpoint: arguments.value("endpoint") ?? (url.contains("endpoint=") ? given.endpoint : nil),
+                               region: arguments.value("region") ?? (url.contains("region=") ? given.region : nil),
+                               pathStyle: arguments.flag("path-style") || given.pathStyle)
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
+        let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"))
+        try check(address)
         return address
+    }
+
+    private static func check(_ address: RemoteAddress) throws {
+        do {
+            try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
+        } catch let error as RemoteError {
+            throw CLIError.usage(error.detail)
+        }
     }
 
     static func date(_ arguments: Arguments, _ name: String, endOfDay: Bool = false) throws -> Timestamp? {

@@ -7,14 +7,20 @@ struct RemoteCommand: Command {
     static let usage = """
         Usage: quire remote [--json]                          show the remote
                quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http]
+               quire remote set s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--credentials-file F]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
                quire remote forget-key                        remove the key kept on this machine
 
         URL is https://… (WebDAV: Nextcloud, Apache, nginx, rclone), http://… on this machine
         (or beyond it with --insecure-http, where only Digest authentication is sent, never
-        Basic), or file:///path (a folder, e.g. a mounted disk). The WebDAV password comes
-        from --password-file (remembered as a path), QUIRE_WEBDAV_PASSWORD, or ~/.netrc.
+        Basic), file:///path (a folder, e.g. a mounted disk), or s3://BUCKET/PREFIX (S3:
+        AWS, Backblaze B2, Cloudflare R2, Wasabi, Ceph, SeaweedFS; --endpoint for any but
+        AWS). The WebDAV password comes from --password-file (remembered as a path),
+        QUIRE_WEBDAV_PASSWORD, or ~/.netrc. S3 credentials come from --credentials-file (an
+        AWS credentials file, remembered as a path), AWS_ACCESS_KEY_ID and
+        AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), or ~/.aws/credentials (profile
+        AWS_PROFILE, else default); they are never stored.
         Attachments travel in packs of up to 16 MiB. A server that refuses large request
         bodies (HTTP 413: nginx's client_max_body_size is 1 MiB unless raised) teaches Quire
         its limit, which is remembered; --max-object-size SIZE (like 1M or 512K) says it
@@ -31,6 +37,7 @@ struct RemoteCommand: Command {
         OptionSpec.user.only("set"), OptionSpec.passwordFile.only("set"),
         OptionSpec.value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)").only("set"),
         OptionSpec.insecureHTTP.only("set"), OptionSpec.passphraseFile.only("init", "check"),
+    ] + OptionSpec.s3.map { $0.only("set") } + [
         OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}").only(""),
     ]
 

@@ -71,9 +71,14 @@ import Testing
         #expect(listed.filter { !$0.isFolder }.allSatisfy { entry in entry.size == Int64(names.firstIndex(of: entry.name) ?? -1) })
         for n in names { #expect(try backend.getData("folder/" + n).count == names.firstIndex(of: n)) }
         #expect(try backend.list("").map(\.name) == ["folder"])
-        #expect {
-            _ = try backend.list("missing")
-        } throws: { ($0 as? RemoteError)?.kind == .notFound }
+        if backend is S3Backend {
+            // No folders on S3: one that holds nothing lists empty.
+            #expect(try backend.list("missing").isEmpty)
+        } else {
+            #expect {
+                _ = try backend.list("missing")
+            } throws: { ($0 as? RemoteError)?.kind == .notFound }
+        }
     }
 
     @Test(arguments: Backends.names)
@@ -82,7 +87,9 @@ import Testing
         defer { _ = keep }
         try backend.putData("x/gone", Data("bye".utf8))
         try backend.delete("x/gone")
-        for attempt in [{ _ = try backend.getData("x/gone") }, { try backend.delete("x/gone") }, { _ = try backend.getData("never") }] {
+        // S3 answers a DELETE with 204 whether or not the key was there: it cannot say.
+        let deleteAgain: [() throws -> Void] = backend is S3Backend ? [] : [{ try backend.delete("x/gone") }]
+        for attempt in [{ _ = try backend.getData("x/gone") }] + deleteAgain + [{ _ = try backend.getData("never") }] {
             #expect {
                 try attempt()
             } throws: { ($0 as? RemoteError)?.kind == .notFound }
@@ -113,7 +120,7 @@ import Testing
         let content = Data(pseudoRandomBytes(8 << 20, seed: 3))
         let path = "race/object"
         // The reader needs its own connection (a curl handle is not shared between threads).
-        let reader = Unchecked(backend is LocalBackend ? backend : try WebDAVBackend(url: (backend as? WebDAVBackend)?.base ?? "", settings: Backends.settings))
+        let reader = Unchecked(backend is LocalBackend ? backend : try Backends.twin(of: backend))
         let observed = ObservedReads()
         let done = DispatchSemaphore(value: 0)
         let stop = AtomicFlag()

@@ -31,7 +31,16 @@ enum Backends {
         }
     }
 
-    static var names: [String] { ["local"] + servers.map(\.name) }
+    /// S3 servers (scripts/test: SeaweedFS; scripts/interop: Ceph RGW too), as
+    /// `name=s3://BUCKET?endpoint=…&path-style=1`, with QUIRE_TEST_S3_KEY/QUIRE_TEST_S3_SECRET.
+    static let s3Servers: [(name: String, url: String)] = parse("QUIRE_TEST_S3_URLS")
+
+    static var s3Credentials: S3Credentials {
+        let env = ProcessInfo.processInfo.environment
+        return S3Credentials(accessKey: env["QUIRE_TEST_S3_KEY"] ?? "", secretKey: env["QUIRE_TEST_S3_SECRET"] ?? "")
+    }
+
+    static var names: [String] { ["local"] + servers.map(\.name) + s3Servers.map(\.name) }
     static var syncNames: [String] { names + limitedServers.map(\.name) }
 
     static var settings: HTTPSettings {
@@ -47,6 +56,12 @@ enum Backends {
             let dir = TempDir()
             return (LocalBackend(root: dir.path + "/repo"), dir)
         }
+        if let server = s3Servers.first(where: { $0.name == name }) {
+            // Each test its own prefix in the bucket.
+            var address = try S3Address(url: server.url)
+            address.prefix = (address.prefix.isEmpty ? "" : address.prefix + "/") + "t-" + UUID().uuidString.lowercased()
+            return (try S3Backend(address: address, credentials: s3Credentials, settings: settings), server.url as NSString)
+        }
         guard let server = (servers + limitedServers).first(where: { $0.name == name }) else { fatalError("unknown backend \(name)") }
         // Each test gets its own collection on the server, so tests run in parallel.
         let url = server.url + "t-" + UUID().uuidString.lowercased() + "/"
@@ -56,6 +71,7 @@ enum Backends {
     /// Another connection to the same folder as `backend` (for worker threads).
     static func twin(of backend: Backend) throws -> Backend {
         if let local = backend as? LocalBackend { return LocalBackend(root: local.root) }
+        if let s3 = backend as? S3Backend { return try S3Backend(address: s3.address, credentials: s3Credentials, settings: settings) }
         guard let webdav = backend as? WebDAVBackend else { fatalError("no twin for \(type(of: backend))") }
         return try WebDAVBackend(url: webdav.base, settings: settings)
     }

@@ -1,0 +1,147 @@
+import Foundation
+
+/// Where a repository lives on S3-compatible object storage, as Quire writes it down:
+/// `s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path-style=1]`. The query holds what
+/// `remote set --endpoint --region --path-style` said, so every place that passes a remote's
+/// URL along (restore, the service) passes all of it; no credential is ever part of it.
+package struct S3Address: Equatable, Sendable {
+    package var bucket: String
+    /// Keys begin with it and a slash; "" for the bucket's root.
+    package var prefix: String
+    /// The service's base URL (`https://s3.eu-central-1.amazonaws.com`, `http://127.0.0.1:8333`).
+    package var endpoint: String
+    package var region: String
+    /// `endpoint/bucket/key` rather than `bucket.endpoint/key`: what self-hosted servers (Ceph,
+    /// SeaweedFS, MinIO) expect unless told otherwise; AWS takes both.
+    package var pathStyle: Bool
+
+    package static let defaultRegion = "us-east-1"
+
+    /// - Throws: `RemoteError.invalid` naming what is wrong.
+    package init(url: String) throws {
+        guard url.hasPrefix("s3://"), let parts = URLComponents(string: url), let bucket = parts.host, !bucket.isEmpty else {
+            throw RemoteError(.invalid, detail: "an S3 remote is s3://BUCKET or s3://BUCKET/PREFIX")
+        }
+        guard Self.isValidBucket(bucket) else {
+            throw RemoteError(.invalid, detail: "'\(bucket)' is not a bucket name (3–63 lower-case letters, digits, dots and hyphens)")
+        }
+        guard parts.user == nil && parts.password == nil else {
+            throw RemoteError(.invalid, detail: "credentials never go in the URL: use AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials or --credentials-file")
+        }
+        self.bucket = bucket
+        let path = parts.path.split(separator: "/").joined(separator: "/")
+        guard !path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {
+            throw RemoteError(.invalid, detail: "an S3 prefix has no '.' or '..' parts")
+        }
+        prefix = path
+        let query = Dictionary((parts.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
+        region = query["region"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultRegion
+        guard region.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }) else {
+            throw RemoteError(.invalid, detail: "'\(region)' is not a region name")
+        }
+        pathStyle = query["path-style"] == "1"
+        endpoint = query["endpoint"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://s3.\(region).amazonaws.com"
+        guard let base = URL(string: endpoint), let scheme = base.scheme, scheme == "https" || scheme == "http", base.host != nil,
+              base.query == nil, base.user == nil else {
+            throw RemoteError(.invalid, detail: "--endpoint takes the service's URL, like https://s3.eu-central-1.wasabisys.com")
+        }
+        while endpoint.hasSuffix("/") { endpoint.removeLast() }
+    }
+
+    package init(bucket: String, prefix: String, endpoint: String?, region: String?, pathStyle: Bool) throws {
+        var parts = URLComponents()
+        parts.scheme = "s3"
+        parts.host = bucket
+        parts.path = prefix.isEmpty ? "" : "/" + prefix.split(separator: "/").joined(separator: "/")
+        var items: [URLQueryItem] = []
+        if let endpoint { items.append(URLQueryItem(name: "endpoint", value: endpoint)) }
+        if let region { items.append(URLQueryItem(name: "region", value: region)) }
+        if pathStyle { items.append(URLQueryItem(name: "path-style", value: "1")) }
+        parts.queryItems = items.isEmpty ? nil : items
+        try self.init(url: parts.string ?? "s3://" + bucket)
+    }
+
+    /// The URL as stored and shown: bucket and prefix, then what is not the default.
+    package var text: String {
+        var items: [String] = []
+        if endpoint != "https://s3.\(region).amazonaws.com" { items.append("endpoint=" + Self.encoded(endpoint)) }
+        if region != Self.defaultRegion { items.append("region=" + region) }
+        if pathStyle { items.append("path-style=1") }
+        return "s3://" + bucket + (prefix.isEmpty ? "" : "/" + prefix) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
+    }
+
+    /// The host the requests go to (for the loopback rule and messages).
+    package var host: String { URL(string: endpoint)?.host ?? endpoint }
+    package var overTLS: Bool { endpoint.hasPrefix("https://") }
+
+    /// Bucket names as S3 allows them (and DNS, for virtual-hosted addressing).
+    static func isValidBucket(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (3...63).contains(bytes.count), let first = bytes.first, let last = bytes.last else { return false }
+        func plain(_ c: UInt8) -> Bool { (97...122).contains(c) || (48...57).contains(c) }
+        return plain(first) && plain(last) && bytes.allSatisfy { plain($0) || $0 == 45 || $0 == 46 }
+    }
+
+    /// RFC 3986 percent-encoding of everything but the unreserved characters (SigV4's rule:
+    /// `/` as %2F in a query value).
+    static func encoded(_ text: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// S3 credentials: an access key, its secret and, for temporary ones, a session token.
+package struct S3Credentials: Sendable {
+    package var accessKey: String
+    package var secretKey: String
+    package var sessionToken: String?
+
+    package init(accessKey: String, secretKey: String, sessionToken: String? = nil) {
+        self.accessKey = accessKey
+        self.secretKey = secretKey
+        self.sessionToken = sessionToken
+    }
+
+    /// Where every S3 tool finds them: `file` when given (an AWS credentials file), else
+    /// `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`), else
+    /// `AWS_SHARED_CREDENTIALS_FILE` or `~/.aws/credentials`, profile `AWS_PROFILE` or
+    /// `default`.
+    /// - Throws: `RemoteError.unauthorized` saying where they were looked for.
+    package static func find(file: String?, environment: [String: String]) throws -> S3Credentials {
+        let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        if let file { return try read(file, profile: profile) }
+        if let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty {
+            return S3Credentials(accessKey: key, secretKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        }
+        let shared = environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.aws/credentials"
+        guard FileManager.default.fileExists(atPath: shared) else {
+            throw RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                              + "or put them in ~/.aws/credentials, or give --credentials-file")
+        }
+        return try read(shared, profile: profile)
+    }
+
+    /// Reads `profile` of an AWS credentials file (INI: `[profile]`, `key = value`).
+    static func read(_ path: String, profile: String) throws -> S3Credentials {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else {
+            throw RemoteError(.unauthorized, path: path, detail: "cannot read the S3 credentials file")
+        }
+        var section = "", values: [String: String] = [:]
+        for raw in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") && line.hasSuffix("]") {
+                section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                if section.hasPrefix("profile ") { section = String(section.dropFirst(8)) }
+                continue
+            }
+            guard section == profile, let equals = line.firstIndex(of: "=") else { continue }
+            values[line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        }
+        guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"], !secret.isEmpty else {
+            throw RemoteError(.unauthorized, path: path, detail: "profile '\(profile)' has no aws_access_key_id and aws_secret_access_key")
+        }
+        return S3Credentials(accessKey: key, secretKey: secret, sessionToken: values["aws_session_token"])
+    }
+}

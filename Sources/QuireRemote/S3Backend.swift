@@ -1,0 +1,284 @@
+import Foundation
+
+/// A repository in an S3 bucket (AWS, Backblaze B2, Cloudflare R2, Wasabi, Ceph RGW,
+/// SeaweedFS…), through libcurl, signed with AWS Signature V4 by libcurl itself. The same
+/// repository format as on WebDAV, byte for byte, under `PREFIX/`: a repository copied
+/// between a WebDAV folder and a bucket with any tool works from either.
+///
+/// S3's semantics, not WebDAV's: no folders (a "folder" is a key prefix, listed with a
+/// delimiter; making one is nothing) and no rename. Quire's objects are written once under
+/// names only their writer uses, so publishing needs no MOVE: a create-only write is a PUT
+/// with `If-None-Match: *` where the server honours it (probed once per remote: two PUTs of
+/// a probe key), else a HEAD and a PUT (S3's PUT is atomic: a reader sees the old object or
+/// the new, never half). Listings are ListObjectsV2 pages followed by continuation tokens.
+/// An ETag is never trusted as a hash; every object is authenticated by its contents.
+package final class S3Backend: Backend {
+    package let address: S3Address
+    private let settings: HTTPSettings
+    private let curl: Curl
+    /// Whether the server refuses a PUT with `If-None-Match: *` of a key that exists; nil
+    /// until probed (or told what an earlier probe found).
+    package var conditionalPut: Bool?
+    /// Hears what a probe found, to remember it for the remote.
+    package var onProbe: ((Bool) -> Void)?
+    /// Keys per listing page asked for (S3 gives at most 1,000; tests ask for fewer).
+    package var pageSize = 1000
+    package private(set) var requestCount = 0
+    package var wireRequests: Int? { requestCount }
+    package var onRetry: ((Int, Double) -> Void)?
+
+    package var location: String { address.text }
+
+    /// - Throws: `RemoteError.invalid` for plain `http://` to a server beyond this machine
+    ///   without `insecureHTTP` (the signature would not hide what is sent).
+    package init(address: S3Address, credentials: S3Credentials, settings: HTTPSettings) throws {
+        guard address.overTLS || WebDAVBackend.isLoopback(address.host) || settings.insecureHTTP else {
+            throw RemoteError(.invalid, detail: "http:// would send every request in clear across the network: use an https:// endpoint, or give --insecure-http if that network is yours")
+        }
+        self.address = address
+        var settings = settings
+        settings.user = credentials.accessKey
+        settings.password = credentials.secretKey
+        settings.sigV4Region = address.region
+        self.settings = settings
+        self.sessionToken = credentials.sessionToken
+        let host = URL(string: address.endpoint)?.host ?? address.host
+        let port = URL(string: address.endpoint)?.port ?? (address.overTLS ? 443 : 80)
+        curl = try Curl(settings: settings, basicAllowed: false, origin: "\(address.overTLS ? "https" : "http")://\(host):\(port)")
+    }
+
+    private let sessionToken: String?
+
+    // MARK: - Addresses
+
+    private func key(_ path: String) -> String { address.prefix.isEmpty ? path : address.prefix + (path.isEmpty ? "" : "/" + path) }
+
+    /// The URL of object `key` (or of the bucket, for an empty key), with `query` already
+    /// in SigV4's canonical form: keys sorted, RFC 3986, bare keys as `k=`.
+    private func url(key: String, query: [(String, String)] = []) -> String {
+        let path = key.split(separator: "/", omittingEmptySubsequences: false).map { S3Address.encoded(String($0)) }.joined(separator: "/")
+        let base: String
+        if address.pathStyle {
+            base = address.endpoint + "/" + address.bucket + "/" + path
+        } else {
+            let parts = address.endpoint.components(separatedBy: "://")
+            base = parts[0] + "://" + address.bucket + "." + (parts.last ?? "") + "/" + path
+        }
+        guard !query.isEmpty else { return base }
+        return base + "?" + query.sorted { $0.0 < $1.0 }.map { S3Address.encoded($0.0) + "=" + S3Address.encoded($0.1) }.joined(separator: "&")
+    }
+
+    private func headers(_ extra: [String] = []) -> [String] {
+        // libcurl 7.88 signs what it is given: the payload's hash is said, not computed (every
+        // object is authenticated by its contents, so the body needs no second hash).
+        ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + (sessionToken.map { ["x-amz-security-token: " + $0] } ?? []) + extra
+    }
+
+    // MARK: - Requests
+
+    private func withRetries<T>(_ path: String, _ attempt: (_ retry: Bool) throws -> T) throws -> T {
+        var tries = 0
+        while true {
+            tries += 1
+            do {
+                return try attempt(tries > 1)
+            } catch let error as RemoteError where error.isTransient && tries < settings.attempts {
+                let delay = settings.backoff * pow(2, Double(tries - 1)) * Double.random(in: 0.75...1.25)
+                onRetry?(tries, delay)
+                settings.notice?("asking again (try \(tries + 1) of \(settings.attempts)): " + error.detail)
+                Thread.sleep(forTimeInterval: delay)
+            } catch var error as RemoteError {
+                if error.path == nil { error.path = path }
+                if error.isTransient && tries > 1 { error.detail += " (\(tries) tries)" }
+                throw error
+            }
+        }
+    }
+
+    private func send(_ request: HTTPRequest) throws -> HTTPResponse {
+        requestCount += 1
+        return try curl.perform(request)
+    }
+
+    /// Maps an answer outside `accepted` to an error, by its S3 code where the body has one.
+    private func check(_ response: HTTPResponse, path: String, accepted: Set<Int>) throws {
+        let status = response.status
+        if accepted.contains(status) { return }
+        let s3 = S3ErrorParser.read(response.errorBody)
+        let code = s3?.code ?? ""
+        switch (status, code) {
+        case (_, "RequestTimeTooSkewed"):
+            throw RemoteError(.forbidden, path: path, status: status,
+                              detail: "this machine's clock is too far from the server's (S3 refuses requests more than 15 minutes off): set the clock right (timedatectl set-ntp true)")
+        case (_, "NoSuchBucket"):
+            throw RemoteError(.notFound, path: path, status: status, detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): create it, or check the name and --endpoint")
+        case (_, "SlowDown"), (500, _), (502, _), (503, _), (504, _), (429, _):
+            throw RemoteError(.transient, path: path, status: status, detail: "the server is busy or failing" + (code.isEmpty ? "" : " (\(code))"))
+        case (_, "InvalidAccessKeyId"), (_, "SignatureDoesNotMatch"):
+            throw RemoteError(.unauthorized, path: path, status: status, detail: "the server refuses these credentials (\(code)): check the access key and its secret")
+        case (401, _), (403, _):
+            throw RemoteError(.forbidden, path: path, status: status, detail: "the server refuses access" + (code.isEmpty ? "" : " (\(code))"))
+        case (404, _), (410, _):
+            throw RemoteError(.notFound, path: path, status: status, detail: "not found")
+        case (412, _):
+            throw RemoteError(.exists, path: path, status: status, detail: "already exists")
+        case (413, _), (_, "EntityTooLarge"):
+            throw RemoteError(.tooLarge, path: path, status: status, detail: "the server refuses a request body this large")
+        default:
+            throw RemoteError(.protocolError, path: path, status: status, detail: "unexpected answer" + (code.isEmpty ? "" : " (\(code))"))
+        }
+    }
+
+    // MARK: - Backend
+
+    package func put(_ path: String, from source: ByteSource) throws {
+        try validatePath(path)
+        try put(path, from: source, extra: [])
+    }
+
+    private func put(_ path: String, from source: ByteSource, extra: [String]) throws {
+        try withRetries(path) { _ in
+            guard try source.rewind() else { throw RemoteError(.localIO, path: path, detail: "upload cannot restart") }
+            let response = try send(HTTPRequest(method: "PUT", url: url(key: key(path)), headers: headers(extra), body: source))
+            try check(response, path: path, accepted: [200, 201, 204])
+        }
+    }
+
+    package func publish(_ path: String, from source: ByteSource) throws {
+        try validatePath(path)
+        if try honoursConditionalPut() {
+            do {
+                try put(path, from: source, extra: ["If-None-Match: *"])
+            } catch let error as RemoteError where error.kind == .exists {
+                throw error
+            } catch let error as RemoteError where error.kind == .transient {
+                // A lost answer retried: our own first PUT may be what is there now.
+                throw error
+            }
+            return
+        }
+        // Names only their writer uses: what is there is its writer's (an earlier run).
+        if try exists(path) { throw RemoteError(.exists, path: path, detail: "already exists") }
+        try put(path, from: source, extra: [])
+    }
+
+    /// Whether a PUT with `If-None-Match: *` of a key that exists is refused here: asked once
+    /// (two PUTs of a probe key and its DELETE), then remembered.
+    private func honoursConditionalPut() throws -> Bool {
+        if let conditionalPut { return conditionalPut }
+        let probe = temporaryPrefix + "probe-" + UUID().uuidString.lowercased()
+        defer { try? delete(probe) }
+        try put(probe, from: DataSource(Data()), extra: ["If-None-Match: *"])
+        var honoured = false
+        do {
+            try put(probe, from: DataSource(Data()), extra: ["If-None-Match: *"])
+        } catch let error as RemoteError where error.kind == .exists {
+            honoured = true
+        }
+        conditionalPut = honoured
+        onProbe?(honoured)
+        return honoured
+    }
+
+    private func exists(_ path: String) throws -> Bool {
+        try withRetries(path) { _ in
+            let response = try send(HTTPRequest(method: "HEAD", url: url(key: key(path)), headers: headers()))
+            if response.status == 404 { return false }
+            try check(response, path: path, accepted: [200])
+            return true
+        }
+    }
+
+    package func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+        try validatePath(path)
+        try withRetries(path) { retry in
+            if retry { try sink.reset() }
+            var request = HTTPRequest(method: "GET", url: url(key: key(path)), headers: headers(), sink: sink)
+            if let range {
+                guard !range.isEmpty else { return }
+                request.headers.append("Range: bytes=\(range.lowerBound)-\(range.upperBound - 1)")
+                request.range = range
+            }
+            try check(try send(request), path: path, accepted: [200, 206])
+        }
+    }
+
+    /// One folder's names: ListObjectsV2 with `/` as delimiter, every page. S3 has no
+    /// folders: one with nothing under it lists empty (never "not found": the two are the
+    /// same there).
+    package func list(_ folder: String) throws -> [RemoteEntry] {
+        try validatePath(folder, allowRoot: true)
+        let prefix = key(folder).isEmpty ? "" : key(folder) + "/"
+        var entries: [RemoteEntry] = []
+        var token: String?
+        var pages = 0
+        repeat {
+            var query = [("delimiter", "/"), ("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            let page: S3ListParser = try withRetries(folder) { _ in
+                let sink = S3ListSink()
+                let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: headers(), sink: sink,
+                                                    timeout: settings.listingTimeout))
+                try check(response, path: folder, accepted: [200])
+                guard sink.succeeded else {
+                    if let refusal = sink.parser.refusal {
+                        throw RemoteError(.protocolError, path: folder, status: 200, detail: "the server's listing has \(refusal)")
+                    }
+                    throw RemoteError(.transient, path: folder, status: 200, detail: "the server's listing was cut short (not one well-formed XML document)")
+                }
+                return sink.parser
+            }
+            for object in page.objects where object.key.hasPrefix(prefix) {
+                let name = String(object.key.dropFirst(prefix.count))
+                guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(temporaryPrefix) else { continue }
+                entries.append(RemoteEntry(name: name, isFolder: false, size: object.size))
+            }
+            for common in page.prefixes where common.hasPrefix(prefix) && common.hasSuffix("/") {
+                let name = String(common.dropFirst(prefix.count).dropLast())
+                guard !name.isEmpty, !name.contains("/") else { continue }
+                entries.append(RemoteEntry(name: name, isFolder: true, size: nil))
+            }
+            pages += 1
+            guard entries.count <= PropfindParser.maxItems, pages <= PropfindParser.maxItems / max(1, pageSize) + 2 else {
+                throw RemoteError(.protocolError, path: folder, detail: "the server's listing goes on past \(PropfindParser.maxItems) entries")
+            }
+            token = page.isTruncated ? page.nextToken : nil
+            if page.isTruncated && (token ?? "").isEmpty {
+                throw RemoteError(.protocolError, path: folder, detail: "the server's listing is cut with no continuation token")
+            }
+        } while token != nil
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    package func delete(_ path: String) throws {
+        try validatePath(path)
+        try withRetries(path) { _ in
+            let response = try send(HTTPRequest(method: "DELETE", url: url(key: key(path)), headers: headers()))
+            // S3 answers 204 whether or not the key was there.
+            try check(response, path: path, accepted: [200, 202, 204, 404])
+        }
+    }
+
+    /// S3 has no rename: a server-side copy, then the source deleted. Quire's own publishing
+    /// never moves (see the type's comment); this serves a caller that asks.
+    package func move(_ from: String, to: String, overwrite: Bool) throws {
+        try validatePath(from)
+        try validatePath(to)
+        if !overwrite, try exists(to) { throw RemoteError(.exists, path: to, detail: "already exists") }
+        let source = "/" + address.bucket + "/" + key(from).split(separator: "/").map { S3Address.encoded(String($0)) }.joined(separator: "/")
+        try withRetries(from) { _ in
+            let sink = DataSink(limit: 64 << 10)
+            let response = try send(HTTPRequest(method: "PUT", url: url(key: key(to)), headers: headers(["x-amz-copy-source: " + source]), sink: sink))
+            try check(response, path: from, accepted: [200])
+            // A copy can fail after its 200 began: the body then says so.
+            if let failure = S3ErrorParser.read(sink.data) {
+                throw RemoteError(failure.code == "InternalError" || failure.code == "SlowDown" ? .transient : .protocolError,
+                                  path: from, status: 200, detail: "the copy failed (\(failure.code))")
+            }
+        }
+        try delete(from)
+    }
+
+    /// Nothing to make: a prefix exists once a key has it.
+    package func makeFolder(_ path: String) throws { try validatePath(path, allowRoot: true) }
+}
