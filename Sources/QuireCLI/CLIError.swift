@@ -79,7 +79,7 @@ enum Messages {
 
     static func hint(for error: RemoteError) -> String? {
         switch error.kind {
-        case .unauthorized: return "check --user and the password (QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc)"
+        case .unauthorized: return "check the credentials: for WebDAV --user and the password (QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc); for S3 the access key and secret (AWS_ACCESS_KEY_ID, ~/.aws/credentials or --credentials-file)"
         case .forbidden: return "this account may not write there; check the URL and the folder's permissions"
         case .insufficientStorage: return "free some space on the server, then run the command again"
         case .transient: return "the server is busy or the connection dropped; run the command again later"

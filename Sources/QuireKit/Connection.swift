@@ -37,6 +37,10 @@ public struct Connection {
     /// The authentication schemes the server asked for, shared by every connection this
     /// journal makes; seeded with the one an earlier run learned (`RemoteSettings.authScheme`).
     package let auth = AuthSchemes()
+    /// Where an S3 remote's credentials are looked for (`AWS_*`, `AWS_PROFILE`, `HOME`).
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Hears what an S3 server was found to do with `If-None-Match: *`, to remember it.
+    package var rememberConditionalPut: ((Bool) -> Void)?
 
     public init() {}
 
@@ -51,7 +55,16 @@ public struct Connection {
         tune(&settings)
         let wrap = self.wrap
         let credentials = isS3 ? remote.passwordFile : nil
-        return { [settings] in wrap(try Remotes.backend(url: remote.url, settings: settings, credentialsFile: credentials)) }
+        let (environment, remember) = (self.environment, rememberConditionalPut)
+        return { [settings] in
+            let backend = try Remotes.backend(url: remote.url, settings: settings, credentialsFile: credentials, environment: environment)
+            if let s3 = backend as? S3Backend {
+                // Probed once per remote and remembered: no probe on later runs.
+                s3.conditionalPut = remote.conditionalPut
+                s3.onProbe = remember
+            }
+            return wrap(backend)
+        }
     }
 }
 

@@ -33,7 +33,10 @@ public final class Journal {
     package var prepare: (Syncer) -> Void = { _ in }
 
     /// A journal over an open store.
-    public init(store: Store) { self.store = store }
+    public init(store: Store) {
+        self.store = store
+        connection.rememberConditionalPut = { [store] in try? store.setConditionalPut($0) }
+    }
 
     /// Opens the journal kept in `folder` (creating an empty one with `create`).
     /// - Throws: `StoreError` (`.unreadable`, `.busy`, `.newerSchema`).

@@ -111,7 +111,8 @@ package final class S3Backend: Backend {
             throw RemoteError(.forbidden, path: path, status: status,
                               detail: "this machine's clock is too far from the server's (S3 refuses requests more than 15 minutes off): set the clock right (timedatectl set-ntp true)")
         case (_, "NoSuchBucket"):
-            throw RemoteError(.notFound, path: path, status: status, detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): create it, or check the name and --endpoint")
+            // Not "not found": a missing object is an answer, a missing bucket a wrong address.
+            throw RemoteError(.unreachable, path: path, status: status, detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): create it, or check the name and --endpoint")
         case (_, "SlowDown"), (500, _), (502, _), (503, _), (504, _), (429, _):
             throw RemoteError(.transient, path: path, status: status, detail: "the server is busy or failing" + (code.isEmpty ? "" : " (\(code))"))
         case (_, "InvalidAccessKeyId"), (_, "SignatureDoesNotMatch"):

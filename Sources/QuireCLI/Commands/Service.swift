@@ -93,8 +93,9 @@ struct ServiceCommand: Command {
     /// never sync is not installed.
     static func checkAsTheServiceWould(_ store: Store, context: Context) throws {
         var serviceEnvironment = context.environment
-        serviceEnvironment["QUIRE_WEBDAV_PASSWORD"] = nil
-        serviceEnvironment["QUIRE_PASSPHRASE"] = nil
+        for secret in ["QUIRE_WEBDAV_PASSWORD", "QUIRE_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] {
+            serviceEnvironment[secret] = nil
+        }
         let asService = Context(storeOption: store.folder, environment: serviceEnvironment)
         let (journal, _, _) = try SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
         journal.connection.workers = 0
@@ -102,9 +103,13 @@ struct ServiceCommand: Command {
             try journal.syncer(.cachedKeyOnly).confirmRepository()
         } catch {
             let unauthorized = (error as? RemoteError)?.kind == .unauthorized
+            let s3 = (try? store.remoteSettings()?.url.hasPrefix("s3://")) == true
             throw CLIError.failure("the service could not sync, so it is not installed: " + Messages.text(of: error),
-                                   hint: unauthorized ? "give the password in a file the service can read: quire remote set URL --user USER "
-                                       + "--password-file F (keep F 0600), or in ~/.netrc" : Messages.hint(of: error))
+                                   hint: !unauthorized ? Messages.hint(of: error)
+                                       : s3 ? "a service has none of this shell's AWS_* variables: put the credentials in ~/.aws/credentials, "
+                                           + "or in a file given as quire remote set s3://… --credentials-file F (keep F 0600)"
+                                       : "give the password in a file the service can read: quire remote set URL --user USER "
+                                           + "--password-file F (keep F 0600), or in ~/.netrc")
         }
     }
 

@@ -38,6 +38,7 @@ enum SyncSession {
         let journal = Journal(store: store)
         let traffic = Traffic()
         journal.connection.password = { try Secrets.webdavPassword(file: $0.passwordFile, context: context) }
+        journal.connection.environment = context.environment
         journal.connection.tune = { settings in
             if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }
             #if DEBUG

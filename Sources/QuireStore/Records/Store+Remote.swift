@@ -18,6 +18,9 @@ public struct RemoteSettings: Equatable, Sendable {
     /// The authentication scheme the server asked for last time ("basic" or "digest"),
     /// offered first next time so a sync does not begin with a refused request.
     public var authScheme: String?
+    /// S3: whether the server refuses `If-None-Match: *` PUTs of a key that exists, as a
+    /// probe found (nil before the first).
+    public var conditionalPut: Bool?
 
     public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
                 insecureHTTP: Bool = false) {
@@ -33,7 +36,8 @@ extension Store {
     private enum RemoteKey {
         static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id",
                    insecureHTTP = "remote_insecure_http", keyName = "repository_key_name",
-                   maxObjectSize = "remote_max_object_size", authScheme = "remote_auth_scheme"
+                   maxObjectSize = "remote_max_object_size", authScheme = "remote_auth_scheme",
+                   conditionalPut = "remote_conditional_put"
     }
 
     /// The configured remote, or nil.
@@ -44,6 +48,7 @@ extension Store {
         settings.keyName = try meta(RemoteKey.keyName)
         settings.maxObjectSize = try meta(RemoteKey.maxObjectSize).flatMap { Int64($0) }
         settings.authScheme = try meta(RemoteKey.authScheme)
+        settings.conditionalPut = try meta(RemoteKey.conditionalPut).map { $0 == "1" }
         return settings
     }
 
@@ -52,7 +57,10 @@ extension Store {
     package func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false) throws {
         try database.transaction {
             // What one server asked for says nothing of another.
-            if try meta(RemoteKey.url) != url { try setOrClear(RemoteKey.authScheme, nil) }
+            if try meta(RemoteKey.url) != url {
+                try setOrClear(RemoteKey.authScheme, nil)
+                try setOrClear(RemoteKey.conditionalPut, nil)
+            }
             try setMeta(RemoteKey.url, url)
             try setOrClear(RemoteKey.user, user)
             try setOrClear(RemoteKey.passwordFile, passwordFile)
@@ -87,6 +95,11 @@ extension Store {
     /// Records the authentication scheme the server asked for ("basic", "digest"; nil forgets).
     package func setAuthScheme(_ name: String?) throws {
         try database.transaction { try setOrClear(RemoteKey.authScheme, name) }
+    }
+
+    /// Records what a probe found of the S3 server's conditional PUTs.
+    package func setConditionalPut(_ honoured: Bool) throws {
+        try database.transaction { try setMeta(RemoteKey.conditionalPut, honoured ? "1" : "0") }
     }
 
     /// Records which key file the passphrase opened.

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import QuireRemote
+@testable import QuireStore
+
+/// `quire` with an S3 remote, as a person runs it against the SeaweedFS `./scripts/test`
+/// starts: remote set with --endpoint and --path-style, init, sync on two machines, restore
+/// from the s3:// URL, verify, prune and passwd; credentials from the environment, from
+/// ~/.aws/credentials and from --credentials-file, never stored or shown.
+@Suite(.enabled(if: !Backends.s3Servers.isEmpty || ProcessInfo.processInfo.environment["QUIRE_REQUIRE_TOOLS"] != nil))
+struct S3CLITests {
+    let dir = TempDir()
+
+    /// The server's address as a person gives it: s3://BUCKET/PREFIX, and the options apart.
+    func remote() throws -> (url: String, options: [String]) {
+        let server = try #require(Backends.s3Servers.first, "scripts/test starts SeaweedFS: QUIRE_TEST_S3_URLS")
+        let address = try S3Address(url: server.url)
+        return ("s3://\(address.bucket)/cli-\(UUID().uuidString.prefix(8).lowercased())", ["--endpoint", address.endpoint, "--path-style"])
+    }
+
+    var keys: [String: String] {
+        ["AWS_ACCESS_KEY_ID": Backends.s3Credentials.accessKey, "AWS_SECRET_ACCESS_KEY": Backends.s3Credentials.secretKey,
+         "QUIRE_PASSPHRASE": "s3 passphrase", "QUIRE_KDF_COST": "1,8192", "HOME": dir.path + "/home"]
+    }
+
+    @Test func twoMachinesAndARestoreThroughABucket() throws {
+        let (url, options) = try remote()
+        let (a, b, c) = (dir.path + "/a", dir.path + "/b", dir.path + "/c")
+        let entry = try QuireBinary.run(["add", "--title", "Ведро", "--body", "a bucket, not a folder"], store: a).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try QuireBinary.run(["attach", entry, dir.file("p.jpg", bytes: pseudoRandomBytes(300_000, seed: 4))], store: a).status == 0)
+        let set = try QuireBinary.run(["remote", "set", url] + options, store: a)
+        #expect(set.status == 0, "\(set.stderr)")
+        let shown = try QuireBinary.run(["remote", "--json"], store: a).stdout
+        #expect(shown.contains("s3://") && !shown.contains(Backends.s3Credentials.secretKey))
+        #expect(try QuireBinary.run(["remote", "init"], store: a, environment: keys).status == 0)
+        let first = try QuireBinary.run(["sync", "--json"], store: a, environment: keys)
+        #expect(first.status == 0, "\(first.stderr)")
+        // A second machine with its credentials in ~/.aws/credentials (a profile of its own).
+        try FileManager.default.createDirectory(atPath: dir.path + "/home/.aws", withIntermediateDirectories: true)
+        _ = dir.file("home/.aws/credentials", "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[journal]\n"
+                     + "aws_access_key_id = \(Backends.s3Credentials.accessKey)\naws_secret_access_key = \(Backends.s3Credentials.secretKey)\n")
+        var profiled = keys
+        profiled["AWS_ACCESS_KEY_ID"] = nil
+        profiled["AWS_SECRET_ACCESS_KEY"] = nil
+        profiled["AWS_PROFILE"] = "journal"
+        #expect(try QuireBinary.run(["remote", "set", url] + options, store: b).status == 0)
+        let pulled = try QuireBinary.run(["sync"], store: b, environment: profiled)
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(try QuireBinary.run(["edit", String(entry.prefix(8)), "--body", "edited on b"], store: b).status == 0)
+        #expect(try QuireBinary.run(["sync"], store: b, environment: profiled).status == 0)
+        #expect(try QuireBinary.run(["sync"], store: a, environment: keys).status == 0)
+        #expect(try QuireBinary.run(["show", String(entry.prefix(8)), "--json"], store: a).stdout.contains("edited on b"))
+        // A third restores from the s3:// URL with the options, its key in a file of its own.
+        let file = dir.file("creds", "[default]\naws_access_key_id = \(Backends.s3Credentials.accessKey)\naws_secret_access_key = \(Backends.s3Credentials.secretKey)\n")
+        var bare = keys
+        bare["AWS_ACCESS_KEY_ID"] = nil
+        bare["AWS_SECRET_ACCESS_KEY"] = nil
+        let restore = try QuireBinary.run(["restore", url, "--credentials-file", file] + options, store: c, environment: bare)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try QuireBinary.run(["verify", "--read-data"], store: c, environment: bare).status == 0)
+        #expect(try QuireBinary.run(["prune"], store: a, environment: keys).status == 0)
+        let passwd = try QuireBinary.run(["passwd"], store: a, environment: keys.merging(["QUIRE_NEW_PASSPHRASE": "another s3 passphrase"]) { $1 })
+        #expect(passwd.status == 0, "\(passwd.stderr)")
+        let d = dir.path + "/d"
+        let again = try QuireBinary.run(["restore", url] + options, store: d, environment: keys.merging(["QUIRE_PASSPHRASE": "another s3 passphrase"]) { $1 })
+        #expect(again.status == 0, "\(again.stderr)")
+        // Nothing of the secret in the store.
+        for store in [a, b, c, d] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: store + "/journal.sqlite"))
+            #expect(bytes.range(of: Data(Backends.s3Credentials.secretKey.utf8)) == nil)
+        }
+    }
+
+    @Test func wrongCredentialsAndWebDAVOptionsAreOneLine() throws {
+        let (url, options) = try remote()
+        let a = dir.path + "/a"
+        #expect(try QuireBinary.run(["remote", "set", url] + options, store: a).status == 0)
+        var wrong = keys
+        wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-secret"
+        let refused = try QuireBinary.run(["remote", "init"], store: a, environment: wrong)
+        #expect(refused.status == 1 && refused.stderr.contains("credentials") && !refused.stderr.contains("wrong-secret"), "\(refused.stderr)")
+        let mixed = try QuireBinary.run(["remote", "set", url, "--user", "me"] + options, store: a)
+        #expect(mixed.status == 2 && mixed.stderr.contains("--user is for WebDAV"))
+        let stray = try QuireBinary.run(["remote", "set", "https://example.org/dav/", "--endpoint", "https://x"], store: a)
+        #expect(stray.status == 2 && stray.stderr.contains("--endpoint goes with an s3:// remote"))
+        let far = try QuireBinary.run(["remote", "set", "s3://bucket/p", "--endpoint", "http://example.org:9000"], store: a)
+        #expect(far.status == 2 && far.stderr.contains("https://"))
+    }
+}

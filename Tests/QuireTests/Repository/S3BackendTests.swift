@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import QuireRemote
+@testable import QuireStore
+@testable import QuireSync
+
+/// What S3 does that WebDAV does not (the shared conformance suite covers the rest, a body
+/// cut mid-upload included), against the real servers `./scripts/test` starts
+/// (SeaweedFS; Ceph RGW in `./scripts/interop`), and, for answers a real one gives only on
+/// a bad day, a stub on loopback.
+@Suite(.enabled(if: !Backends.s3Servers.isEmpty || ProcessInfo.processInfo.environment["QUIRE_REQUIRE_TOOLS"] != nil))
+struct S3BackendTests {
+    static var server: String { Backends.s3Servers.first?.name ?? "(missing)" }
+
+    func fresh() throws -> (S3Backend, AnyObject) {
+        try #require(!Backends.s3Servers.isEmpty, "scripts/test starts SeaweedFS: QUIRE_TEST_S3_URLS")
+        let (backend, keep) = try Backends.make(Self.server)
+        return (try #require(backend as? S3Backend), keep)
+    }
+
+    /// A listing cut into pages is followed to its end: 5 keys at 2 a page are 3 requests,
+    /// and a prefix of 5,000 keys lists whole at the default 1,000 a page.
+    @Test func aListingOfManyPagesListsWhole() throws {
+        let (backend, keep) = try fresh()
+        defer { _ = keep }
+        for i in 0..<5 { try backend.putData("few/\(i)", Data([UInt8(i)])) }
+        backend.pageSize = 2
+        let before = backend.requestCount
+        #expect(try backend.list("few").map(\.name) == ["0", "1", "2", "3", "4"])
+        #expect(backend.requestCount - before == 3)
+        backend.pageSize = 1000
+        let names = (0..<5000).map { String(format: "%05d", $0) }
+        let group = DispatchGroup()
+        let failures = Locked<[String]>([])
+        for lane in 0..<8 {
+            let connection = Unchecked(try Backends.twin(of: backend))
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                for name in names.enumerated().filter({ $0.offset % 8 == lane }).map(\.element) {
+                    do { try connection.value.putData("many/" + name, Data()) } catch { failures.update { $0.append("\(error)") } }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.value.isEmpty, "\(failures.value.prefix(3))")
+        let listed = try backend.list("many")
+        #expect(listed.count == 5000 && listed.map(\.name) == names)
+    }
+
+    /// A create-only write that comes second loses, on a server that honours
+    /// `If-None-Match: *` (probed once) and, by a HEAD first, on one that does not.
+    @Test(arguments: [true, false])
+    func aCreateOnlyWriteThatComesSecondLoses(conditional: Bool) throws {
+        let (backend, keep) = try fresh()
+        defer { _ = keep }
+        if !conditional { backend.conditionalPut = false }
+        var heard: Bool?
+        backend.onProbe = { heard = $0 }
+        try backend.publishData("once/key", Data("first".utf8))
+        #expect {
+            try backend.publishData("once/key", Data("second".utf8))
+        } throws: { ($0 as? RemoteError)?.kind == .exists }
+        #expect(try backend.getData("once/key") == Data("first".utf8))
+        if conditional { #expect(heard == true && backend.conditionalPut == true, "SeaweedFS honours If-None-Match") }
+        #expect(try backend.list("once").map(\.name) == ["key"], "the probe leaves nothing behind")
+    }
+
+    /// A wrong secret and a bucket that does not exist are one line each, naming what to
+    /// check, and write nothing; no credential is in the message.
+    @Test func aWrongSecretOrAMissingBucketIsOneLineAndWritesNothing() throws {
+        let (backend, keep) = try fresh()
+        defer { _ = keep }
+        let wrong = try S3Backend(address: backend.address, credentials: S3Credentials(accessKey: Backends.s3Credentials.accessKey, secretKey: "not-the-secret"),
+                                  settings: Backends.settings)
+        #expect {
+            try wrong.putData("nope", Data("x".utf8))
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? RemoteError)?.kind == .unauthorized && text.contains("credentials") && !text.contains("not-the-secret") && !text.contains("\n")
+        }
+        #expect(try backend.list("").isEmpty)
+        var missing = backend.address
+        missing.bucket = "no-such-bucket-" + UUID().uuidString.prefix(8).lowercased()
+        let nowhere = try S3Backend(address: missing, credentials: Backends.s3Credentials, settings: Backends.settings)
+        // (SeaweedFS makes a bucket on a PUT by an admin; the listing every command starts with says.)
+        #expect {
+            _ = try nowhere.list("")
+        } throws: { "\($0)".contains("does not exist") && ($0 as? RemoteError)?.kind != .notFound }
+    }
+
+    /// A server that answers SlowDown (or 503) is asked again with back-off; one whose clock
+    /// says this machine's is off says so in one line.
+    @Test func slowDownIsRetriedAndASkewedClockIsSaid() throws {
+        let answers = Locked(0)
+        let stub = try StubServer { request in
+            let n = answers.update { $0 += 1; return $0 }
+            if request.path.contains("skew") {
+                return .init(status: 403, body: Data("<Error><Code>RequestTimeTooSkewed</Code><Message>too far</Message></Error>".utf8))
+            }
+            if n <= 2 { return .init(status: 503, body: Data("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>".utf8)) }
+            return .init(status: 200, body: Data("ok".utf8))
+        }
+        let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
+        var retries = 0
+        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        backend.onRetry = { _, _ in retries += 1 }
+        #expect(try backend.getData("object") == Data("ok".utf8))
+        #expect(retries == 2)
+        #expect {
+            _ = try backend.getData("skew")
+        } throws: { "\($0)".contains("clock") && !"\($0)".contains("\n") }
+        // Every request was signed, and none carried the secret.
+        #expect(stub.requests.allSatisfy { $0.headers["authorization"]?.hasPrefix("AWS4-HMAC-SHA256 Credential=k/") == true })
+        #expect(!stub.requests.contains { $0.headers.values.contains { $0.contains("s") && $0 == "s" } })
+    }
+
+    /// A repository written on WebDAV (here a folder) and copied into a bucket with any tool
+    /// is the same repository: restored from either, byte for byte.
+    @Test func aRepositoryCopiedIntoABucketRestores() throws {
+        let (backend, keep) = try fresh()
+        defer { _ = keep }
+        let world = try SyncWorld(devices: 1)
+        let a = world.stores[0]
+        let entry = try a.add(NewEntry(title: "copied", body: "from a folder to a bucket"))
+        try a.attach(to: entry.id, NewAttachment(path: world.file("p.jpg", pseudoRandomBytes(400_000, seed: 21))))
+        try world.sync(a)
+        let root = world.dir.path + "/repo"
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            try backend.putData(relative, try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative)))
+        }
+        let fresh = try world.makeDevice("from-s3")
+        let repository = try Repository.open(backend: backend, passphrase: secret("pw"), expectedID: world.repositoryID)
+        _ = try Syncer(store: fresh, repository: repository).restore()
+        #expect(try world.dump(fresh) == world.dump(a))
+    }
+}
+
+/// A value shared between threads.
+final class Locked<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    @discardableResult
+    func update<R>(_ change: (inout T) -> R) -> R { lock.withLock { change(&stored) } }
+}
