@@ -256,10 +256,14 @@ mon data = $dir/mon
 [osd.0]
 osd data = $dir/osd
 osd objectstore = memstore
-memstore device bytes = 4294967296
+memstore device bytes = 8589934592
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:$rgw
 rgw data = $dir/rgw
+# Deleted objects give their memory back at once (RGW's default waits two hours), so a
+# long benchmark's removed buckets do not fill the in-memory OSD.
+rgw gc obj min wait = 0
+rgw gc processor period = 5
 CONF
     monmaptool --create --addv a "[v2:127.0.0.1:$mon]" --fsid "$fsid" "$dir/monmap" >/dev/null
     ceph-mon --mkfs -i a --monmap "$dir/monmap" -c "$dir/ceph.conf"
