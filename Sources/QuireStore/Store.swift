@@ -87,7 +87,7 @@ public final class Store {
             }
             try database.execute("PRAGMA foreign_keys = ON; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
         } else {
-            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
+            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -\(max(2, options.cacheMebibytes) * 1024)")
         }
         try database.configure(Database.defensiveOption, 1)
         try QuireTokenizer.register(on: database)
