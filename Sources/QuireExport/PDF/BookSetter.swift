@@ -78,8 +78,9 @@ struct BookSetter {
             case .month(let month):
                 if month.year != currentYear {
                     currentYear = month.year
+                    // The calendar on a left-hand page, facing the year's first month.
                     flow.runningHead = nil
-                    flow.newPage()
+                    flow.newLeftHandPage()
                     flow.showsHead = false
                     places.years[month.year] = flow.page
                     canvas.destination("y-\(month.year)", y: 0)

@@ -17,6 +17,9 @@ struct EntryTypesetter {
 
     /// The script being made.
     private var script: EntryScript
+    /// The indent of the paragraph just set, while nothing else has followed it: the next
+    /// paragraph at that indent is marked by a first-line indent, anything else by a space.
+    private var afterParagraph: Double?
     /// The book's body size, points.
     private var size: Double { block.geometry.bodySize }
 
@@ -35,7 +38,9 @@ struct EntryTypesetter {
         script = EntryScript(block: block, id: entry.id, outlineTitle: entry.title.isEmpty ? dates.longDayAndTime(local) : entry.title,
                              rightToLeft: (told.direction ?? book.direction) == "rtl")
         let hyphens = hyphenator(language)
-        var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.32, justify: true, language: language)
+        // Leading is a factor of the font's own line height: Noto Serif's is 1.36 em, so 1.0
+        // sets the body at about 1.36 (1.32 gave 1.8 and pages that looked double-spaced).
+        var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.0, justify: true, language: language)
         body.language = language
 
         var heading = TextStyle(font: BookFonts.heading(language), size: size * (BookFonts.isCJK(language) ? 1.35 : 1.25), leading: 1.15, language: language)
@@ -72,7 +77,9 @@ struct EntryTypesetter {
             entryTarget(id) == nil ? nil : "quire-entry:" + id
         }
         var inlines = InlineSetter(hyphens: hyphens, entryTarget: entryTarget, language: language)
+        afterParagraph = nil
         for block in blocks { set(block, entry: entry, body: body, inlines: &inlines, indent: 0) }
+        endParagraph()
 
         for item in entry.media where !shownInPlace.contains(item.id) {
             set(item, language: language, body: body, inlines: inlines)
@@ -98,21 +105,31 @@ struct EntryTypesetter {
         var decoration = PageFlow.Decoration(indent: indent, bar: bar)
         decoration.marker = marker
         decoration.markerStyle = body
+        var follows = false
+        if case .paragraph = block, marker == nil, afterParagraph == indent { follows = true } else { endParagraph() }
+        afterParagraph = nil
         switch block {
         case .paragraph(let content):
+            // Paragraphs are marked as in a book: the first flush, each one after it indented
+            // by an em with no space between (a space would fall at the foot of a page unseen,
+            // and a journal's one-line paragraphs would look like a list); a space stays
+            // between a paragraph and a list, quote, heading or photo.
+            var style = body
+            if follows { style.indent = size }
             // A photo inside a paragraph stands between the text before and after it.
             for piece in inlines.pieces(content) {
                 switch piece {
                 case .text(var text):
                     text.trimEnd()
-                    script.paragraph(text, style: body, decoration)
+                    script.paragraph(text, style: style, decoration)
                     decoration.marker = nil
                 case .photo(let index):
                     if index < entry.media.count { photo(entry.media[index]) }
                 }
+                style.indent = 0
             }
             if let marker = decoration.marker { script.paragraph(marker, style: body, PageFlow.Decoration(indent: indent)) }
-            script.space(size * 0.45)
+            afterParagraph = indent
         case .heading(let level, let content):
             var style = body
             style.font = BookFonts.heading(body.language)
@@ -163,6 +180,13 @@ struct EntryTypesetter {
                 first = false
             }
         }
+    }
+
+    /// The space after a paragraph that nothing has followed yet.
+    private mutating func endParagraph() {
+        guard afterParagraph != nil else { return }
+        afterParagraph = nil
+        script.space(size * 0.45)
     }
 
     // MARK: Attachments

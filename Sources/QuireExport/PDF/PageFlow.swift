@@ -8,7 +8,8 @@ import Foundation
 /// - a photo is scaled to the text block (never enlarged past 150 dpi) and never split: when
 ///   it does not fit what is left of the page, it is shrunk to fit if it keeps most of its
 ///   size, or else starts the next page;
-/// - each page gets its running head and folio when it ends.
+/// - each page gets its running head and folio when it ends: the head it began with, so a
+///   month's last page names that month though the next one is already known.
 /// With no canvas the flow only measures (how many pages the contents will take).
 final class PageFlow {
     let geometry: PageGeometry
@@ -20,8 +21,11 @@ final class PageFlow {
     private(set) var y = 0.0
     /// Nothing has been set on the current page yet.
     private(set) var pageIsEmpty = true
-    /// The month title printed at the head of pages, and whether this page shows it.
+    /// The month title printed at the head of the pages started from now on, and whether
+    /// this page shows its own.
     var runningHead: String?
+    /// The head of the page being filled: `runningHead` when it began.
+    private var pageHead: String?
     var showsHead = true
     var showsFolio = true
     var headLanguage: String?
@@ -51,14 +55,20 @@ final class PageFlow {
         page += 1
         y = geometry.top
         pageIsEmpty = true
+        pageHead = runningHead
         showsHead = true
         showsFolio = true
     }
 
     /// Starts a new page that is a right-hand one, leaving a blank left-hand page if needed.
-    func newRightHandPage() {
+    func newRightHandPage() { newPage(onRight: true) }
+
+    /// Starts a new left-hand page (one that faces the next), leaving a blank right-hand page if needed.
+    func newLeftHandPage() { newPage(onRight: false) }
+
+    private func newPage(onRight: Bool) {
         newPage()
-        if page % 2 == 0 {
+        if (page % 2 == 1) != onRight {
             showsHead = false
             showsFolio = false
             newPage()
@@ -70,7 +80,7 @@ final class PageFlow {
         guard isOpen else { return }
         isOpen = false
         guard let canvas else { return }
-        if showsHead, let runningHead, !pageIsEmpty {
+        if showsHead, let runningHead = pageHead, !pageIsEmpty {
             var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.75, alignment: .center)
             style.language = headLanguage
             let head = TextLayout(StyledText(runningHead.uppercased(with: headLanguage.map { Locale(identifier: $0) })), style: style, width: width, in: fonts)
@@ -93,6 +103,7 @@ final class PageFlow {
         self.page = page
         y = geometry.top
         pageIsEmpty = true
+        pageHead = runningHead
     }
 
     /// Moves the cursor down by `points`, unless the page is still empty (space at the top

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import QuireExport
+@testable import QuireStore
+
+/// The reading book's pages as a reader sees them, read back with poppler: the running head
+/// of every page, where each year's calendar falls, how paragraphs are marked and the body's
+/// leading.
+@Suite struct BookPageTests {
+    let dir = TempDir()
+
+    static var readers: Bool { ["pdfinfo", "pdftotext"].allSatisfy(ExternalTool.available) }
+
+    /// A word pdftotext found, with its box in points from the top left of its page.
+    struct Word {
+        let x0, y0, x1, y1: Double
+        let text: String
+    }
+
+    /// Every page's words, in the order pdftotext gives them.
+    static func pages(of book: String) throws -> [[Word]] {
+        let html = try ExternalTool.run("pdftotext", ["-bbox", "-enc", "UTF-8", book, "-"]).stdout
+        let pattern = try NSRegularExpression(pattern: "<word xMin=\"([0-9.]+)\" yMin=\"([0-9.]+)\" xMax=\"([0-9.]+)\" yMax=\"([0-9.]+)\">([^<]*)</word>")
+        return html.components(separatedBy: "<page ").dropFirst().map { page in
+            pattern.matches(in: page, range: NSRange(page.startIndex..., in: page)).compactMap { match in
+                let groups = (1...5).compactMap { Range(match.range(at: $0), in: page).map { String(page[$0]) } }
+                guard groups.count == 5, let x0 = Double(groups[0]), let y0 = Double(groups[1]),
+                      let x1 = Double(groups[2]), let y1 = Double(groups[3]) else { return nil }
+                return Word(x0: x0, y0: y0, x1: x1, y1: y1, text: groups[4])
+            }
+        }
+    }
+
+    /// The book's named destinations: name → page.
+    static func destinations(of book: String) throws -> [String: Int] {
+        let listing = try ExternalTool.run("pdfinfo", ["-dests", book]).stdout
+        var found: [String: Int] = [:]
+        for line in listing.split(separator: "\n") {
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let page = columns.first.flatMap({ Int($0) }), let name = columns.last, name.hasPrefix("\""), name.hasSuffix("\"") else { continue }
+            found[String(name.dropFirst().dropLast())] = page
+        }
+        return found
+    }
+
+    /// Every page with entries on it carries the name of the month they belong to at its
+    /// head, the month's last page included; a month's first page, a year's calendar and
+    /// blank pages carry none. Each year's calendar is a left-hand page facing its first month.
+    @Test(.enabled(if: readers))
+    func everyPagesRunningHeadNamesTheMonthOfItsEntries() throws {
+        let store = try VariedJournal.make(in: dir, generated: 60)
+        let book = dir.path + "/book.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book, "--no-photos"], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        let geometry = PageGeometry(.a5)
+        let destinations = try Self.destinations(of: book)
+        let monthStarts = destinations.filter { $0.key.hasPrefix("m-") }.map { (page: $0.value, key: String($0.key.dropFirst(2))) }.sorted { $0.page < $1.page }
+        let calendars = destinations.filter { $0.key.hasPrefix("y-") }
+        try #require(monthStarts.count >= 10 && calendars.count == 2, "\(destinations.keys.sorted())")
+        let names = DateFormatter()
+        names.locale = Locale(identifier: "en_US_POSIX")
+        func name(of key: String) -> String {
+            let month = Int(key.split(separator: "-").last ?? "") ?? 0
+            return (1...12).contains(month) ? names.standaloneMonthSymbols[month - 1].uppercased() : "?"
+        }
+        var wrong: [String] = [], headed = 0
+        let pages = try Self.pages(of: book)
+        for (index, words) in pages.enumerated() {
+            let page = index + 1
+            guard let month = monthStarts.last(where: { $0.page <= page }) else { continue }
+            let head = words.filter { $0.y1 < geometry.top }.map(\.text).joined(separator: " ")
+            let body = words.filter { $0.y0 >= geometry.top && $0.y1 <= geometry.size.height - geometry.bottom }
+            let bare = page == month.page || calendars.values.contains(page) || body.isEmpty
+            let expected = bare ? "" : name(of: month.key)
+            if head != expected { wrong.append("page \(page) (\(month.key)): head \"\(head)\", expected \"\(expected)\"") }
+            if !expected.isEmpty { headed += 1 }
+        }
+        #expect(headed > 30)
+        #expect(wrong.isEmpty, "\(wrong.prefix(6).joined(separator: "\n"))")
+        for (key, page) in calendars {
+            #expect(page % 2 == 0, "\(key) on page \(page), a right-hand page")
+            let first = monthStarts.first { $0.key.hasPrefix(key.dropFirst(2) + "-") }
+            #expect(first?.page == page + 1, "\(key) on page \(page), its first month on \(first?.page ?? 0)")
+        }
+    }
+
+    /// A paragraph after another is marked by a first-line indent of an em, with no space
+    /// between them; the first of an entry, and one after a list, start flush. Lines follow
+    /// each other at about 1.36 times the body size.
+    @Test(.enabled(if: readers))
+    func paragraphsAreIndentedAfterTheFirstAndSetAtABooksLeading() throws {
+        let words = "the morning light came slowly over the hills and the village woke to the sound of bells ringing far away "
+        let body = ["Firstword " + String(repeating: words, count: 3), "Secondword " + String(repeating: words, count: 3),
+                    "Thirdword " + String(repeating: words, count: 2), "- an item\n- another item", "Fourthword " + words]
+            .joined(separator: "\n\n")
+        let line = try JSONSerialization.data(withJSONObject: ["created": "2025-05-04T10:00:00Z", "title": "Paragraphs", "body": body], options: [.sortedKeys])
+        let file = dir.file("one.jsonl", String(decoding: line, as: UTF8.self) + "\n")
+        let store = dir.path + "/store"
+        try #require(try QuireBinary.run(["import", file], store: store).status == 0)
+        let book = dir.path + "/book.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book, "--lang", "en"], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        let geometry = PageGeometry(.a5), size = geometry.bodySize
+        let pages = try Self.pages(of: book)
+        let index = try #require(pages.firstIndex { $0.contains { $0.text == "Firstword" } })
+        let left = geometry.left(page: index + 1)
+        // The page's lines of body text, each as its top and its first word.
+        let text = pages[index].filter { $0.y0 >= geometry.top && $0.y1 <= geometry.size.height - geometry.bottom && $0.y0 > (pages[index].first { $0.text == "Firstword" }?.y0 ?? 0) - 1 }
+        let tops = Set(text.map { ($0.y0 * 10).rounded() / 10 }).sorted()
+        let lines = tops.compactMap { top in text.filter { abs($0.y0 - top) < 0.06 }.min { $0.x0 < $1.x0 } }
+        func offset(_ word: String) -> Double? { lines.first { $0.text == word }.map { $0.x0 - left } }
+        let (first, second, third, fourth) = (offset("Firstword"), offset("Secondword"), offset("Thirdword"), offset("Fourthword"))
+        #expect(first.map { abs($0) < 0.5 } == true, "Firstword at \(first ?? -1)")
+        #expect(second.map { abs($0 - size) < 0.5 } == true, "Secondword at \(second ?? -1), an em is \(size)")
+        #expect(third.map { abs($0 - size) < 0.5 } == true, "Thirdword at \(third ?? -1)")
+        #expect(fourth.map { abs($0) < 0.5 } == true, "Fourthword after a list at \(fourth ?? -1)")
+        // From Firstword's line to Thirdword's, every line one pitch below the last: no space
+        // between the paragraphs, and the pitch a book's.
+        let start = try #require(lines.firstIndex { $0.text == "Firstword" }), end = try #require(lines.firstIndex { $0.text == "Thirdword" })
+        let steps = zip(lines[start...end], lines[(start + 1)...end]).map { $1.y0 - $0.y0 }
+        try #require(steps.count >= 6, "\(lines.map { $0.text })")
+        let pitch = steps.sorted()[steps.count / 2]
+        #expect((1.3...1.42).contains(pitch / size), "line pitch \(pitch) for a body of \(size) pt")
+        #expect(steps.allSatisfy { abs($0 - pitch) < 0.3 }, "\(steps)")
+    }
+}
