@@ -144,7 +144,7 @@ package struct EPUBExporter {
         var coverData = base
         coverData["author"] = author.map { .string($0) } ?? .null
         coverData["dateRange"] = .string(contents.dateRange(in: dates))
-        coverData["entryCount"] = .string(words.text("entries", ["count": dates.count(contents.entryCount)]))
+        coverData["entryCount"] = .string(words.text("entries", count: contents.entryCount, formatted: dates.count(contents.entryCount)))
         coverData["coverOf"] = .string(words.text("coverOf", ["title": title]))
         if let cover {
             let href = "images/cover." + cover.format.fileExtension

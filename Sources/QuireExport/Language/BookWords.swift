@@ -36,6 +36,44 @@ package struct BookWords: Sendable {
         return text
     }
 
+    /// The text of `key` for `count` things, in the plural form the language gives that
+    /// number (`key.one`, `key.few`, … `key.other`, as CLDR names them), `{count}` filled
+    /// in with `formatted` (the number in the book's digits): "1 entry", "21 запись",
+    /// "5 записей".
+    package func text(_ key: String, count: Int, formatted: String) -> String {
+        let form = texts[key + "." + Self.pluralCategory(count, language: language)] ?? texts[key + ".other"] ?? texts[key] ?? key
+        return form.replacingOccurrences(of: "{count}", with: formatted)
+    }
+
+    /// The plural categories a catalogue's language has for whole numbers.
+    package static func pluralCategories(language: String) -> Set<String> {
+        Set((0...1_000).map { pluralCategory($0, language: language) })
+    }
+
+    /// CLDR's plural category of a whole number (the integer rules of CLDR 42's
+    /// plurals.xml for the languages Quire has catalogues for; a language it lacks counts as
+    /// English does).
+    package static func pluralCategory(_ n: Int, language: String) -> String {
+        let n = abs(n), tens = n % 100, units = n % 10
+        switch language {
+        case "ja", "zh", "ko": return "other"
+        case "fr", "pt": return n <= 1 ? "one" : "other"
+        case "ru", "uk":
+            if units == 1 && tens != 11 { return "one" }
+            if (2...4).contains(units) && !(12...14).contains(tens) { return "few" }
+            return "many"
+        case "ar":
+            switch n {
+            case 0: return "zero"
+            case 1: return "one"
+            case 2: return "two"
+            default: return (3...10).contains(tens) ? "few" : (11...99).contains(tens) ? "many" : "other"
+            }
+        case "he": return n == 1 ? "one" : n == 2 ? "two" : "other"
+        default: return n == 1 ? "one" : "other"
+        }
+    }
+
     /// Every key and its text, for templates (`{{words.contents}}`).
     var all: [String: String] { texts }
 

@@ -115,7 +115,7 @@ package struct MarkdownExporter {
         let indexText = try templates.render("markdown/index.md", .object([
             "title": .string(MarkdownText.inline(BookTitle.title(nil, filter: filter, words: words))),
             "dateRange": .string(contents.dateRange(in: dates)),
-            "entryCount": .string(words.text("entries", ["count": dates.count(contents.entryCount)])),
+            "entryCount": .string(words.text("entries", count: contents.entryCount, formatted: dates.count(contents.entryCount))),
             "years": .list(index.map { .object(["year": .string(dates.year($0.year)), "months": .list($0.months)]) }),
             "language": .string(language.code),
             "words": wordsData,

@@ -168,7 +168,7 @@ struct BookSetter {
         }
         flow.space(size * 3)
         let count = plan.contents.entryCount
-        let facts = own(plan.contents.dateRange(in: dates) + "\n" + words.text("entries", ["count": dates.count(count)]))
+        let facts = own(plan.contents.dateRange(in: dates) + "\n" + words.text("entries", count: count, formatted: dates.count(count)))
         flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, leading: 1.5, alignment: .center, language: language), .init(gray: 0.35))
         flow.newPage()
         flow.showsHead = false

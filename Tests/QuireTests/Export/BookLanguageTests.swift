@@ -8,18 +8,56 @@ import Testing
 @Suite struct BookLanguageTests {
     // MARK: Catalogues
 
-    /// Every catalogue has every key of the English one, with the same `{placeholders}`.
+    /// Every catalogue has every key of the English one, with the same `{placeholders}`; a
+    /// counted text (`entries.one`, `entries.few`…) has a form for each plural category its
+    /// language has, and a form that names no number (Arabic's "مدخل واحد") may leave out
+    /// `{count}`.
     @Test func everyCatalogueIsComplete() throws {
         let english = try #require(BookWords.catalogues["en"])
         #expect(english.count >= 25)
+        let categories: Set<String> = ["zero", "one", "two", "few", "many", "other"]
+        func split(_ key: String) -> (base: String, category: String?) {
+            let parts = key.split(separator: ".")
+            guard parts.count == 2, categories.contains(String(parts[1])) else { return (key, nil) }
+            return (String(parts[0]), String(parts[1]))
+        }
+        let englishBases = Set(english.keys.map { split($0).base })
         for language in ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk"] {
             let catalogue = try #require(BookWords.catalogues[language], "no catalogue for \(language)")
-            #expect(Set(catalogue.keys) == Set(english.keys), "\(language): missing \(Set(english.keys).subtracting(catalogue.keys).sorted()), unknown \(Set(catalogue.keys).subtracting(english.keys).sorted())")
+            let bases = Set(catalogue.keys.map { split($0).base })
+            #expect(bases == englishBases, "\(language): missing \(englishBases.subtracting(bases).sorted()), unknown \(bases.subtracting(englishBases).sorted())")
+            let needed = BookWords.pluralCategories(language: language)
+            for base in bases where english.keys.contains(where: { split($0).base == base && split($0).category != nil }) {
+                let forms = Set(catalogue.keys.compactMap { split($0).base == base ? split($0).category : nil })
+                #expect(forms == needed, "\(language).\(base): forms \(forms.sorted()), the language has \(needed.sorted())")
+            }
             for (key, text) in catalogue {
-                #expect(Self.placeholders(text) == Self.placeholders(english[key] ?? ""), "\(language).\(key): \(text)")
+                let (base, category) = split(key)
+                let englishText = english[key] ?? english[base + ".other"] ?? ""
+                if category == nil {
+                    #expect(Self.placeholders(text) == Self.placeholders(englishText), "\(language).\(key): \(text)")
+                } else {
+                    #expect(Self.placeholders(text).isSubset(of: Self.placeholders(englishText)), "\(language).\(key): \(text)")
+                }
                 #expect(!text.isEmpty, "\(language).\(key) is empty")
             }
         }
+    }
+
+    /// "1 entry", "21 запись", "22 записи", "25 записей", "11 записей": the count in the form
+    /// its number takes.
+    @Test func aCountTakesThePluralFormOfItsNumber() {
+        let english = BookWords(for: "en"), russian = BookWords(for: "ru"), arabic = BookWords(for: "ar"), french = BookWords(for: "fr")
+        #expect(english.text("entries", count: 1, formatted: "1") == "1 entry")
+        #expect(english.text("entries", count: 30, formatted: "30") == "30 entries")
+        #expect(english.text("entries", count: 0, formatted: "0") == "0 entries")
+        #expect(french.text("entries", count: 0, formatted: "0") == "0 entrée")
+        let forms = [1, 21, 22, 25, 11, 12, 111, 104].map { russian.text("entries", count: $0, formatted: String($0)) }
+        #expect(forms == ["1 запись", "21 запись", "22 записи", "25 записей", "11 записей", "12 записей", "111 записей", "104 записи"])
+        #expect(arabic.text("entries", count: 2, formatted: "٢") == "مدخلان")
+        #expect(arabic.text("entries", count: 5, formatted: "٥") == "٥ مدخلات")
+        #expect(arabic.text("entries", count: 30, formatted: "٣٠") == "٣٠ مدخلًا")
+        #expect(arabic.text("entries", count: 100, formatted: "١٠٠") == "١٠٠ مدخل")
     }
 
     static func placeholders(_ text: String) -> Set<String> {
@@ -33,7 +71,7 @@ import Testing
         #expect(BookWords(for: "pt-BR").text("contents") == BookWords(for: "pt").text("contents"))
         let swahili = BookWords(for: "sw")
         #expect(swahili.language == "en" && swahili.text("contents") == BookWords(for: "en").text("contents"))
-        #expect(BookWords(for: "ru").text("entries", ["count": "12"]).contains("12"))
+        #expect(BookWords(for: "pt-BR").text("entries", count: 12, formatted: "12") == "12 entradas")
         #expect(BookWords(for: "ru").text("no-such-key") == "no-such-key")
         // A key one catalogue lacks is taken from English.
         let partial = BookWords.parse("# comment\ncontents = Sisällys\n")
@@ -169,7 +207,7 @@ import Testing
         #expect(june.contains(">\(esc(dates.longDay(try local("2025-06-21T00:00:00Z"))))</h2>"))
         #expect(july.contains(esc(words.text("voiceNoteLasting", ["duration": dates.duration(3)]))))
         let count = Int(summary.object?["entries"]?.number ?? 0)
-        #expect(zip.text("EPUB/cover.xhtml").contains(esc(words.text("entries", ["count": dates.count(count)]))))
+        #expect(zip.text("EPUB/cover.xhtml").contains(esc(words.text("entries", count: count, formatted: dates.count(count)))))
         // The calendar's weeks start where the locale starts them.
         let calendar = zip.text("EPUB/text/calendar-2025.xhtml")
         let initial = "fill=\"#777\" text-anchor=\"middle\">"
