@@ -56,7 +56,7 @@ struct EntryTypesetter {
         meta.append(entry.title.isEmpty ? (local.isDateOnly ? "" : dates.clock(local)) : dates.longDayAndTime(local))
         func separator() -> String { meta.byteCount > lead ? "  ·  " : "" }
         if entry.starred { meta.append(meta.byteCount > lead ? "  ★" : "★") }
-        if !entry.tags.isEmpty { meta.append(separator() + entry.tags.map { "#" + $0 }.joined(separator: " ")) }
+        if !entry.tags.isEmpty { meta.append(separator() + Self.tagList(entry.tags)) }
         if let location = entry.location {
             meta.append(separator() + (location.name.flatMap { $0.isEmpty ? nil : $0 } ?? EntryData.coordinates(location)))
         }
@@ -87,6 +87,13 @@ struct EntryTypesetter {
         // Which fonts are missing is worked out for the rare entry that lacks some.
         if script.unknownGlyphs > 0 { script.fontPackage = Self.fontPackage(for: entry, told: told) }
         return script
+    }
+
+    /// Tags as the date line shows them, each isolated for bidi (FSI … PDI) so its mark
+    /// stays in front of it whatever the line's direction: "#family" in an Arabic line, not
+    /// "family#".
+    static func tagList(_ tags: [String]) -> String {
+        tags.map { "\u{2068}#" + $0 + "\u{2069}" }.joined(separator: " ")
     }
 
     /// The Debian package whose fonts an entry's script needs.

@@ -47,6 +47,39 @@ import Testing
         #expect(latin.lines.first?.runs.allSatisfy { !$0.backward } == true)
     }
 
+    /// In a right-to-left date line a Latin tag reads "#family": its mark on its left, in
+    /// front of it, not after it ("family#") as an unisolated "#" would fall.
+    @Test func aTagKeepsItsMarkInFrontInALineOfEitherDirection() throws {
+        for (line, language) in [("\u{200F}الأحد، ٤ مايو  ·  ", "ar"), ("Sunday, May 4  ·  ", "en")] {
+            let text = line + EntryTypesetter.tagList(["family", "قراءة"])
+            let layout = TextLayout(StyledText(text, language: language), style: style, width: 400, in: fonts)
+            let runs = try #require(layout.lines.first?.runs)
+            // The x of a byte's glyph: clusters come in glyph order, their bytes from the
+            // run's end when it runs backward (as cairo takes them).
+            func x(ofByte index: Int) -> Double? {
+                for run in runs where run.textRange.contains(index) {
+                    var byte = run.backward ? run.textRange.upperBound : run.textRange.lowerBound, glyph = 0
+                    for cluster in run.clusters {
+                        let count = Int(cluster.num_bytes)
+                        let range = run.backward ? (byte - count)..<byte : byte..<(byte + count)
+                        if range.contains(index) { return cluster.num_glyphs > 0 && glyph < run.glyphs.count ? run.start + run.glyphs[glyph].x : nil }
+                        byte += run.backward ? -count : count
+                        glyph += Int(cluster.num_glyphs)
+                    }
+                }
+                return nil
+            }
+            let latin = try #require(text.utf8.firstRange(of: "#family".utf8))
+            let mark = text.utf8.distance(from: text.utf8.startIndex, to: latin.lowerBound)
+            let markX = try #require(x(ofByte: mark)), letterX = try #require(x(ofByte: mark + 1))
+            #expect(markX < letterX, "\(language): # at \(markX), f at \(letterX)")
+            let arabic = try #require(text.utf8.firstRange(of: "#قراءة".utf8))
+            let arabicMark = text.utf8.distance(from: text.utf8.startIndex, to: arabic.lowerBound)
+            let arabicMarkX = try #require(x(ofByte: arabicMark)), arabicLetterX = try #require(x(ofByte: arabicMark + 1))
+            #expect(arabicMarkX > arabicLetterX, "\(language): # at \(arabicMarkX), ق at \(arabicLetterX)")
+        }
+    }
+
     @Test func struckTextCarriesItsLineAndLinksTheirColourAndBoxes() {
         var text = StyledText("before ", language: "en")
         text.append("struck through", style: .strike)
