@@ -102,8 +102,15 @@ final class PDFCanvas {
                 glyphs[index].x = baseX + glyphs[index].x
                 glyphs[index].y = glyphs[index].y == 0 ? baseY : baseY + glyphs[index].y
             }
-            cairo_show_text_glyphs(cr, base + run.textRange.lowerBound, Int32(run.textRange.count), glyphs, Int32(glyphs.count),
-                                   run.clusters, Int32(run.clusters.count), run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0))
+            let flags = run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0)
+            if let shown = run.shownText {
+                shown.withUnsafeBufferPointer { bytes in
+                    cairo_show_text_glyphs(cr, bytes.baseAddress, Int32(bytes.count), glyphs, Int32(glyphs.count), run.clusters, Int32(run.clusters.count), flags)
+                }
+            } else {
+                cairo_show_text_glyphs(cr, base + run.textRange.lowerBound, Int32(run.textRange.count), glyphs, Int32(glyphs.count),
+                                       run.clusters, Int32(run.clusters.count), flags)
+            }
         }
         for box in run.missing {
             cairo_set_line_width(cr, 0.5)

@@ -75,6 +75,10 @@ final class TextLayout: @unchecked Sendable {
         let backward: Bool
         /// The run's text, bytes of `TextLayout.utf8`.
         let textRange: Range<Int>
+        /// The text cairo is given for the run when it differs from `textRange`'s bytes: soft
+        /// hyphens inside a cluster of glyphs (a ligature, "f\u{AD}f" in "cof\u{AD}fee") left
+        /// out, so a viewer copies and finds "coffee"; `clusters` count these bytes.
+        var shownText: [CChar]? = nil
         /// The run's own colour (a link's), else the drawing's.
         let color: (red: Double, green: Double, blue: Double)?
         /// A line through the run (strikethrough): its box from the run's start and baseline.
@@ -246,21 +250,57 @@ final class TextLayout: @unchecked Sendable {
                 }
             }
             let backward = item.pointee.analysis.level & 1 != 0
-            let clusters = usable ? Self.clusters(of: run, text: text, backward: backward, infos: infos) : []
+            var clusters = usable ? Self.clusters(of: run, text: text, backward: backward, infos: infos) : []
             let offset = Int(item.pointee.offset)
+            let shown = text.flatMap { Self.withoutInnerSoftHyphens(UnsafeBufferPointer(start: $0 + offset, count: Int(item.pointee.length)), clusters: &clusters, backward: backward) }
             var strike: Rect?
             if let strikeMetrics {
                 strike = Rect(x: 0, y: -Double(strikeMetrics.position) / scale,
                               width: Double(stringWidth) / scale, height: Double(strikeMetrics.thickness) / scale)
             }
             runs.append(Run(font: usable ? cairo_scaled_font_reference(scaled) : nil, start: start, shift: shift, glyphs: glyphs, clusters: clusters, backward: backward,
-                            textRange: offset..<(offset + Int(item.pointee.length)), color: color, strike: strike, missing: missing))
+                            textRange: offset..<(offset + Int(item.pointee.length)), shownText: shown, color: color, strike: strike, missing: missing))
             xOffset += stringWidth + run.pointee.end_x_offset
         }
         return runs
     }
 
     /// How many bytes and glyphs each cluster of a run has, glyphs that are not drawn not counted.
+    /// A run's bytes with each soft hyphen (U+00AD) that shares a cluster with other
+    /// characters left out, and those clusters' byte counts made to match; nil when there is
+    /// none. A soft hyphen that is a cluster of its own stays: at a line's end it is the
+    /// hyphen drawn there, elsewhere it has no glyph and no text of its own in the PDF.
+    static func withoutInnerSoftHyphens(_ bytes: UnsafeBufferPointer<CChar>, clusters: inout [cairo_text_cluster_t], backward: Bool) -> [CChar]? {
+        let (first, second) = (CChar(bitPattern: 0xC2), CChar(bitPattern: 0xAD))
+        guard !clusters.isEmpty, zip(bytes, bytes.dropFirst()).contains(where: { $0 == first && $1 == second }) else { return nil }
+        // Clusters come in glyph order; a backward run's take its bytes from the end.
+        var pieces: [[CChar]] = []
+        var end = backward ? bytes.count : 0
+        var changed = false
+        for index in clusters.indices {
+            let count = Int(clusters[index].num_bytes)
+            let range = backward ? max(0, end - count)..<end : end..<min(bytes.count, end + count)
+            end = backward ? range.lowerBound : range.upperBound
+            var piece = Array(bytes[range])
+            if clusters[index].num_glyphs > 0, piece.count > 2 {
+                var kept: [CChar] = [], at = 0
+                while at < piece.count {
+                    if at + 1 < piece.count, piece[at] == first, piece[at + 1] == second { at += 2; continue }
+                    kept.append(piece[at])
+                    at += 1
+                }
+                if kept.count != piece.count, !kept.isEmpty {
+                    piece = kept
+                    clusters[index].num_bytes = Int32(kept.count)
+                    changed = true
+                }
+            }
+            pieces.append(piece)
+        }
+        guard changed else { return nil }
+        return (backward ? pieces.reversed() : pieces).flatMap { $0 }
+    }
+
     private static func clusters(of run: UnsafeMutablePointer<PangoGlyphItem>, text: UnsafePointer<CChar>?, backward: Bool,
                                  infos: UnsafeBufferPointer<PangoGlyphInfo>) -> [cairo_text_cluster_t] {
         var clusters: [cairo_text_cluster_t] = []

@@ -84,6 +84,28 @@ import Testing
         }
     }
 
+    /// A soft hyphen is in the text a viewer copies and searches only where a line breaks:
+    /// inside a ligature ("cof\u{AD}fee", the ff one glyph) it used to stay, and a search for
+    /// "coffee" missed it.
+    @Test(.enabled(if: readers))
+    func softHyphensReachTheTextLayerOnlyWhereALineBreaks() throws {
+        let sentence = "We drank coffee and ate waffles, officially the finest offer of the afflicted office. "
+        let line = try JSONSerialization.data(withJSONObject: ["created": "2025-05-04T10:00:00Z", "title": "Coffee",
+                                                               "body": String(repeating: sentence, count: 12)], options: [.sortedKeys])
+        let store = dir.path + "/store"
+        try #require(try QuireBinary.run(["import", dir.file("one.jsonl", String(decoding: line, as: UTF8.self) + "\n")], store: store).status == 0)
+        let book = dir.path + "/book.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book, "--lang", "en"], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        let text = try ExternalTool.run("pdftotext", ["-enc", "UTF-8", book, "-"]).stdout
+        let inner = text.components(separatedBy: "\u{AD}").dropFirst().filter { !$0.hasPrefix("\n") }
+        #expect(inner.isEmpty, "soft hyphens inside lines, before: \(inner.map { String($0.prefix(12)) })")
+        let joined = text.replacingOccurrences(of: "\u{AD}\n", with: "")
+        #expect(joined.components(separatedBy: "coffee").count - 1 == 12)
+        #expect(joined.components(separatedBy: "waffles").count - 1 == 12)
+        #expect(joined.components(separatedBy: "officially").count - 1 == 12)
+    }
+
     /// A paragraph after another is marked by a first-line indent of an em, with no space
     /// between them; the first of an entry, and one after a list, start flush. Lines follow
     /// each other at about 1.36 times the body size.

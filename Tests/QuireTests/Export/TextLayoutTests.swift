@@ -16,7 +16,7 @@ import Testing
         layout.lines.allSatisfy { line in
             line.runs.allSatisfy { run in
                 run.font == nil
-                    || (Int(run.clusters.reduce(0) { $0 + $1.num_bytes }) == run.textRange.count
+                    || (Int(run.clusters.reduce(0) { $0 + $1.num_bytes }) == (run.shownText?.count ?? run.textRange.count)
                         && Int(run.clusters.reduce(0) { $0 + $1.num_glyphs }) == run.glyphs.count)
             }
         }
