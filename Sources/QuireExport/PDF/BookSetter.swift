@@ -127,6 +127,10 @@ struct BookSetter {
         return (summary, Move(count: contentsPages, after: frontPages))
     }
 
+    /// The cover's colour where it has no photo: a deep blue-green that white type reads on
+    /// and that prints as it looks.
+    static let coverField = (red: 0.12, green: 0.26, blue: 0.31)
+
     /// Words of the book's own (not an entry's), set in its direction: in a right-to-left
     /// book even a year alone reads from the right.
     private func own(_ text: String) -> StyledText {
@@ -139,20 +143,33 @@ struct BookSetter {
         let geometry = flow.geometry
         let size = geometry.bodySize
         let title = plan.title, language = plan.language.code, dates = plan.language.dates, words = plan.language.words
-        // The cover: the image, as large as the page allows, or the title set large.
+        // The cover, filling the page: the photo scaled to cover it (cropped, never
+        // letterboxed) with the title on a dark band across it, or the title on a field of
+        // colour. White type on both.
         flow.newPage()
         flow.showsHead = false
         flow.showsFolio = false
+        let page = geometry.size
+        let titleStyle = TextStyle(font: BookFonts.serif(language), size: size * 2.6, leading: 1.1, alignment: .center, language: language)
+        let datesStyle = TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language)
         if let cover = plan.cover {
-            let scale = min(geometry.size.width / Double(cover.shownWidth), geometry.size.height / Double(cover.shownHeight))
+            let scale = max(page.width / Double(cover.shownWidth), page.height / Double(cover.shownHeight))
             let w = Double(cover.shownWidth) * scale, h = Double(cover.shownHeight) * scale
-            try flow.canvas?.draw(cover, x: (geometry.size.width - w) / 2, y: (geometry.size.height - h) / 2, width: w, height: h)
-            flow.move(toAtLeast: 0)
+            try flow.canvas?.clipped(x: 0, y: 0, width: page.width, height: page.height) {
+                try flow.canvas?.draw(cover, x: (page.width - w) / 2, y: (page.height - h) / 2, width: w, height: h)
+            }
+            flow.canvas?.fill(x: 0, y: page.height * 0.6, width: page.width, height: page.height * 0.25, red: 0, green: 0, blue: 0, alpha: 0.5)
+            flow.move(toAtLeast: page.height * 0.64)
         } else {
-            flow.move(toAtLeast: geometry.size.height * 0.3)
-            flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2.6, leading: 1.1, alignment: .center, language: language))
-            flow.space(size * 1.2)
-            flow.paragraph(own(plan.contents.dateRange(in: dates)), style: TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language), .init(gray: 0.35))
+            flow.canvas?.fill(x: 0, y: 0, width: page.width, height: page.height, red: Self.coverField.red, green: Self.coverField.green, blue: Self.coverField.blue)
+            flow.move(toAtLeast: page.height * 0.3)
+        }
+        flow.paragraph(StyledText(title, language: language), style: titleStyle, .init(gray: 1))
+        flow.space(size * 1.2)
+        flow.paragraph(own(plan.contents.dateRange(in: dates)), style: datesStyle, .init(gray: 0.88))
+        if let author = plan.author, plan.cover == nil {
+            flow.move(toAtLeast: page.height * 0.78)
+            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.4, alignment: .center, language: language), .init(gray: 1))
         }
         // Its back, blank; then the title page and its back, the colophon.
         flow.newPage()

@@ -129,6 +129,22 @@ final class PDFCanvas {
         cairo_fill(cr)
     }
 
+    /// A rectangle in a colour (components 0–1), `alpha` of it over what is below.
+    func fill(x: Double, y: Double, width: Double, height: Double, red: Double, green: Double, blue: Double, alpha: Double = 1) {
+        cairo_set_source_rgba(cr, red, green, blue, alpha)
+        cairo_rectangle(cr, x, y, width, height)
+        cairo_fill(cr)
+    }
+
+    /// Runs `body` with drawing kept inside the box.
+    func clipped(x: Double, y: Double, width: Double, height: Double, _ body: () throws -> Void) rethrows {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_rectangle(cr, x, y, width, height)
+        cairo_clip(cr)
+        try body()
+    }
+
     func circle(x: Double, y: Double, radius: Double, gray: Double) {
         cairo_set_source_rgb(cr, gray, gray, gray)
         cairo_new_sub_path(cr)

@@ -84,6 +84,48 @@ import Testing
         }
     }
 
+    /// A cover looks like one: without a photo, the title in white on a field of colour that
+    /// fills the page; with one, the photo filling the page (a landscape photo cropped, never
+    /// letterboxed on white) and the title over it.
+    @Test(.enabled(if: readers && ExternalTool.available("pdftoppm")))
+    func theCoverFillsItsPage() throws {
+        let store = try VariedJournal.make(in: dir, generated: 0)
+        for (name, extra) in [("plain", ["--author", "Анна"]), ("photo", ["--cover", VariedJournal.media + "/photo.jpg"])] {
+            let book = dir.path + "/\(name).pdf"
+            let run = try QuireBinary.run(["export", "pdf", book, "--title", "Дневник", "--no-photos"] + extra, store: store)
+            try #require(run.status == 0, "\(run.stderr)")
+            let text = try ExternalTool.run("pdftotext", ["-f", "1", "-l", "1", "-enc", "UTF-8", book, "-"]).stdout
+            #expect(text.contains("Дневник"), "\(name): \(text)")
+            let render = try ExternalTool.run("pdftoppm", ["-f", "1", "-l", "1", "-r", "30", "-gray", book, dir.path + "/\(name)"])
+            try #require(render.status == 0, "\(render.stderr)")
+            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix(name + "-") && $0.hasSuffix(".pgm") })
+            let (width, pixels) = try Self.pgm(dir.path + "/" + file)
+            let rows = pixels.count / width
+            func mean(_ row: Int) -> Double { Double(pixels[(row * width)..<((row + 1) * width)].reduce(0) { $0 + Int($1) }) / Double(width) }
+            // Near white would be 255; a letterboxed photo leaves its top and bottom rows so (the
+            // last row of pixels may lie mostly below the page's edge).
+            #expect(mean(0) < 200 && mean(rows - 2) < 200, "\(name): top row \(mean(0)), bottom row \(mean(rows - 2))")
+            if name == "plain" {
+                let dark = pixels.filter { $0 < 128 }.count
+                #expect(Double(dark) / Double(pixels.count) > 0.9, "\(name): \(dark) of \(pixels.count) pixels dark")
+            }
+        }
+    }
+
+    /// A binary PGM's width and pixels.
+    static func pgm(_ path: String) throws -> (width: Int, pixels: [UInt8]) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // "P5", width, height, maximum, each after white space; the pixels after one more.
+        var fields: [Int] = [], at = 2, current = ""
+        while fields.count < 3, at < bytes.count {
+            let c = bytes[at]
+            if (48...57).contains(c) { current.append(Character(UnicodeScalar(c))) } else if !current.isEmpty { fields.append(Int(current) ?? 0); current = "" }
+            at += 1
+        }
+        try #require(fields.count == 3 && fields[0] > 0 && bytes.count - at >= fields[0] * fields[1], "not a PGM: \(path)")
+        return (fields[0], Array(bytes[at..<(at + fields[0] * fields[1])]))
+    }
+
     /// A soft hyphen is in the text a viewer copies and searches only where a line breaks:
     /// inside a ligature ("cof\u{AD}fee", the ff one glyph) it used to stay, and a search for
     /// "coffee" missed it.
