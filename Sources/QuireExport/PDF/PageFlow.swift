@@ -3,7 +3,8 @@ import Foundation
 /// at a time (nothing of the book is held but the page being made):
 /// - a paragraph is laid out by Pango at the text block's width, then its lines are set
 ///   while they fit; the rest goes to the top of the next page, never leaving one line of a
-///   paragraph alone at the foot or the head of a page (no orphans, no widows);
+///   paragraph alone at the foot or the head of a page (no orphans, no widows: a paragraph
+///   of two or three lines moves whole);
 /// - a heading keeps with what follows: it goes to the next page unless two lines fit below it;
 /// - a photo is scaled to the text block (never enlarged past 150 dpi) and never split: when
 ///   it does not fit what is left of the page, it is shrunk to fit if it keeps most of its
@@ -187,6 +188,8 @@ final class PageFlow {
             if count >= 4 {
                 if take == 1 { take = 0 }                              // no orphan at the foot
                 if count - take == 1, take >= 3 { take -= 1 }          // no widow at the head
+            } else if take < count, count >= 2 {
+                take = 0                                               // two or three lines go whole
             }
             if take == 0 {
                 if pageIsEmpty { take = 1 } else { newPage(); continue }   // a line taller than a page still goes somewhere

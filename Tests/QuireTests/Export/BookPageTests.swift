@@ -188,3 +188,49 @@ import Testing
         #expect(steps.allSatisfy { abs($0 - pitch) < 0.3 }, "\(steps)")
     }
 }
+
+/// Where the page flow breaks a paragraph at the foot of a page, measured without drawing.
+@Suite struct PageBreakTests {
+    let fonts = FontContext()
+    let geometry = PageGeometry(.a5)
+    var style: TextStyle { TextStyle(font: BookFonts.serif("en"), size: geometry.bodySize, leading: 1.0, language: "en") }
+
+    /// A paragraph of `count` lines (hard breaks, so Pango makes exactly so many).
+    func paragraph(_ count: Int) throws -> PageFlow.Laid {
+        let laid = try #require(PageFlow.lay(StyledText((1...count).map { "line \($0)" }.joined(separator: "\n"), language: "en"), style: style,
+                                             in: TextBlock(geometry: geometry, fonts: fonts)))
+        try #require(laid.layout.lines.count == count)
+        return laid
+    }
+
+    /// Where the paragraph's lines fall: (page, lines on it) in order, after filling the first
+    /// page until `room` lines of the body are left.
+    func pages(of count: Int, room: Int) throws -> [Int] {
+        let flow = PageFlow(geometry: geometry, fonts: fonts, canvas: nil)
+        let laid = try paragraph(count), two = try paragraph(2)
+        let pitch = two.layout.lines[1].top - two.layout.lines[0].top
+        flow.newPage()
+        flow.move(toAtLeast: flow.bottom - pitch * (Double(room) + 0.5))
+        let start = (page: flow.page, y: flow.y)
+        flow.place(laid)
+        // Lines on the first page, then on the next.
+        if flow.page == start.page { return [count] }
+        let onNext = Int(((flow.y - geometry.top) / pitch).rounded())
+        return count == onNext ? [0, count] : [count - onNext, onNext]
+    }
+
+    @Test func aShortParagraphMovesWholeRatherThanLeaveOneLineAlone() throws {
+        #expect(try pages(of: 2, room: 1) == [0, 2])   // no orphan
+        #expect(try pages(of: 3, room: 1) == [0, 3])   // no orphan
+        #expect(try pages(of: 3, room: 2) == [0, 3])   // no widow
+        #expect(try pages(of: 3, room: 3) == [3])
+        #expect(try pages(of: 1, room: 1) == [1])
+    }
+
+    @Test func aLongerParagraphIsSplitWithTwoLinesAtLeastOnEachPage() throws {
+        #expect(try pages(of: 5, room: 1) == [0, 5])
+        #expect(try pages(of: 5, room: 2) == [2, 3])
+        #expect(try pages(of: 5, room: 4) == [3, 2])
+        #expect(try pages(of: 4, room: 3) == [2, 2])
+    }
+}
