@@ -7,7 +7,7 @@ import Foundation
 ///   of two or three lines moves whole);
 /// - a heading keeps with what follows: it goes to the next page unless two lines fit below it;
 /// - a photo is scaled to the text block (never enlarged past 150 dpi) and never split: when
-///   it does not fit what is left of the page, it is shrunk to fit if it keeps most of its
+///   it does not fit what is left of the page, it is shrunk to fit if it keeps enough of its
 ///   size, or else starts the next page;
 /// - each page gets its running head and folio when it ends: the head it began with, so a
 ///   month's last page names that month though the next one is already known.
@@ -234,7 +234,10 @@ final class PageFlow {
         let tallest = geometry.textHeight * 0.8
         if h > tallest { w *= tallest / h; h = tallest }
         if h > room {
-            if room >= h * 0.75 { w *= room / h; h = room } else { newPage() }
+            // Shrunk to what is left of the page when it keeps three quarters of its size, or
+            // half of it and a quarter of the page's height: a photo stays with the end of its
+            // entry rather than leave the page half empty above the next entry's title.
+            if room >= h * 0.75 || (room >= h * 0.5 && room >= geometry.textHeight * 0.25) { w *= room / h; h = room } else { newPage() }
         }
         try canvas?.draw(image, x: left + (width - w) / 2, y: y, width: w, height: h)
         y += h

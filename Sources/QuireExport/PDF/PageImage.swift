@@ -59,7 +59,8 @@ struct PageImage {
         header(path).map { $0.width * $0.height }
     }
 
-    private init(path: String, kind: Kind, width: Int, height: Int) {
+    /// A photo of that kind and size at `path`, as its header said (or as a test says, to measure).
+    init(path: String, kind: Kind, width: Int, height: Int) {
         self.path = path
         self.kind = kind
         self.width = width

@@ -233,4 +233,23 @@ import Testing
         #expect(try pages(of: 5, room: 4) == [3, 2])
         #expect(try pages(of: 4, room: 3) == [2, 2])
     }
+
+    /// A photo that does not fit what is left of the page is shrunk to it when it keeps half
+    /// its height and a quarter of the page's, so it stays with its entry; with less room it
+    /// starts the next page.
+    @Test func aPhotoShrinksToStayWithItsEntryWhenEnoughOfItFits() throws {
+        // A 3000 × 2000 photo: the text block's width, two thirds of it tall (read from no file:
+        // the flow only measures).
+        let photo = PageImage(path: "/nonexistent", kind: .jpeg, width: 3000, height: 2000)
+        let height = geometry.textWidth * 2 / 3
+        try #require(height > geometry.textHeight * 0.25 && height < geometry.textHeight * 0.8)
+        for (room, staysOnPage) in [(0.6, true), (0.9, true), (0.45, false), (0.2, false)] {
+            let flow = PageFlow(geometry: geometry, fonts: fonts, canvas: nil)
+            flow.newPage()
+            flow.move(toAtLeast: flow.bottom - height * room)
+            try flow.photo(photo)
+            #expect((flow.page == 1) == staysOnPage, "room for \(room) of the photo: page \(flow.page)")
+            if staysOnPage { #expect(abs(flow.y - flow.bottom) < 0.01) }
+        }
+    }
 }
