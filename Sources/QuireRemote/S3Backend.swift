@@ -77,22 +77,7 @@ package final class S3Backend: Backend {
     // MARK: - Requests
 
     private func withRetries<T>(_ path: String, _ attempt: (_ retry: Bool) throws -> T) throws -> T {
-        var tries = 0
-        while true {
-            tries += 1
-            do {
-                return try attempt(tries > 1)
-            } catch let error as RemoteError where error.isTransient && tries < settings.attempts {
-                let delay = settings.backoff * pow(2, Double(tries - 1)) * Double.random(in: 0.75...1.25)
-                onRetry?(tries, delay)
-                settings.notice?("asking again (try \(tries + 1) of \(settings.attempts)): " + error.detail)
-                Thread.sleep(forTimeInterval: delay)
-            } catch var error as RemoteError {
-                if error.path == nil { error.path = path }
-                if error.isTransient && tries > 1 { error.detail += " (\(tries) tries)" }
-                throw error
-            }
-        }
+        try settings.withRetries(path, onRetry: onRetry, attempt)
     }
 
     private func send(_ request: HTTPRequest) throws -> HTTPResponse {

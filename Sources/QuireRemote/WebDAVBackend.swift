@@ -75,30 +75,9 @@ package final class WebDAVBackend: Backend {
 
     // MARK: - Requests with retries
 
-    /// Runs `attempt` until it succeeds, a non-transient error occurs, or attempts run out.
-    /// Transient: 423, 429, 500, 502, 503, 504 and dropped or timed-out connections.
-    /// A server that never answers or refuses the connection is tried `silentAttempts` times.
+    /// `HTTPSettings.withRetries`, telling `onRetry` of each retry.
     private func withRetries<T>(_ path: String, _ attempt: (_ retry: Bool) throws -> T) throws -> T {
-        var tries = 0
-        while true {
-            tries += 1
-            do {
-                return try attempt(tries > 1)
-            } catch let error as RemoteError where error.isTransient && tries < attempts(for: error) {
-                let delay = settings.backoff * pow(2, Double(tries - 1)) * Double.random(in: 0.75...1.25)
-                onRetry?(tries, delay)
-                settings.notice?("asking again (try \(tries + 1) of \(attempts(for: error))): " + error.detail)
-                Thread.sleep(forTimeInterval: delay)
-            } catch var error as RemoteError {
-                if error.path == nil { error.path = path }
-                if error.isTransient && tries > 1 { error.detail += " (\(tries) tries)" }
-                throw error
-            }
-        }
-    }
-
-    private func attempts(for error: RemoteError) -> Int {
-        error.kind == .noAnswer || error.kind == .refused ? min(settings.attempts, settings.silentAttempts) : settings.attempts
+        try settings.withRetries(path, onRetry: onRetry, attempt)
     }
 
     private func send(_ request: HTTPRequest, path: String) throws -> HTTPResponse {
