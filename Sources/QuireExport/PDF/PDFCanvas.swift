@@ -124,9 +124,7 @@ final class PDFCanvas {
     }
 
     func fill(x: Double, y: Double, width: Double, height: Double, gray: Double) {
-        cairo_set_source_rgb(cr, gray, gray, gray)
-        cairo_rectangle(cr, x, y, width, height)
-        cairo_fill(cr)
+        fill(x: x, y: y, width: width, height: height, red: gray, green: gray, blue: gray)
     }
 
     /// A rectangle in a colour (components 0–1), `alpha` of it over what is below.
