@@ -13,6 +13,11 @@ extension Store {
         FROM media m JOIN blobs b ON b.id = m.blob_id
         """
 
+    /// An attachment to show: not deleted, and its bytes known. A record whose blob field no
+    /// change has set yet still waits on the merge's anchor blob (a damaged or hand-made log
+    /// can leave it so for good): there is nothing to show, export or transcribe.
+    private static let shownMedia = "m.deleted = 0 AND m.blob_id <> '\(Writer.anchorBlob)'"
+
     /// The live entry `id` with its tags and media, or nil.
     public func entry(id: String) throws -> Entry? {
         guard let stored = try storedEntry(id: id), !stored.deleted else { return nil }
@@ -94,7 +99,7 @@ extension Store {
     private func attachDetails(_ entry: inout Entry) throws {
         entry.tags = try database.cached("SELECT tag FROM entry_tags WHERE entry_id = ? ORDER BY tag")
             .rows([.text(entry.id)]) { $0.text(0) }
-        entry.media = try database.cached(Self.mediaColumns + " WHERE m.entry_id = ? AND m.deleted = 0 ORDER BY m.position, m.id")
+        entry.media = try database.cached(Self.mediaColumns + " WHERE m.entry_id = ? AND " + Self.shownMedia + " ORDER BY m.position, m.id")
             .rows([.text(entry.id)]) { Self.readMedia($0).media }
     }
 
@@ -126,7 +131,7 @@ extension Store {
     public func pendingTranscriptions() throws -> [Media] {
         let sql = Self.mediaColumns + """
              JOIN entries e ON e.id = m.entry_id
-            WHERE m.deleted = 0 AND e.deleted = 0 AND m.kind IN ('voice', 'video')
+            WHERE \(Self.shownMedia) AND e.deleted = 0 AND m.kind IN ('voice', 'video')
               AND ((m.transcript = '' AND m.transcriber = '') OR (m.transcriber <> '' AND m.transcribed_to IS NOT NULL))
             ORDER BY e.created_us, m.entry_id, m.position
             """
