@@ -235,9 +235,11 @@ class Migrate(Case):
         os.makedirs(self.store, mode=0o700)
         fixture = os.path.join(os.path.dirname(__file__), "..", "Tests", "QuireTests", "Fixtures", "schema-0001.sqlite")
         shutil.copy(fixture, self.store + "/journal.sqlite")
-        # The fixture names an empty attachment by a made-up id; its file stands beside it.
-        os.makedirs(self.store + "/blobs/00", mode=0o700)
-        open(self.store + "/blobs/00/" + "0" * 64, "wb").close()
+        # The fixture names an empty attachment (its id is the SHA-256 of no bytes); its file
+        # stands beside it.
+        empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        os.makedirs(self.store + "/blobs/" + empty[:2], mode=0o700)
+        open(self.store + "/blobs/" + empty[:2] + "/" + empty, "wb").close()
     def command(self): return ["add", "--title", "after the upgrade", "--date", "2026-01-02"]
     def acknowledged(self, stdout, stderr, rc): return {"store": True}
     def again(self, acked):

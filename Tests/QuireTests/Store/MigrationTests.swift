@@ -61,9 +61,9 @@ import Testing
             INSERT INTO entries (id, journal_id, title, body, created, created_us, modified)
             VALUES ('e1', 'j1', 'Старая запись', 'Тексты из прошлого 東京タワー', '2024-05-01T10:00:00+03:00', 1714546800000000, '2024-05-01T10:00:00+03:00');
             INSERT INTO entry_tags VALUES ('e1', 'архив');
-            INSERT INTO blobs VALUES ('7ea2ec927f58ae56222d27b4fdd368fe1e5fc59b1b2f9d48a558ce772c067601', 0);
+            INSERT INTO blobs VALUES ('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0);
             INSERT INTO media (id, entry_id, kind, blob_id, filename, mime, transcript)
-            VALUES ('m1', 'e1', 'voice', '7ea2ec927f58ae56222d27b4fdd368fe1e5fc59b1b2f9d48a558ce772c067601', 'a.m4a', 'audio/mp4', 'голосовая заметка о поездке');
+            VALUES ('m1', 'e1', 'voice', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'a.m4a', 'audio/mp4', 'голосовая заметка о поездке');
             INSERT INTO field_clocks (record, record_id, field, hlc, device) VALUES ('entry', 'e1', 'title', 112368000000000000, 1);
             UPDATE meta SET value = '11111111-2222-4333-8444-555555555555' WHERE key = 'device_id';
             UPDATE devices SET id = '11111111-2222-4333-8444-555555555555' WHERE num = 1;
