@@ -14,6 +14,7 @@ struct ExportCommand: Command {
                quire export markdown OUTDIR [filters] [--lang TAG] [--templates DIR]
                quire export epub OUT.epub [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
                quire export pdf OUT.pdf [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
+                                        [--print [--bleed LENGTH] [--color cmyk|gray]]
                quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
 
@@ -33,6 +34,14 @@ struct ExportCommand: Command {
         from a right-hand page, photos whole, voice notes as their timed transcripts, fonts
         embedded; bookmarks year → month → entry. --page-size a5 (the default), a4, letter,
         6x9in or WxH with mm, cm, in or pt (e.g. 150x210mm).
+
+        pdf --print: the interior for a print-on-demand service (KDP, Lulu, Blurb…): PDF/X-3
+        made through Ghostscript (apt install ghostscript), trimmed at --page-size (6x9in,
+        5.5x8.5in, a5…), --bleed LENGTH around it (0 by default; 0.125in where photos reach
+        the edge), colour for the press (--color cmyk, or gray for a black-and-white
+        interior), trim and bleed boxes on every page, an inside margin that widens with the
+        page count, photos brought down to 300 ppi, no cover, links or bookmarks, an even
+        page count. A photo printed at under 300 ppi is named in a warning.
 
         --lang TAG (BCP 47: ru, es, ja, ar, he, de, fr, en-GB, pt-BR…) sets the language of
         what Quire writes around the entries in markdown, epub and pdf: month names, dates and
@@ -55,6 +64,9 @@ struct ExportCommand: Command {
         .value("cover", "IMAGE", "epub, pdf: a cover image instead of the generated cover"),
         .value("page-size", "SIZE", "pdf: a5 (default), a4, letter, 6x9in, or WxH in mm, cm, in or pt"),
         .flag("no-photos", "pdf: leave photos out (a book of text alone)"),
+        .flag("print", "pdf: the interior for a printer, PDF/X-3 (needs Ghostscript)"),
+        .value("bleed", "LENGTH", "pdf --print: bleed around the trim: 0.125in, 3mm (default 0)"),
+        .value("color", "MODEL", "pdf --print: cmyk (default) or gray for a black-and-white interior"),
         .flag("with-audio", "epub: embed voice notes in formats every EPUB reader plays (MP3, M4A,\nOgg Opus), with read-along highlighting where the transcript is timed"),
         .flag("json", "print a summary as JSON"),
     ]
@@ -64,6 +76,22 @@ struct ExportCommand: Command {
         guard output.hasSuffix("." + ext) || !FileManager.default.fileExists(atPath: output) else {
             throw CLIError.usage("\(output) exists and is not \(ext == "epub" ? "an" : "a") .\(ext) file; name the book OUT.\(ext)")
         }
+    }
+
+    /// `--bleed` and `--color` of `export pdf --print`.
+    static func printSettings(_ arguments: Arguments) throws -> PrintSettings {
+        var settings = PrintSettings()
+        if let text = arguments.value("bleed") {
+            guard let bleed = PrintSettings.length(text) else {
+                throw CLIError.usage("--bleed '\(text)' is not a length from 0 to 0.5in: give e.g. 0.125in or 3mm")
+            }
+            settings.bleed = bleed
+        }
+        if let text = arguments.value("color") {
+            guard let color = PrintSettings.Color(rawValue: text.lowercased()) else { throw CLIError.usage("--color '\(text)': give cmyk or gray") }
+            settings.color = color
+        }
+        return settings
     }
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -84,8 +112,11 @@ struct ExportCommand: Command {
             do { return try BookLanguage(tag: tag).code } catch let error as LanguageError { throw CLIError.usage("--lang: \(error)") }
         }
         if format != "epub", arguments.flag("with-audio") { throw CLIError.usage("--with-audio applies to `export epub` only") }
-        let pdfOnly = (arguments.value("page-size") != nil ? ["page-size"] : []) + (arguments.flag("no-photos") ? ["no-photos"] : [])
+        let pdfOnly = ["page-size", "bleed", "color"].filter { arguments.value($0) != nil } + ["no-photos", "print"].filter { arguments.flag($0) }
         if format != "pdf", let option = pdfOnly.first { throw CLIError.usage("--\(option) applies to `export pdf` only") }
+        if !arguments.flag("print"), let option = ["bleed", "color"].first(where: { arguments.value($0) != nil }) {
+            throw CLIError.usage("--\(option) applies to `export pdf --print`")
+        }
         if format == "pdf", arguments.value("templates") != nil {
             throw CLIError.usage("--templates applies to `export markdown` and `export epub`; the PDF book is typeset, not templated")
         }
@@ -156,6 +187,7 @@ struct ExportCommand: Command {
                 }
                 options.pageSize = parsed
             }
+            if arguments.flag("print") { options.print = try Self.printSettings(arguments) }
             let journal = Journal(store: try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes))
             let summary = try journal.exportPDF(to: output, options: options, progress: context.progress("typesetting"))
             for warning in summary.warnings { context.printError("warning: " + warning) }
@@ -163,7 +195,7 @@ struct ExportCommand: Command {
                          ("images", .int(summary.images)), ("recordings", .int(summary.recordings)), ("bytes", .int(Int(summary.bytes))),
                          ("warnings", .strings(summary.warnings)), ("language", .string(summary.language)),
                          ("language_source", .string(summary.languageSource))])
-            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize), in \(summary.language)), \(Format.size(summary.bytes)).")
+            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize)\(options.print.map { ", PDF/X-3 in \($0.color == .cmyk ? "CMYK" : "grey")" } ?? ""), in \(summary.language)), \(Format.size(summary.bytes)).")
         default:
             throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub, pdf, templates)")
         }

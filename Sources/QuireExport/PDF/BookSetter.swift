@@ -104,6 +104,13 @@ struct BookSetter {
             }
         }
         flow.endPage()
+        // A printer binds sheets: a print file's last page is a blank left-hand one if need be.
+        if options.print != nil, flow.page % 2 == 1 {
+            flow.newPage()
+            flow.showsHead = false
+            flow.showsFolio = false
+            flow.endPage()
+        }
         places.pages = flow.page
         flow.runningHead = nil
         flow.jump(to: frontPages)
@@ -119,6 +126,11 @@ struct BookSetter {
             let names = Array(Set(tally.leftOut)).sorted()
             let shown = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? " and \(names.count - 8) more" : "")
             summary.warnings.append("\(tally.leftOut.count == 1 ? "1 photo" : "\(tally.leftOut.count) photos") left out (damaged, unreadable, not JPEG or PNG, or claiming more pixels than a book shows): " + shown)
+        }
+        if options.print != nil {
+            for photo in tally.coarse {
+                summary.warnings.append("photo \(photo.name) prints at \(photo.ppi) ppi, under the 300 a printer asks for: it may look soft")
+            }
         }
         for (package, count) in missingFonts.sorted(by: { $0.key < $1.key }) {
             summary.warnings.append("\(count == 1 ? "1 entry has" : "\(count) entries have") characters no installed font can show: install \(package)")
@@ -143,9 +155,42 @@ struct BookSetter {
         let geometry = flow.geometry
         let size = geometry.bodySize
         let title = plan.title, language = plan.language.code, dates = plan.language.dates, words = plan.language.words
-        // The cover, filling the page: the photo scaled to cover it (cropped, never
-        // letterboxed) with the title on a dark band across it, or the title on a field of
-        // colour. White type on both.
+        // A printer's interior starts at the title page: its cover is a file of its own.
+        if options.print == nil {
+            try cover(flow)
+            // Its back, blank.
+            flow.newPage()
+            flow.showsFolio = false
+        }
+        // The title page and its back, the colophon.
+        flow.newPage()
+        flow.showsHead = false
+        flow.showsFolio = false
+        flow.move(toAtLeast: geometry.size.height * 0.22)
+        flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2, leading: 1.1, alignment: .center, language: language))
+        if let author = plan.author {
+            flow.space(size * 1.5)
+            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.3, alignment: .center, language: language))
+        }
+        flow.space(size * 3)
+        let count = plan.contents.entryCount
+        let facts = own(plan.contents.dateRange(in: dates) + "\n" + words.text("entries", count: count, formatted: dates.count(count)))
+        flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, leading: 1.5, alignment: .center, language: language), .init(gray: 0.35))
+        flow.newPage()
+        flow.showsHead = false
+        flow.showsFolio = false
+        flow.move(toAtLeast: geometry.size.height - geometry.bottom - size * 4)
+        flow.paragraph(own(words.text("colophon")),
+                       style: TextStyle(font: BookFonts.sans(language), size: size * 0.75, alignment: .natural, language: language), .init(gray: 0.45))
+    }
+
+    /// The cover, filling the page: the photo scaled to cover it (cropped, never letterboxed)
+    /// with the title on a dark band across it, or the title on a field of colour. White
+    /// type on both.
+    private func cover(_ flow: PageFlow) throws {
+        let geometry = flow.geometry
+        let size = geometry.bodySize
+        let title = plan.title, language = plan.language.code, dates = plan.language.dates
         flow.newPage()
         flow.showsHead = false
         flow.showsFolio = false
@@ -171,28 +216,6 @@ struct BookSetter {
             flow.move(toAtLeast: page.height * 0.78)
             flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.4, alignment: .center, language: language), .init(gray: 1))
         }
-        // Its back, blank; then the title page and its back, the colophon.
-        flow.newPage()
-        flow.showsFolio = false
-        flow.newPage()
-        flow.showsHead = false
-        flow.showsFolio = false
-        flow.move(toAtLeast: geometry.size.height * 0.22)
-        flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2, leading: 1.1, alignment: .center, language: language))
-        if let author = plan.author {
-            flow.space(size * 1.5)
-            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.3, alignment: .center, language: language))
-        }
-        flow.space(size * 3)
-        let count = plan.contents.entryCount
-        let facts = own(plan.contents.dateRange(in: dates) + "\n" + words.text("entries", count: count, formatted: dates.count(count)))
-        flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, leading: 1.5, alignment: .center, language: language), .init(gray: 0.35))
-        flow.newPage()
-        flow.showsHead = false
-        flow.showsFolio = false
-        flow.move(toAtLeast: geometry.size.height - geometry.bottom - size * 4)
-        flow.paragraph(own(words.text("colophon")),
-                       style: TextStyle(font: BookFonts.sans(language), size: size * 0.75, alignment: .natural, language: language), .init(gray: 0.45))
     }
 
     /// Years and months with their pages; a link on each row.

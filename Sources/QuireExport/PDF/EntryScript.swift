@@ -62,6 +62,8 @@ struct EntryScript: Sendable {
         var photos = 0
         var recordings = 0
         var leftOut: [String] = []
+        /// Photos printed at under 300 pixels an inch, and at how many (a printer's floor).
+        var coarse: [(name: String, ppi: Int)] = []
     }
 
     /// Sets the steps into `flow`, in order; a photo cairo cannot draw is left out and named.
@@ -76,8 +78,9 @@ struct EntryScript: Sendable {
             case .paragraph(let laid): flow.place(laid)
             case .photo(let image, let name):
                 do {
-                    try flow.photo(image)
+                    let ppi = try flow.photo(image)
                     tally.photos += 1
+                    if ppi < 300 { tally.coarse.append((name, Int(ppi))) }
                 } catch {
                     tally.leftOut.append(name)
                 }

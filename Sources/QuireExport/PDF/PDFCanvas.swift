@@ -15,10 +15,13 @@ final class PDFCanvas {
     var passThroughMarker = "QuirePNG:"
     let width: Double
     let height: Double
+    /// Links, named places and bookmarks are written (a reading book); a print file has none.
+    let interactive: Bool
 
-    /// Opens a PDF file at `path` whose pages are `width` × `height` points.
-    init(path: String, width: Double, height: Double) throws {
-        guard let surface = cairo_pdf_surface_create(path, width, height) else {
+    /// Opens a PDF file at `path` whose pages are `width` × `height` points, trimmed: with
+    /// `bleed`, each page is that much larger on every side and drawing starts inside it.
+    init(path: String, width: Double, height: Double, bleed: Double = 0, interactive: Bool = true) throws {
+        guard let surface = cairo_pdf_surface_create(path, width + 2 * bleed, height + 2 * bleed) else {
             throw ExportError(.io, path: path, detail: "cannot create the PDF")
         }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {
@@ -30,6 +33,9 @@ final class PDFCanvas {
         self.cr = cr
         self.width = width
         self.height = height
+        self.interactive = interactive
+        // The page's state, this offset included, carries over from page to page.
+        cairo_translate(cr, bleed, bleed)
         cairo_pdf_surface_restrict_to_version(surface, CAIRO_PDF_VERSION_1_5)
         // Links are structure elements in cairo 1.16; without a root element around them it
         // writes a parent tree pointing at objects it never wrote (qpdf: "file is damaged").
@@ -244,11 +250,13 @@ final class PDFCanvas {
     /// by number that is not written yet make cairo 1.16 write a page tree with missing
     /// pages; named places are resolved when the file is finished.)
     func destination(_ name: String, y: Double) {
+        guard interactive else { return }
         cairo_tag_begin(cr, "cairo.dest", "name='" + Self.quoted(name) + "' x=0 y=" + Self.number(y))
         cairo_tag_end(cr, "cairo.dest")
     }
 
     func tagLink(target: Target, x: Double, y: Double, width: Double, height: Double) {
+        guard interactive else { return }
         let rect = "rect=[\(Self.number(x)) \(Self.number(y)) \(Self.number(width)) \(Self.number(height))]"
         let attributes: String
         switch target {
@@ -263,6 +271,7 @@ final class PDFCanvas {
     /// returns its id for children.
     @discardableResult
     func addOutline(parent: Int32, title: String, destination: String, open: Bool = false) -> Int32 {
+        guard interactive else { return 0 }
         let flags = open ? CAIRO_PDF_OUTLINE_FLAG_OPEN : cairo_pdf_outline_flags_t(0)
         return cairo_pdf_surface_add_outline(surface, parent, title, "dest='" + Self.quoted(destination) + "'", flags)
     }

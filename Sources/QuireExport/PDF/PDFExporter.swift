@@ -14,6 +14,10 @@ public struct PDFOptions {
     public var withPhotos = true
     /// The book's language as a BCP 47 tag; when nil, its entries' or the environment's (`BookLanguage`).
     public var language: String?
+    /// The interior for a printer (PDF/X-3 through Ghostscript): no cover, links or bookmarks,
+    /// trim and bleed boxes, an inside margin for the page count, an even page count. Nil: a
+    /// book to read on a screen.
+    public var print: PrintSettings?
 
     public init() {}
 }
@@ -69,6 +73,7 @@ package struct PDFExporter {
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
+        if options.print != nil { try PDFX.checkInstalled() }
         let language = try contents.language(requested: options.language)
         let cover = try options.cover.map { file -> PageImage in
             guard FileManager.default.isReadableFile(atPath: file) else { throw ExportError(.invalid, path: file, detail: "cannot read the cover image") }
@@ -92,23 +97,38 @@ package struct PDFExporter {
         defer { OutputFolder.removeWork(work) }
         let temp = work.path + "/book.pdf"
         let total = Int64(contents.entryCount)
+        // A print file is made twice over: typeset, then converted page by page; each is half the bar.
+        let steps: Int64 = options.print == nil ? 1 : 2
         do {
             // Made 0600 before cairo opens it (it writes into a file that is there).
             let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw ExportError(.io, path: temp, detail: FileIO.errnoText()) }
             close(fd)
-            let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height)
+            let print = options.print
+            let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height,
+                                       bleed: print?.bleed ?? 0, interactive: print == nil)
             canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
             // The setter and its fonts go before the file is finished: cairo then reads each
             // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
             OutputFolder.hold(at: temp)
-            var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
+            var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total * steps) }
             try canvas.finish()
-            try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft)
+            let geometry = PageGeometry(options.pageSize, rightToLeft: language.isRightToLeft)
+            try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft,
+                                   boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) })
             try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, in: temp)
-            summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
-            progress?(total, total)
+            var finished = temp
+            if let print {
+                finished = work.path + "/print.pdf"
+                let pages = Int64(max(summary.pages, 1))
+                try PDFX.convert(temp, to: finished, settings: print, title: title, epoch: Self.epoch(newest: modified), work: work.path) { page in
+                    progress?(total + total * min(Int64(page), pages) / pages, total * steps)
+                }
+                unlink(temp)
+            }
+            summary.bytes = try OutputFolder.publish(finished, as: path, in: folder)
+            progress?(total * steps, total * steps)
             return summary
         } catch {
             unlink(temp)
@@ -119,9 +139,32 @@ package struct PDFExporter {
     /// The book's date: `SOURCE_DATE_EPOCH` when set (reproducible builds' convention), else
     /// the newest entry's modification time, in UTC.
     static func date(newest: Timestamp) -> String {
+        LocalDate(utcSeconds: epoch(newest: newest)).utcText
+    }
+
+    /// The book's date in seconds since 1970.
+    static func epoch(newest: Timestamp) -> Int64 {
         if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = Int64(text), seconds >= 0 {
-            return LocalDate(utcSeconds: seconds).utcText
+            return seconds
         }
-        return LocalDate(utcSeconds: floorDiv(newest.microseconds, 1_000_000)).utcText
+        return floorDiv(newest.microseconds, 1_000_000)
+    }
+
+    /// The boxes of the print file's page at `position`: the media box moved so the text
+    /// block sits further from the binding by what the page count asks (`extraGutter`, taken
+    /// from the outside margin down to the printer's floor, so the pages' text stays as set),
+    /// the trim box the page's size inside the bleed, and the bleed box the whole sheet.
+    static func boxes(_ print: PrintSettings, geometry: PageGeometry, pages: Int) -> (Int) -> String {
+        let shift = max(0, min(PrintSettings.extraGutter(pages: pages), geometry.outer - print.outsideFloor))
+        let (b, w, h) = (print.bleed, geometry.size.width, geometry.size.height)
+        return { position in
+            // Where the inner margin is on the left, the page moves left under its content.
+            let x = geometry.left(page: position) == geometry.inner && geometry.inner != geometry.outer ? -shift : shift
+            func box(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> String {
+                "[ " + [x0, y0, x1, y1].map(PDFCanvas.number).joined(separator: " ") + " ]"
+            }
+            let media = box(x, 0, x + w + 2 * b, h + 2 * b)
+            return "/MediaBox \(media)\n   /BleedBox \(media)\n   /TrimBox " + box(x + b, b, x + b + w, b + h)
+        }
     }
 }

@@ -225,8 +225,9 @@ final class PageFlow {
 
     // MARK: Photos and rows
 
-    /// Sets a photo in the text block; returns false (and sets nothing) when it cannot be drawn.
-    func photo(_ image: PageImage) throws {
+    /// Sets a photo in the text block; returns how many of its pixels fall on an inch of the page.
+    @discardableResult
+    func photo(_ image: PageImage) throws -> Double {
         if page == 0 { newPage() }
         let natural = Double(image.shownWidth) * 72 / 150
         var w = min(width, natural)
@@ -242,6 +243,7 @@ final class PageFlow {
         try canvas?.draw(image, x: left + (width - w) / 2, y: y, width: w, height: h)
         y += h
         pageIsEmpty = false
+        return Double(image.shownWidth) * 72 / w
     }
 
     /// A table row laid out: a cell per column, each wrapped in its column; or, for a row

@@ -9,15 +9,20 @@ import Foundation
 /// known, and moved to their place at the front, so the book is typeset in one pass. For a
 /// right-to-left book the same update rewrites the catalogue with `/ViewerPreferences
 /// << /Direction /R2L >>`, so readers and imposition tools put its spreads right to left.
+/// For a print file it also rewrites every page's boxes (`boxes`): the media box moved to
+/// widen the inside margin, and the trim and bleed boxes a printer places the page by.
 enum PageOrder {
     struct Failure: Error, CustomStringConvertible {
         let reason: String
         var description: String { "cannot reorder the PDF's pages: " + reason }
     }
 
-    /// Moves the last `count` pages of the PDF at `path` to just after page `after`.
-    static func moveLast(_ count: Int, toAfter after: Int, in path: String, rightToLeft: Bool = false) throws {
-        guard count > 0 || rightToLeft else { return }
+    /// Moves the last `count` pages of the PDF at `path` to just after page `after`; with
+    /// `boxes`, gives the page at each position (1 = the first, in the new order) the boxes
+    /// it returns in place of its `/MediaBox`.
+    static func moveLast(_ count: Int, toAfter after: Int, in path: String, rightToLeft: Bool = false,
+                         boxes: ((_ position: Int) -> String)? = nil) throws {
+        guard count > 0 || rightToLeft || boxes != nil else { return }
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(reason: "cannot open it") }
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
@@ -51,6 +56,19 @@ enum PageOrder {
             }
             entries.append((catalogNumber, size + UInt64(update.utf8.count)))
             update += "\(catalogNumber) 0 obj\n<<" + catalog[open.upperBound..<close.lowerBound] + "   /ViewerPreferences << /Direction /R2L >>\n>>\nendobj\n"
+        }
+        if let boxes {
+            for (index, kid) in kids.enumerated() {
+                guard let number = Int(kid.split(separator: " ").first ?? "") else { throw Failure(reason: "an unexpected page reference") }
+                let page = try object(number, xref: xrefOffset, handle: handle)
+                guard let box = page.range(of: "/MediaBox"), let end = page[box.upperBound...].firstIndex(of: "]"),
+                      let open = page.range(of: "<<"), let close = page.range(of: ">>", options: .backwards) else {
+                    throw Failure(reason: "page object \(number) has no media box")
+                }
+                let body = page[open.lowerBound..<box.lowerBound] + boxes(index + 1) + page[page.index(after: end)..<close.upperBound]
+                entries.append((number, size + UInt64(update.utf8.count)))
+                update += "\(number) 0 obj\n" + body + "\nendobj\n"
+            }
         }
         update += closing(entries, at: size + UInt64(update.utf8.count), after: last)
         try handle.seekToEnd()

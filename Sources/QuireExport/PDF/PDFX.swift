@@ -1,0 +1,159 @@
+import Foundation
+import QuireStore
+import QuireSupport
+
+/// Makes a finished book a file a printer takes: PDF/X-3:2002 through Debian's Ghostscript
+/// (`pdfwrite -dPDFX`), its colour converted to CMYK or grey by Ghostscript's own ICC
+/// profiles and named in the output intent, photos brought down to 300 ppi at their printed
+/// size, the page boxes and every font kept. cairo cannot write CMYK or an output intent;
+/// Ghostscript does both and is one `apt install` away.
+///
+/// Ghostscript runs with `-dSAFER`, reading only the book, its own profile and the job file,
+/// its temporary files in the book's private folder. Its output is made reproducible: the
+/// dates are the book's (`SOURCE_DATE_EPOCH`), and the file identifier, which Ghostscript
+/// draws from the clock, is replaced by a hash of the file.
+enum PDFX {
+    /// Ghostscript on `PATH`, nil when it is not installed.
+    static func ghostscript(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/gs" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The refusal when Ghostscript is missing, before anything is set.
+    static func checkInstalled() throws {
+        guard ghostscript() != nil, profile(.cmyk) != nil else {
+            throw ExportError(.invalid, detail: "--print makes a PDF/X file through Ghostscript, which is not installed: apt install ghostscript")
+        }
+    }
+
+    /// Ghostscript's own output profile for `color`: `default_cmyk.icc` (SWOP-like coated
+    /// stock, what US printers' defaults assume) or `default_gray.icc`.
+    static func profile(_ color: PrintSettings.Color) -> String? {
+        let root = "/usr/share/ghostscript"
+        let name = color == .cmyk ? "default_cmyk.icc" : "default_gray.icc"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted().reversed()
+        return versions.map { "\(root)/\($0)/iccprofiles/\(name)" }.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// Writes `input` as PDF/X-3 to `output`; `work` is the book's private folder.
+    /// - Parameters:
+    ///   - epoch: the book's date in seconds since 1970 (its Info dates).
+    ///   - page: called with each page number as Ghostscript takes it up.
+    static func convert(_ input: String, to output: String, settings: PrintSettings, title: String, epoch: Int64, work: String,
+                        page: (Int) -> Void = { _ in }) throws {
+        guard let gs = ghostscript(), let profile = profile(settings.color) else { try checkInstalled(); return }
+        let job = work + "/pdfx.ps"
+        guard FileManager.default.createFile(atPath: job, contents: Data(definitions(title: title, profile: profile, color: settings.color).utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw ExportError(.io, path: job, detail: "cannot write Ghostscript's job")
+        }
+        let gray = settings.color == .gray
+        let arguments = ["-dSAFER", "-dBATCH", "-dNOPAUSE", "-dPDFX", "-sDEVICE=pdfwrite",
+                         "--permit-file-read=" + profile, "--permit-file-read=" + work + "/",
+                         "-sColorConversionStrategy=" + (gray ? "Gray" : "CMYK"),
+                         "-sProcessColorModel=" + (gray ? "DeviceGray" : "DeviceCMYK"),
+                         // Photos above 300 ppi at their printed size come down to it; none is raised.
+                         "-dDownsampleColorImages=true", "-dColorImageResolution=300", "-dColorImageDownsampleThreshold=1.0",
+                         "-dDownsampleGrayImages=true", "-dGrayImageResolution=300", "-dGrayImageDownsampleThreshold=1.0",
+                         "-dColorImageDownsampleType=/Bicubic", "-dGrayImageDownsampleType=/Bicubic",
+                         "-dAutoRotatePages=/None", "-sOutputFile=" + output, job, input]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gs)
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": work, "SOURCE_DATE_EPOCH": String(epoch), "LC_ALL": "C"]
+        let log = work + "/gs.log"
+        guard FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let logHandle = FileHandle(forWritingAtPath: log) else { throw ExportError(.io, path: log, detail: "cannot write Ghostscript's log") }
+        defer { try? logHandle.close() }
+        // It says "Page N" on stdout as it goes (and its banner, which is let go).
+        let pages = Pipe()
+        process.standardOutput = pages
+        process.standardError = logHandle
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { throw ExportError(.io, detail: "Ghostscript (\(gs)) cannot be started: \(error.localizedDescription)") }
+        var pending = Data()
+        while case let chunk = pages.fileHandleForReading.availableData, !chunk.isEmpty {
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending = Data(pending[pending.index(after: newline)...])
+                if line.hasPrefix("Page "), let number = Int(line.dropFirst(5)) { page(number) }
+            }
+        }
+        process.waitUntilExit()
+        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // Ghostscript makes a plain PDF instead when something is not allowed in PDF/X; that
+        // is not what was asked for.
+        if process.terminationStatus != 0 || said.contains("reverting to normal PDF") {
+            let line = said.split(whereSeparator: \.isNewline).first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? "exit status \(process.terminationStatus)"
+            throw ExportError(.io, detail: "Ghostscript could not make the PDF/X file: " + String(line.prefix(200)))
+        }
+        try stableIdentifier(in: output)
+    }
+
+    /// The job Ghostscript reads before the book: the Info entries PDF/X asks for and the
+    /// output intent with its profile embedded (after Ghostscript's `lib/PDFX_def.ps`).
+    static func definitions(title: String, profile: String, color: PrintSettings.Color) -> String {
+        let condition = color == .cmyk ? "(CGATS TR 001)" : "(Custom)"
+        let info = color == .cmyk ? "(Coated paper, Ghostscript's default CMYK)" : "(Grey, Ghostscript's default grey)"
+        return """
+            %!
+            [ /GTS_PDFXVersion (PDF/X-3:2002) /Title \(hexText(title)) /Trapped /False /DOCINFO pdfmark
+            [ /_objdef {icc_PDFX} /type /stream /OBJ pdfmark
+            [ {icc_PDFX} << /N \(color == .cmyk ? 4 : 1) >> /PUT pdfmark
+            [ {icc_PDFX} \(hexText(profile, utf16: false)) (r) file /PUT pdfmark
+            [ /_objdef {OutputIntent_PDFX} /type /dict /OBJ pdfmark
+            [ {OutputIntent_PDFX} << /Type /OutputIntent /S /GTS_PDFX /OutputCondition \(info)
+              /OutputConditionIdentifier \(condition) /RegistryName (http://www.color.org)
+              /DestOutputProfile {icc_PDFX} >> /PUT pdfmark
+            [ {Catalog} << /OutputIntents [ {OutputIntent_PDFX} ] >> /PUT pdfmark
+
+            """
+    }
+
+    /// A PostScript string in hex, which needs no escaping: UTF-16BE with its mark (how PDF
+    /// text strings hold any script), or the bytes themselves for a file name.
+    static func hexText(_ text: String, utf16: Bool = true) -> String {
+        let bytes: [UInt8] = utf16 ? [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } : Array(text.utf8)
+        return "<" + bytes.map { String(format: "%02X", $0) }.joined() + ">"
+    }
+
+    /// Replaces the trailer's `/ID [<…><…>]`, which Ghostscript draws from the clock, with
+    /// the first 16 bytes of the SHA-256 of the file with the identifier blanked: the same
+    /// book gives the same bytes. The identifier keeps its length, so nothing moves.
+    static func stableIdentifier(in path: String) throws {
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw ExportError(.io, path: path, detail: "cannot open the print file") }
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        let tailStart = size > 2048 ? size - 2048 : 0
+        try handle.seek(toOffset: tailStart)
+        let tail = [UInt8](try handle.readToEnd() ?? Data())
+        let marker = Array("/ID [<".utf8)
+        guard tail.count >= marker.count,
+              let at = (0...(tail.count - marker.count)).reversed().first(where: { tail[$0..<$0 + marker.count].elementsEqual(marker) }),
+              at + marker.count + 32 + 2 + 32 + 2 <= tail.count else { return }
+        let first = at + marker.count
+        let second = first + 32 + 2
+        guard tail[first + 32] == UInt8(ascii: ">"), tail[second - 1] == UInt8(ascii: "<") else { return }
+        // Hash the file with both identifiers blanked to zeros.
+        let blank = [UInt8](repeating: UInt8(ascii: "0"), count: 32)
+        var hasher = SHA256()
+        try handle.seek(toOffset: 0)
+        var read: UInt64 = 0
+        while read < tailStart {
+            let chunk = try handle.read(upToCount: Int(min(1 << 20, tailStart - read))) ?? Data()
+            guard !chunk.isEmpty else { break }
+            chunk.withUnsafeBytes { hasher.update($0) }
+            read += UInt64(chunk.count)
+        }
+        var blanked = tail
+        blanked.replaceSubrange(first..<first + 32, with: blank)
+        blanked.replaceSubrange(second..<second + 32, with: blank)
+        blanked.withUnsafeBytes { hasher.update($0) }
+        let id = Array(hasher.finalizeHex().prefix(32).uppercased().utf8)
+        try handle.seek(toOffset: tailStart + UInt64(first))
+        try handle.write(contentsOf: Data(id))
+        try handle.seek(toOffset: tailStart + UInt64(second))
+        try handle.write(contentsOf: Data(id))
+    }
+}
