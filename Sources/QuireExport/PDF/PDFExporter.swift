@@ -159,7 +159,7 @@ package struct PDFExporter {
         let (b, w, h) = (print.bleed, geometry.size.width, geometry.size.height)
         return { position in
             // Where the inner margin is on the left, the page moves left under its content.
-            let x = geometry.left(page: position) == geometry.inner && geometry.inner != geometry.outer ? -shift : shift
+            let x = shift == 0 ? 0 : geometry.left(page: position) == geometry.inner ? -shift : shift
             func box(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> String {
                 "[ " + [x0, y0, x1, y1].map(PDFCanvas.number).joined(separator: " ") + " ]"
             }
