@@ -17,6 +17,13 @@ extension Journal {
         try PDFExporter(store: store, options: options).write(to: path, progress: progress)
     }
 
+    /// Writes the cover of a printed book (back, spine and front on one PDF/X-3 sheet) at
+    /// `path`; returns its size in bytes. It needs no journal: the title and page count are given.
+    @discardableResult
+    public static func exportCover(to path: String, options: CoverOptions) throws -> Int64 {
+        try CoverSpread(options: options).write(to: path)
+    }
+
     /// Writes one Markdown file per entry, with its attachments, into `folder`; headings, dates
     /// and the index in `language` (BCP 47; nil: the entries', else the environment's).
     @discardableResult

@@ -15,6 +15,8 @@ struct ExportCommand: Command {
                quire export epub OUT.epub [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
                quire export pdf OUT.pdf [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
                                         [--print [--bleed LENGTH] [--color cmyk|gray]]
+               quire export cover OUT.pdf --pages N [--page-size SIZE] [--paper white|cream] [--bleed LENGTH]
+                                          [--title T] [--author A] [--cover IMAGE] [--color cmyk|gray]
                quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
 
@@ -50,6 +52,13 @@ struct ExportCommand: Command {
         right). Without it: the language most entries are written in, where their text tells
         it, else LC_ALL, LC_MESSAGES or LANG, else English. --json reports the one chosen.
 
+        cover: the cover of the printed book, for the same service: back, spine and front on
+        one PDF/X-3 sheet, 2 × trim + spine + 2 × bleed wide (--bleed 0.125in by default). The
+        spine is --pages (the interior's count, as `export pdf --print` reported it) times the
+        paper's thickness (KDP's figures: white 0.002252 in a page, cream 0.0025 in); title and
+        author run down the spine from 0.25 in wide. --cover IMAGE covers the front, else a field
+        of colour; a white box on the back is left for the barcode.
+
         templates: writes the built-in templates (markdown/…, epub/…) into DIR, to change
         and give back with --templates DIR; files already in DIR are left alone.
 
@@ -67,6 +76,8 @@ struct ExportCommand: Command {
         .flag("print", "pdf: the interior for a printer, PDF/X-3 (needs Ghostscript)"),
         .value("bleed", "LENGTH", "pdf --print: bleed around the trim: 0.125in, 3mm (default 0)"),
         .value("color", "MODEL", "pdf --print: cmyk (default) or gray for a black-and-white interior"),
+        .value("pages", "N", "cover: the interior's page count, which sets the spine's width"),
+        .value("paper", "PAPER", "cover: white (default) or cream, the interior's paper"),
         .flag("with-audio", "epub: embed voice notes in formats every EPUB reader plays (MP3, M4A,\nOgg Opus), with read-along highlighting where the transcript is timed"),
         .flag("json", "print a summary as JSON"),
     ]
@@ -75,6 +86,42 @@ struct ExportCommand: Command {
     static func checkBookName(_ output: String, ext: String) throws {
         guard output.hasSuffix("." + ext) || !FileManager.default.fileExists(atPath: output) else {
             throw CLIError.usage("\(output) exists and is not \(ext == "epub" ? "an" : "a") .\(ext) file; name the book OUT.\(ext)")
+        }
+    }
+
+    /// `quire export cover`: a sheet drawn from the options alone; no journal is opened.
+    static func cover(_ output: String, _ arguments: Arguments, context: Context) throws {
+        try Self.checkBookName(output, ext: "pdf")
+        if let option = ["lang", "templates"].first(where: { arguments.value($0) != nil }) ?? ["no-photos", "print", "with-audio"].first(where: { arguments.flag($0) }) {
+            throw CLIError.usage("--\(option) does not apply to `export cover`")
+        }
+        var options = CoverOptions()
+        guard let text = arguments.value("pages") else { throw CLIError.usage("`export cover` needs --pages N, the interior's page count") }
+        guard let pages = Int(text), (2...2000).contains(pages) else { throw CLIError.usage("--pages '\(text)': give the interior's page count, 2 to 2000") }
+        options.pages = pages
+        if let size = arguments.value("page-size") {
+            guard let parsed = PageSize(parsing: size) else { throw CLIError.usage("unknown page size '\(size)': give a5, a4, letter, 6x9in, or WxH with mm, cm, in or pt") }
+            options.pageSize = parsed
+        }
+        if let text = arguments.value("paper") {
+            guard let paper = CoverOptions.Paper(rawValue: text.lowercased()) else { throw CLIError.usage("--paper '\(text)': give white or cream") }
+            options.paper = paper
+        }
+        var print = try Self.printSettings(arguments)
+        if arguments.value("bleed") == nil { print.bleed = 9 }
+        (options.bleed, options.color) = (print.bleed, print.color)
+        options.title = arguments.value("title")?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty ?? "Journal"
+        options.author = arguments.value("author")?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty
+        options.image = arguments.value("cover")
+        let bytes = try Journal.exportCover(to: output, options: options)
+        if arguments.flag("json") {
+            var json = JSONOutput()
+            json.object([("width_in", .number(options.sheetWidth / 72)), ("height_in", .number(options.sheetHeight / 72)),
+                         ("spine_in", .number(options.spineWidth / 72)), ("spine_text", .bool(options.spineHoldsText)), ("bytes", .int(Int(bytes)))])
+            context.print(json.text)
+        } else if context.stderrIsTerminal {
+            context.printError(String(format: "Wrote %@: a cover %.3f × %.3f in, its spine %.3f in (%d pages on %@ paper), PDF/X-3.",
+                                      output, options.sheetWidth / 72, options.sheetHeight / 72, options.spineWidth / 72, pages, options.paper.rawValue))
         }
     }
 
@@ -104,8 +151,15 @@ struct ExportCommand: Command {
         let filter = try Options.filter(arguments)
         let (format, output) = (positionals[0], positionals[1])
         let bookOnly = ["title", "author", "cover"].filter { arguments.value($0) != nil }
-        if format != "epub" && format != "pdf", let option = bookOnly.first {
-            throw CLIError.usage("--\(option) applies to `export epub` and `export pdf` only")
+        if format != "epub" && format != "pdf" && format != "cover", let option = bookOnly.first {
+            throw CLIError.usage("--\(option) applies to `export epub`, `export pdf` and `export cover` only")
+        }
+        if format != "cover", let option = ["pages", "paper"].first(where: { arguments.value($0) != nil }) {
+            throw CLIError.usage("--\(option) applies to `export cover` only")
+        }
+        if format == "cover" {
+            try Self.cover(output, arguments, context: context)
+            return
         }
         let language = try arguments.value("lang").map { tag -> String in
             guard ["markdown", "epub", "pdf"].contains(format) else { throw CLIError.usage("--lang applies to `export markdown`, `export epub` and `export pdf`") }
@@ -113,8 +167,8 @@ struct ExportCommand: Command {
         }
         if format != "epub", arguments.flag("with-audio") { throw CLIError.usage("--with-audio applies to `export epub` only") }
         let pdfOnly = ["page-size", "bleed", "color"].filter { arguments.value($0) != nil } + ["no-photos", "print"].filter { arguments.flag($0) }
-        if format != "pdf", let option = pdfOnly.first { throw CLIError.usage("--\(option) applies to `export pdf` only") }
-        if !arguments.flag("print"), let option = ["bleed", "color"].first(where: { arguments.value($0) != nil }) {
+        if format != "pdf" && format != "cover", let option = pdfOnly.first { throw CLIError.usage("--\(option) applies to `export pdf` only") }
+        if format != "cover", !arguments.flag("print"), let option = ["bleed", "color"].first(where: { arguments.value($0) != nil }) {
             throw CLIError.usage("--\(option) applies to `export pdf --print`")
         }
         if format == "pdf", arguments.value("templates") != nil {
@@ -201,4 +255,8 @@ struct ExportCommand: Command {
         }
         if arguments.flag("json") { context.print(json.text) }
     }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -179,6 +179,16 @@ final class PDFCanvas {
         cairo_restore(cr)
     }
 
+    /// Runs `body` with the drawing turned a quarter clockwise about (`x`, `y`): what it sets
+    /// along its x axis reads from top to bottom (a spine's title).
+    func turned(quarterAt x: Double, y: Double, _ body: () -> Void) {
+        cairo_save(cr)
+        cairo_translate(cr, x, y)
+        cairo_rotate(cr, Double.pi / 2)
+        body()
+        cairo_restore(cr)
+    }
+
     /// Draws `image` scaled into the box; a JPEG goes into the PDF as its own bytes.
     func draw(_ image: PageImage, x: Double, y: Double, width: Double, height: Double) throws {
         let source = try passThroughSurface(image) ?? image.surface()

@@ -142,4 +142,34 @@ import Testing
         let rtl = PDFExporter.boxes(PrintSettings(), geometry: PageGeometry(.sixByNine, rightToLeft: true), pages: 400)
         #expect(rtl(1).hasPrefix("/MediaBox [ 18.00"), "\(rtl(1))")
     }
+
+    /// The cover sheet is 2 × trim + spine + 2 × bleed wide, to a hundredth of an inch, with
+    /// the spine from the page count and paper; title and author go on a spine wide enough.
+    @Test(.enabled(if: tools), arguments: [(300, "white", 0.6756, true), (60, "cream", 0.15, false)])
+    func theCoverSpreadIsAsWideAsTheBookAndItsSpine(pages: Int, paper: String, spine: Double, spineText: Bool) throws {
+        let out = dir.path + "/cover-\(pages).pdf"
+        let run = try QuireBinary.run(["export", "cover", out, "--pages", String(pages), "--paper", paper, "--page-size", "6x9in",
+                                       "--title", "Год в Киото", "--author", "Анна", "--json"], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        let json = try JSONValue.parse(run.stdout).object
+        #expect(abs((json?["spine_in"]?.number ?? 0) - spine) < 0.001)
+        #expect(json?["spine_text"] == .bool(spineText))
+        let values = try Self.objects(out).values.map(Self.value)
+        let page = try #require(values.first { $0["/Type"]?.string == "/Page" })
+        let media = Self.numbers(page["/MediaBox"]), trim = Self.numbers(page["/TrimBox"])
+        try #require(media.count == 4 && trim.count == 4)
+        #expect(abs((media[2] - media[0]) / 72 - (2 * 6 + spine + 2 * 0.125)) < 0.01, "\(media)")
+        #expect(abs((media[3] - media[1]) / 72 - 9.25) < 0.01 && abs(trim[0] - media[0] - 9) < 0.01, "\(media) \(trim)")
+        #expect(values.contains { $0["/S"]?.string == "/GTS_PDFX" })
+        let words = try ExternalTool.run("pdftotext", [out, "-"]).stdout
+        #expect(words.components(separatedBy: "Киото").count - 1 == (spineText ? 2 : 1), "\(words)")
+    }
+
+    @Test func aCoverWithoutItsPageCountIsRefused() throws {
+        let run = try QuireBinary.run(["export", "cover", dir.path + "/c.pdf"], store: store)
+        #expect(run.status != 0 && run.stderr.contains("needs --pages N"), "\(run.stderr)")
+        let odd = try QuireBinary.run(["export", "cover", dir.path + "/c.pdf", "--pages", "many"], store: store)
+        #expect(odd.status != 0 && odd.stderr.contains("--pages 'many'"), "\(odd.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/c.pdf"))
+    }
 }
