@@ -21,7 +21,10 @@ final class PDFCanvas {
     /// Opens a PDF file at `path` whose pages are `width` × `height` points, trimmed: with
     /// `bleed`, each page is that much larger on every side and drawing starts inside it.
     init(path: String, width: Double, height: Double, bleed: Double = 0, interactive: Bool = true) throws {
-        guard let surface = cairo_pdf_surface_create(path, width + 2 * bleed, height + 2 * bleed) else {
+        // A page a whole number of points on both sides (6×9 in, letter) makes cairo 1.16 leave
+        // out every structure element while its parent tree still names them (qpdf: "file is
+        // damaged"); 1e-7 pt more, which cairo rounds away when it writes the media box, does not.
+        guard let surface = cairo_pdf_surface_create(path, width + 2 * bleed + 1e-7, height + 2 * bleed + 1e-7) else {
             throw ExportError(.io, path: path, detail: "cannot create the PDF")
         }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {

@@ -53,6 +53,9 @@ import Testing
         try #require(run.status == 0, "\(run.stderr)")
         let info = try ExternalTool.run("pdfinfo", [book])
         #expect(info.stdout.contains("Page size:       \(points) pts"), "\(info.stdout)")
+        // Whole-point sizes (letter, 6×9 in) once lost their links' structure elements.
+        let check = try ExternalTool.run("qpdf", ["--check", book])
+        #expect(check.status == 0 && check.stderr.isEmpty, "\(check.stderr)")
     }
 
     @Test(.enabled(if: readers))
