@@ -99,10 +99,7 @@ struct ExportCommand: Command {
         guard let text = arguments.value("pages") else { throw CLIError.usage("`export cover` needs --pages N, the interior's page count") }
         guard let pages = Int(text), (2...2000).contains(pages) else { throw CLIError.usage("--pages '\(text)': give the interior's page count, 2 to 2000") }
         options.pages = pages
-        if let size = arguments.value("page-size") {
-            guard let parsed = PageSize(parsing: size) else { throw CLIError.usage("unknown page size '\(size)': give a5, a4, letter, 6x9in, or WxH with mm, cm, in or pt") }
-            options.pageSize = parsed
-        }
+        if let size = try Self.pageSize(arguments) { options.pageSize = size }
         if let text = arguments.value("paper") {
             guard let paper = CoverOptions.Paper(rawValue: text.lowercased()) else { throw CLIError.usage("--paper '\(text)': give white or cream") }
             options.paper = paper
@@ -123,6 +120,15 @@ struct ExportCommand: Command {
             context.printError(String(format: "Wrote %@: a cover %.3f × %.3f in, its spine %.3f in (%d pages on %@ paper), PDF/X-3.",
                                       output, options.sheetWidth / 72, options.sheetHeight / 72, options.spineWidth / 72, pages, options.paper.rawValue))
         }
+    }
+
+    /// `--page-size` of `export pdf` and `export cover`, nil when not given.
+    static func pageSize(_ arguments: Arguments) throws -> PageSize? {
+        guard let size = arguments.value("page-size") else { return nil }
+        guard let parsed = PageSize(parsing: size) else {
+            throw CLIError.usage("unknown page size '\(size)': give a5, a4, letter, 6x9in, or WxH with mm, cm, in or pt (3 to 20 in a side)")
+        }
+        return parsed
     }
 
     /// `--bleed` and `--color` of `export pdf --print`.
@@ -235,12 +241,7 @@ struct ExportCommand: Command {
             options.cover = arguments.value("cover")
             options.withPhotos = !arguments.flag("no-photos")
             options.language = language
-            if let size = arguments.value("page-size") {
-                guard let parsed = PageSize(parsing: size) else {
-                    throw CLIError.usage("unknown page size '\(size)': give a5, a4, letter, 6x9in, or WxH with mm, cm, in or pt (3 to 20 in a side)")
-                }
-                options.pageSize = parsed
-            }
+            if let size = try Self.pageSize(arguments) { options.pageSize = size }
             if arguments.flag("print") { options.print = try Self.printSettings(arguments) }
             let journal = Journal(store: try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes))
             let summary = try journal.exportPDF(to: output, options: options, progress: context.progress("typesetting"))

@@ -198,11 +198,7 @@ struct BookSetter {
         let titleStyle = TextStyle(font: BookFonts.serif(language), size: size * 2.6, leading: 1.1, alignment: .center, language: language)
         let datesStyle = TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language)
         if let cover = plan.cover {
-            let scale = max(page.width / Double(cover.shownWidth), page.height / Double(cover.shownHeight))
-            let w = Double(cover.shownWidth) * scale, h = Double(cover.shownHeight) * scale
-            try flow.canvas?.clipped(x: 0, y: 0, width: page.width, height: page.height) {
-                try flow.canvas?.draw(cover, x: (page.width - w) / 2, y: (page.height - h) / 2, width: w, height: h)
-            }
+            try flow.canvas?.draw(cover, covering: 0, y: 0, width: page.width, height: page.height)
             flow.canvas?.fill(x: 0, y: page.height * 0.6, width: page.width, height: page.height * 0.25, red: 0, green: 0, blue: 0, alpha: 0.5)
             flow.move(toAtLeast: page.height * 0.64)
         } else {

@@ -94,12 +94,7 @@ package struct CoverSpread {
         let size = page.width < 500 ? 9.5 : 10.5
         if let image {
             // The front and its bleed covered by the photo, cropped, never letterboxed.
-            let (boxX, boxW, boxH) = (frontX, page.width + b, options.sheetHeight)
-            let scale = max(boxW / Double(image.shownWidth), boxH / Double(image.shownHeight))
-            let w = Double(image.shownWidth) * scale, h = Double(image.shownHeight) * scale
-            try canvas.clipped(x: boxX, y: 0, width: boxW, height: boxH) {
-                try canvas.draw(image, x: boxX + (boxW - w) / 2, y: (boxH - h) / 2, width: w, height: h)
-            }
+            try canvas.draw(image, covering: frontX, y: 0, width: page.width + b, height: options.sheetHeight)
             canvas.fill(x: frontX, y: b + page.height * 0.6, width: page.width + b, height: page.height * 0.25, red: 0, green: 0, blue: 0, alpha: 0.5)
         }
         // The front's title and author, white, centred in the trim with margins.

@@ -192,6 +192,15 @@ final class PDFCanvas {
         cairo_restore(cr)
     }
 
+    /// Draws `image` scaled to cover the box, centred and cropped to it, never letterboxed.
+    func draw(_ image: PageImage, covering x: Double, y: Double, width: Double, height: Double) throws {
+        let scale = max(width / Double(image.shownWidth), height / Double(image.shownHeight))
+        let w = Double(image.shownWidth) * scale, h = Double(image.shownHeight) * scale
+        try clipped(x: x, y: y, width: width, height: height) {
+            try draw(image, x: x + (width - w) / 2, y: y + (height - h) / 2, width: w, height: h)
+        }
+    }
+
     /// Draws `image` scaled into the box; a JPEG goes into the PDF as its own bytes.
     func draw(_ image: PageImage, x: Double, y: Double, width: Double, height: Double) throws {
         let source = try passThroughSurface(image) ?? image.surface()
