@@ -15,7 +15,7 @@ struct ExportCommand: Command {
                quire export epub OUT.epub [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
                quire export pdf OUT.pdf [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
                                         [--print [--bleed LENGTH] [--color cmyk|gray]]
-               quire export cover OUT.pdf --pages N [--page-size SIZE] [--paper white|cream] [--bleed LENGTH]
+               quire export cover OUT.pdf (--pages N | --for INTERIOR.pdf) [--page-size SIZE] [--paper white|cream] [--bleed LENGTH]
                                           [--title T] [--author A] [--cover IMAGE] [--color cmyk|gray]
                quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
@@ -54,7 +54,8 @@ struct ExportCommand: Command {
 
         cover: the cover of the printed book, for the same service: back, spine and front on
         one PDF/X-3 sheet, 2 × trim + spine + 2 × bleed wide (--bleed 0.125in by default). The
-        spine is --pages (the interior's count, as `export pdf --print` reported it) times the
+        spine is --pages (the interior's count, as `export pdf --print` reported it; or --for
+        INTERIOR.pdf, that file, whose count and trim size are read from it) times the
         paper's thickness (KDP's figures: white 0.002252 in a page, cream 0.0025 in); title and
         author run down the spine from 0.25 in wide. --cover IMAGE covers the front, else a field
         of colour; a white box on the back is left for the barcode.
@@ -77,6 +78,7 @@ struct ExportCommand: Command {
         .value("bleed", "LENGTH", "pdf --print: bleed around the trim: 0.125in, 3mm (default 0)"),
         .value("color", "MODEL", "pdf --print: cmyk (default) or gray for a black-and-white interior"),
         .value("pages", "N", "cover: the interior's page count, which sets the spine's width"),
+        .value("for", "INTERIOR", "cover: the print interior it goes around (its page count and trim size)"),
         .value("paper", "PAPER", "cover: white (default) or cream, the interior's paper"),
         .flag("with-audio", "epub: embed voice notes in formats every EPUB reader plays (MP3, M4A,\nOgg Opus), with read-along highlighting where the transcript is timed"),
         .flag("json", "print a summary as JSON"),
@@ -96,10 +98,19 @@ struct ExportCommand: Command {
             throw CLIError.usage("--\(option) does not apply to `export cover`")
         }
         var options = CoverOptions()
-        guard let text = arguments.value("pages") else { throw CLIError.usage("`export cover` needs --pages N, the interior's page count") }
-        guard let pages = Int(text), (2...2000).contains(pages) else { throw CLIError.usage("--pages '\(text)': give the interior's page count, 2 to 2000") }
-        options.pages = pages
-        if let size = try Self.pageSize(arguments) { options.pageSize = size }
+        if let interior = arguments.value("for") {
+            guard arguments.value("pages") == nil, arguments.value("page-size") == nil else {
+                throw CLIError.usage("--for reads the page count and size from the interior: give it without --pages and --page-size")
+            }
+            let size = try CoverOptions.reading(interior)
+            (options.pages, options.pageSize) = (size.pages, size.pageSize)
+        } else {
+            guard let text = arguments.value("pages") else { throw CLIError.usage("`export cover` needs --pages N or --for INTERIOR.pdf, the interior's page count") }
+            guard let pages = Int(text), (2...2000).contains(pages) else { throw CLIError.usage("--pages '\(text)': give the interior's page count, 2 to 2000") }
+            options.pages = pages
+            if let size = try Self.pageSize(arguments) { options.pageSize = size }
+        }
+        let pages = options.pages
         if let text = arguments.value("paper") {
             guard let paper = CoverOptions.Paper(rawValue: text.lowercased()) else { throw CLIError.usage("--paper '\(text)': give white or cream") }
             options.paper = paper
@@ -160,7 +171,7 @@ struct ExportCommand: Command {
         if format != "epub" && format != "pdf" && format != "cover", let option = bookOnly.first {
             throw CLIError.usage("--\(option) applies to `export epub`, `export pdf` and `export cover` only")
         }
-        if format != "cover", let option = ["pages", "paper"].first(where: { arguments.value($0) != nil }) {
+        if format != "cover", let option = ["pages", "paper", "for"].first(where: { arguments.value($0) != nil }) {
             throw CLIError.usage("--\(option) applies to `export cover` only")
         }
         if format == "cover" {

@@ -22,6 +22,19 @@ public struct CoverOptions: Sendable {
 
     public init() {}
 
+    /// The page count and trim size of a print interior made by `export pdf --print`.
+    /// - Throws: `.invalid` naming the file when it is not one.
+    public static func reading(_ interior: String) throws -> (pages: Int, pageSize: PageSize) {
+        do {
+            let size = try PageOrder.printSize(of: interior)
+            let name = String(format: "%.2fx%.2fin", size.width / 72, size.height / 72)
+            guard size.pages >= 2, size.width > 0, size.height > 0 else { throw PageOrder.Failure(reason: "no pages") }
+            return (size.pages, PageSize(width: size.width, height: size.height, name: name))
+        } catch let failure as PageOrder.Failure {
+            throw ExportError(.invalid, path: interior, detail: "not a print interior: " + failure.reason)
+        }
+    }
+
     /// The spine's width in points: pages × the paper's thickness. Amazon KDP's published
     /// figures for its paperbacks: white paper 0.002252 in a page, cream 0.0025 in.
     public var spineWidth: Double {

@@ -75,6 +75,31 @@ enum PageOrder {
         try handle.write(contentsOf: Data(update.utf8))
     }
 
+    /// The page count of a print file (one cross-reference table, as Ghostscript writes it)
+    /// and its first page's trim size in points, for the cover that goes around it.
+    static func printSize(of path: String) throws -> (pages: Int, width: Double, height: Double) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure(reason: "cannot open it") }
+        defer { try? handle.close() }
+        let last = try trailer(handle, size: try handle.seekToEnd())
+        func reference(_ key: String, in text: String) -> Int? { value(of: key, in: text).flatMap { Int($0.split(separator: " ").first ?? "") } }
+        guard let root = Int(last.root.split(separator: " ").first ?? ""),
+              let treeNumber = reference("Pages", in: try object(root, xref: last.xref, handle: handle)) else { throw Failure(reason: "no page tree") }
+        var node = try object(treeNumber, xref: last.xref, handle: handle)
+        guard let pages = Int(value(of: "Count", in: node) ?? "") else { throw Failure(reason: "no page count") }
+        // Down the first kids to the first page.
+        for _ in 0..<16 where node.contains("/Kids") {
+            guard let open = node.range(of: "/Kids"), let first = node[open.upperBound...].split(whereSeparator: { $0 == "[" || $0.isWhitespace }).first,
+                  let number = Int(first) else { throw Failure(reason: "an unexpected list of pages") }
+            node = try object(number, xref: last.xref, handle: handle)
+        }
+        guard let box = node.range(of: "/TrimBox"), let end = node[box.upperBound...].firstIndex(of: "]") else {
+            throw Failure(reason: "its first page has no trim box: give the file `quire export pdf --print` made")
+        }
+        let numbers = node[box.upperBound..<end].split(whereSeparator: { $0 == "[" || $0.isWhitespace }).compactMap { Double($0) }
+        guard numbers.count == 4 else { throw Failure(reason: "an unreadable trim box") }
+        return (pages, numbers[2] - numbers[0], numbers[3] - numbers[1])
+    }
+
     /// The last trailer of a PDF: its text, where its cross-reference table is, its catalogue.
     struct Trailer {
         let text: String

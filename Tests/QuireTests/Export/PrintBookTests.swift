@@ -88,6 +88,15 @@ import Testing
         let (again, second) = try export(["--page-size", "6x9in", "--bleed", "0.125in", "--title", "Дневник"], to: "print-again.pdf")
         try #require(again.status == 0, "\(again.stderr)")
         #expect(FileManager.default.contents(atPath: book) == FileManager.default.contents(atPath: second))
+
+        // Its cover, sized from it: the page count and trim read from the file.
+        let cover = dir.path + "/cover-for.pdf"
+        let made = try QuireBinary.run(["export", "cover", cover, "--for", book, "--json"], store: store)
+        try #require(made.status == 0, "\(made.stderr)")
+        let width = try JSONValue.parse(made.stdout).object?["width_in"]?.number ?? 0
+        #expect(abs(width - (2 * 6 + Double(pages.count) * 0.002252 + 2 * 0.125)) < 0.01, "\(width) for \(pages.count) pages")
+        let reading = try QuireBinary.run(["export", "cover", dir.path + "/c.pdf", "--for", store + "/none.pdf"], store: store)
+        #expect(reading.status != 0 && reading.stderr.contains("not a print interior"), "\(reading.stderr)")
     }
 
     @Test(.enabled(if: tools))
