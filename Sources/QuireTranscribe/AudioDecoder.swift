@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 
 /// Recordings of any common format (m4a/AAC, ogg/opus, mp3, wav, video) cut into 16 kHz mono
 /// WAV pieces by Debian's `ffmpeg`, one piece at a time, so a two-hour note never sits in
@@ -10,7 +11,7 @@ package struct AudioDecoder: Sendable {
     /// The decoder from `PATH`.
     /// - Throws: `TranscribeError.noEngine` when ffmpeg is not installed.
     package init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        guard let ffmpeg = Self.find("ffmpeg", in: environment), let ffprobe = Self.find("ffprobe", in: environment) else {
+        guard let ffmpeg = Executables.find("ffmpeg", in: environment), let ffprobe = Executables.find("ffprobe", in: environment) else {
             throw TranscribeError(.noEngine, "ffmpeg is not installed, so no recording can be decoded (Debian: apt-get install ffmpeg)")
         }
         self.ffmpeg = ffmpeg
@@ -93,11 +94,6 @@ package struct AudioDecoder: Sendable {
     private static func reason(_ error: String) -> String {
         guard let line = error.split(whereSeparator: \.isNewline).last else { return "" }
         return " (" + String(line.prefix(200)) + ")"
-    }
-
-    static func find(_ name: String, in environment: [String: String]) -> String? {
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Runs a short command to its end, reading what it writes.

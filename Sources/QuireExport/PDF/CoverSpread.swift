@@ -62,7 +62,7 @@ package struct CoverSpread {
 
     package func write(to path: String) throws -> Int64 {
         guard options.pages >= 2 else { throw ExportError(.invalid, detail: "--pages must be the interior's page count, 2 or more") }
-        try PDFX.checkInstalled()
+        try PDFX.checkInstalled(options.color)
         let image = try options.image.map { file -> PageImage in
             guard let image = PageImage(path: file) else { throw ExportError(.invalid, path: file, detail: "the cover must be a readable JPEG or PNG image") }
             return image

@@ -73,7 +73,7 @@ package struct PDFExporter {
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
-        if options.print != nil { try PDFX.checkInstalled() }
+        if let print = options.print { try PDFX.checkInstalled(print.color) }
         let language = try contents.language(requested: options.language)
         let cover = try options.cover.map { file -> PageImage in
             guard FileManager.default.isReadableFile(atPath: file) else { throw ExportError(.invalid, path: file, detail: "cannot read the cover image") }

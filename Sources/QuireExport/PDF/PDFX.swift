@@ -13,17 +13,18 @@ import QuireSupport
 /// dates are the book's (`SOURCE_DATE_EPOCH`), and the file identifier, which Ghostscript
 /// draws from the clock, is replaced by a hash of the file.
 enum PDFX {
-    /// Ghostscript on `PATH`, nil when it is not installed.
-    static func ghostscript(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/gs" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// Refuses in one line, before anything is set, when Ghostscript or its profile for
+    /// `color` is missing.
+    static func checkInstalled(_ color: PrintSettings.Color) throws {
+        _ = try tools(color)
     }
 
-    /// The refusal when Ghostscript is missing, before anything is set.
-    static func checkInstalled() throws {
-        guard ghostscript() != nil, profile(.cmyk) != nil else {
-            throw ExportError(.invalid, detail: "--print makes a PDF/X file through Ghostscript, which is not installed: apt install ghostscript")
+    /// Ghostscript and its output profile for `color`.
+    private static func tools(_ color: PrintSettings.Color) throws -> (gs: String, profile: String) {
+        guard let gs = Executables.find("gs"), let profile = profile(color) else {
+            throw ExportError(.invalid, detail: "a print file is made as PDF/X through Ghostscript, which is not installed: apt install ghostscript")
         }
+        return (gs, profile)
     }
 
     /// Ghostscript's own output profile for `color`: `default_cmyk.icc` (SWOP-like coated
@@ -41,7 +42,7 @@ enum PDFX {
     ///   - page: called with each page number as Ghostscript takes it up.
     static func convert(_ input: String, to output: String, settings: PrintSettings, title: String, epoch: Int64, work: String,
                         page: (Int) -> Void = { _ in }) throws {
-        guard let gs = ghostscript(), let profile = profile(settings.color) else { try checkInstalled(); return }
+        let (gs, profile) = try tools(settings.color)
         let job = work + "/pdfx.ps"
         guard FileManager.default.createFile(atPath: job, contents: Data(definitions(title: title, profile: profile, color: settings.color).utf8),
                                              attributes: [.posixPermissions: 0o600]) else {

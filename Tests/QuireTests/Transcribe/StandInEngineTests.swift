@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import Testing
 @testable import QuireStore
 @testable import QuireTranscribe
@@ -43,7 +44,7 @@ enum StandInEngine {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    static var here: Bool { AudioDecoder.find("ffmpeg", in: ProcessInfo.processInfo.environment) != nil }
+    static var here: Bool { Executables.find("ffmpeg") != nil }
 }
 
 /// `quire transcribe` killed with SIGKILL in the middle of a recording, then run again: it

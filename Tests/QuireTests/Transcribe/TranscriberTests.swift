@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import Testing
 @testable import QuireStore
 @testable import QuireTranscribe
@@ -48,7 +49,7 @@ func silentWAV(_ dir: TempDir, _ name: String, seconds: Int) -> String {
     return dir.file(name, bytes: bytes)
 }
 
-@Suite(.enabled(if: AudioDecoder.find("ffmpeg", in: ProcessInfo.processInfo.environment) != nil || ExternalTool.required))
+@Suite(.enabled(if: Executables.find("ffmpeg") != nil || ExternalTool.required))
 struct TranscriberTests {
     let dir = TempDir()
     let store: Store
