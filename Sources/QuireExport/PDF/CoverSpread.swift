@@ -73,19 +73,16 @@ package struct CoverSpread {
         let work = try OutputFolder.workFolder(in: folder, prefix: ".quire-pdf-")
         defer { OutputFolder.removeWork(work) }
         let temp = work.path + "/cover.pdf", finished = work.path + "/print.pdf"
+        let print = PrintSettings(bleed: options.bleed, color: options.color)
+        let trim = PageSize(width: options.sheetWidth - 2 * options.bleed, height: options.pageSize.height, name: "cover")
         do {
             let canvas = try PDFCanvas(path: temp, width: options.sheetWidth, height: options.sheetHeight, interactive: false)
             canvas.setMetadata(title: options.title, author: options.author, date: LocalDate(utcSeconds: Self.epoch).utcText)
             try draw(on: canvas, image: image)
             canvas.endPage()
             try canvas.finish()
-            try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in
-                let (w, h, b) = (options.sheetWidth, options.sheetHeight, options.bleed)
-                return "/MediaBox [ 0 0 \(PDFCanvas.number(w)) \(PDFCanvas.number(h)) ]\n   /BleedBox [ 0 0 \(PDFCanvas.number(w)) \(PDFCanvas.number(h)) ]\n"
-                    + "   /TrimBox [ \(PDFCanvas.number(b)) \(PDFCanvas.number(b)) \(PDFCanvas.number(w - b)) \(PDFCanvas.number(h - b)) ]"
-            })
-            try PDFX.convert(temp, to: finished, settings: PrintSettings(bleed: options.bleed, color: options.color),
-                             title: options.title, epoch: Self.epoch, work: work.path)
+            try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) })
+            try PDFX.convert(temp, to: finished, settings: print, title: options.title, epoch: Self.epoch, work: work.path)
             return try OutputFolder.publish(finished, as: path, in: folder)
         } catch {
             throw OutputFolder.naming(path, for: error, temporary: temp)
@@ -93,9 +90,7 @@ package struct CoverSpread {
     }
 
     /// The cover's date: `SOURCE_DATE_EPOCH`, else 2000-01-01 (a cover holds no entry to date it by).
-    static var epoch: Int64 {
-        ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) }.map { max($0, 0) } ?? 946_684_800
-    }
+    static var epoch: Int64 { PDFExporter.sourceDateEpoch ?? 946_684_800 }
 
     private func draw(on canvas: PDFCanvas, image: PageImage?) throws {
         let fonts = FontContext()
@@ -104,7 +99,7 @@ package struct CoverSpread {
         // The whole sheet in the cover's colour, bleed included (drawing starts at the sheet's corner).
         canvas.fill(x: 0, y: 0, width: options.sheetWidth, height: options.sheetHeight, red: field.red, green: field.green, blue: field.blue)
         let frontX = b + page.width + spine
-        let size = page.width < 500 ? 9.5 : 10.5
+        let size = PageGeometry(page).bodySize
         if let image {
             // The front and its bleed covered by the photo, cropped, never letterboxed.
             try canvas.draw(image, covering: frontX, y: 0, width: page.width + b, height: options.sheetHeight)

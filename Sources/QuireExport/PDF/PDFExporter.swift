@@ -144,10 +144,12 @@ package struct PDFExporter {
 
     /// The book's date in seconds since 1970.
     static func epoch(newest: Timestamp) -> Int64 {
-        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = Int64(text), seconds >= 0 {
-            return seconds
-        }
-        return floorDiv(newest.microseconds, 1_000_000)
+        sourceDateEpoch ?? floorDiv(newest.microseconds, 1_000_000)
+    }
+
+    /// `SOURCE_DATE_EPOCH` when it is set to a valid time.
+    static var sourceDateEpoch: Int64? {
+        ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// The boxes of the print file's page at `position`: the media box moved so the text
@@ -156,15 +158,10 @@ package struct PDFExporter {
     /// the trim box the page's size inside the bleed, and the bleed box the whole sheet.
     static func boxes(_ print: PrintSettings, geometry: PageGeometry, pages: Int) -> (Int) -> String {
         let shift = max(0, min(PrintSettings.extraGutter(pages: pages), geometry.outer - print.outsideFloor))
-        let (b, w, h) = (print.bleed, geometry.size.width, geometry.size.height)
         return { position in
             // Where the inner margin is on the left, the page moves left under its content.
             let x = shift == 0 ? 0 : geometry.left(page: position) == geometry.inner ? -shift : shift
-            func box(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> String {
-                "[ " + [x0, y0, x1, y1].map(PDFCanvas.number).joined(separator: " ") + " ]"
-            }
-            let media = box(x, 0, x + w + 2 * b, h + 2 * b)
-            return "/MediaBox \(media)\n   /BleedBox \(media)\n   /TrimBox " + box(x + b, b, x + b + w, b + h)
+            return print.boxes(trim: geometry.size, at: x)
         }
     }
 }

@@ -50,6 +50,17 @@ public struct PrintSettings: Equatable, Sendable {
         }
     }
 
+    /// A page's boxes for a trim of `trim`, the sheet's left edge at `x`: the media box and
+    /// the bleed box the whole sheet, the trim box inside it by the bleed.
+    func boxes(trim: PageSize, at x: Double) -> String {
+        func box(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> String {
+            "[ " + [x0, y0, x1, y1].map(PDFCanvas.number).joined(separator: " ") + " ]"
+        }
+        let (b, w, h) = (bleed, trim.width, trim.height)
+        let media = box(x, 0, x + w + 2 * b, h + 2 * b)
+        return "/MediaBox \(media)\n   /BleedBox \(media)\n   /TrimBox " + box(x + b, b, x + b + w, b + h)
+    }
+
     /// The least outside margin a printer keeps clear of the trim: 0.25 in, 0.375 in when the
     /// pages bleed (KDP's rule).
     var outsideFloor: Double { bleed > 0 ? 27 : 18 }
