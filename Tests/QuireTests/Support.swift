@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import QuireStore
 
 /// A temporary folder removed when the value is deinitialised.
@@ -81,8 +82,41 @@ enum QuireBinary {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
     }()
 
+    /// A copy of the binary in a folder of its own that every user may enter, for commands run
+    /// as another user: the build folder may sit where that user cannot reach (a clone in
+    /// `/root`, a home folder of mode 0700). Removed when the test process ends.
+    static let sharedCopy: String? = {
+        let folder = "/tmp/quire-test-bin-" + UUID().uuidString.lowercased()
+        let copy = folder + "/quire"
+        guard mkdir(folder, 0o755) == 0, chmod(folder, 0o755) == 0,
+              (try? FileManager.default.copyItem(atPath: path, toPath: copy)) != nil, chmod(copy, 0o755) == 0
+        else { return nil }
+        sharedCopyFolder = strdup(folder)
+        atexit { if let folder = sharedCopyFolder { _ = try? FileManager.default.removeItem(atPath: String(cString: folder)) } }
+        return copy
+    }()
+
+    /// Whether a test that runs quire as `nobody` can run here: only root may switch users,
+    /// and Swift's runtime libraries must be readable by that user too (a toolchain unpacked
+    /// inside `/root` is not). When this process is not root there is nothing to switch.
+    static let otherUserCanRun: Bool = {
+        guard getuid() == 0 else { return true }
+        guard let copy = sharedCopy, FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        probe.arguments = ["-u", "nobody", "--", copy, "--version"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    static let otherUserSkipReason: Comment =
+        "runs quire as nobody, who cannot run this build here (runuser missing, or Swift's runtime unreadable to nobody)"
+
     /// Runs quire with `arguments`; with `asUser` (when this process is root), as that user
-    /// through runuser(1).
+    /// through runuser(1), from a copy of the binary that user can reach.
     static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: String? = nil,
                     cwd: String? = nil, asUser: String? = nil) throws -> QuireRun {
         let process = Process()
@@ -90,7 +124,7 @@ enum QuireBinary {
         let quireArguments = (store.map { ["--store", $0] } ?? []) + arguments
         if let asUser {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", asUser, "--", path] + quireArguments
+            process.arguments = ["-u", asUser, "--", sharedCopy ?? path] + quireArguments
         } else {
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = quireArguments
@@ -126,6 +160,8 @@ enum QuireBinary {
                         signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
     }
 }
+
+nonisolated(unsafe) private var sharedCopyFolder: UnsafeMutablePointer<CChar>?
 
 final class DataBox: @unchecked Sendable {
     private let lock = NSLock()

@@ -112,7 +112,8 @@ import Testing
 
     /// An export into a folder this user may not write names that folder and the reason,
     /// never a hidden working file inside it; nothing is left behind.
-    @Test func anExportIntoAFolderThatCannotBeWrittenSaysSo() throws {
+    @Test(.enabled(if: QuireBinary.otherUserCanRun, QuireBinary.otherUserSkipReason))
+    func anExportIntoAFolderThatCannotBeWrittenSaysSo() throws {
         let dir = TempDir()
         let home = ownFolder(dir, "home")
         let store = home + "/s"
@@ -154,7 +155,8 @@ import Testing
 
     /// A folder repository this user may not write: the error names the folder on disk and
     /// says "permission denied", not an internal object name.
-    @Test func aFolderRepositoryThatCannotBeWrittenSaysPermissionDenied() throws {
+    @Test(.enabled(if: QuireBinary.otherUserCanRun, QuireBinary.otherUserSkipReason))
+    func aFolderRepositoryThatCannotBeWrittenSaysPermissionDenied() throws {
         let dir = TempDir()
         let home = ownFolder(dir, "home")
         let store = home + "/s"
