@@ -29,7 +29,7 @@ struct Arguments {
             if onlyPositionals || !long.hasPrefix("--") || long == "-" {
                 // A negative number is a positional (`--interval -5` is checked by its command).
                 if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-h" && Double(arg) == nil {
-                    throw .usage("unknown option '\(arg)'")
+                    throw Self.unknown(arg, spec: spec)
                 }
                 if arg == "-h" { setFlags.insert("help"); continue }
                 positionals.append(arg)
@@ -51,6 +51,11 @@ struct Arguments {
                     value = inline
                 } else {
                     guard i < args.count else { throw .usage("option --\(name) needs a value") }
+                    // `add --title --store x` forgot the title: the next option is not it.
+                    // (`--title=--store` says it is meant.)
+                    if Self.namesOption(args[i], spec: spec) {
+                        throw .usage("option --\(name) needs a value, not the option '\(args[i])' (write --\(name)=\(args[i]) if you mean it)")
+                    }
                     value = args[i]
                     i += 1
                 }
@@ -59,9 +64,27 @@ struct Arguments {
                 }
                 values[name, default: []].append(value)
             } else {
-                throw .usage("unknown option '--\(name)'")
+                throw Self.unknown("--" + name, spec: spec)
             }
         }
+    }
+
+    /// Whether `arg` is one of the options or flags `spec` knows (`--store`, `--json=x`, `-n`).
+    static func namesOption(_ arg: String, spec: Spec) -> Bool {
+        if arg.count == 2, arg.hasPrefix("-"), let letter = arg.last, spec.short[letter] != nil { return true }
+        guard arg.hasPrefix("--"), arg.count > 2 else { return false }
+        let name = String(arg.dropFirst(2).prefix { $0 != "=" })
+        return spec.options.contains(name) || spec.flags.contains(name)
+    }
+
+    /// An unknown option, with the known one it most likely meant (`--titel` → `--title`).
+    static func unknown(_ arg: String, spec: Spec) -> CLIError {
+        let typed = String(arg.drop { $0 == "-" }.prefix { $0 != "=" }).lowercased()
+        let names = spec.options.union(spec.flags).sorted()
+        let scored = names.map { ($0, QuireMain.editDistance(typed, $0)) }.filter { $0.1 <= 2 && $0.1 < $0.0.count }
+        let near = scored.min { $0.1 < $1.1 }?.0 ?? (typed.count >= 3 ? names.first { $0.hasPrefix(typed) } : nil)
+        guard let near else { return .usage("unknown option '\(arg)'") }
+        return .usage("unknown option '\(arg)'; did you mean --\(near)?")
     }
 
     /// Drops an option the dispatcher handled itself (`--store`), so a command never sees it.

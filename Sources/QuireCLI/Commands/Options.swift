@@ -43,8 +43,8 @@ enum Options {
     static func date(_ arguments: Arguments, _ name: String, endOfDay: Bool = false) throws -> Timestamp? {
         guard let text = arguments.value(name) else { return nil }
         guard let date = Timestamp.parseLenient(text, endOfDay: endOfDay) else {
-            throw CLIError.usage("--\(name) '\(text)' is not a date: use RFC 3339 (2025-03-01T21:14:05+03:00), 2025-03-01, "
-                                 + "or words such as today, yesterday, last monday, 3 days ago")
+            throw CLIError.usage("--\(name) '\(text)' is not a date: use YYYY-MM-DD HH:MM (2025-03-01 21:14), YYYY-MM-DD, RFC 3339, "
+                                 + "or words such as yesterday 21:30, today at 9pm, last monday, Dec 2, a week ago")
         }
         return date
     }
@@ -74,7 +74,7 @@ enum Options {
     }
 
     static func filter(_ arguments: Arguments) throws -> EntryFilter {
-        EntryFilter(journals: arguments.all("journal"), tags: arguments.all("tag"),
+        EntryFilter(journals: arguments.all("journal"), tags: arguments.all("tag").map { (try? Store.typedTag($0)) ?? $0 },
                     from: try date(arguments, "from"), to: try date(arguments, "to", endOfDay: true))
     }
 
@@ -105,10 +105,35 @@ enum Format {
     }
 
     static func entryLine(_ entry: Entry) -> String {
-        var line = short(entry.id) + "  " + entry.created.localMinute + "  " + (entry.starred ? "★ " : "") + entry.displayTitle
+        var line = short(entry.id) + "  " + listed(entry.created) + "  " + (entry.starred ? "★ " : "") + entry.displayTitle
         if !entry.tags.isEmpty { line += "  " + entry.tags.map { "#" + $0 }.joined(separator: " ") }
         if !entry.media.isEmpty { line += "  [\(entry.media.count) attachment\(entry.media.count == 1 ? "" : "s")]" }
         return line
+    }
+
+    /// A list's date column: `2026-12-03 21:30`, or the day alone (padded to the same
+    /// width) for a date-only entry, which has no time to show.
+    static func listed(_ time: Timestamp) -> String {
+        time.isDateOnly ? String(time.localMinute.prefix(10)) + "      " : time.localMinute
+    }
+
+    /// `Thursday 3 December 2026, 21:30 (UTC+01:00)`: the writer's own clock and zone, in
+    /// words; a date-only entry's day alone. `--json` keeps RFC 3339.
+    static func forPeople(_ time: Timestamp) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: time.offsetSeconds) ?? .gmt
+        let date = Date(timeIntervalSince1970: Double(time.microseconds) / 1_000_000)
+        let parts = calendar.dateComponents([.weekday, .day, .month, .year], from: date)
+        let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                      "November", "December"]
+        guard let weekday = parts.weekday, let day = parts.day, let month = parts.month, let year = parts.year,
+              weekdays.indices.contains(weekday - 1), months.indices.contains(month - 1) else { return time.text }
+        let dayText = "\(weekdays[weekday - 1]) \(day) \(months[month - 1]) \(year)"
+        if time.isDateOnly { return dayText }
+        let minutes = abs(time.offsetSeconds) / 60
+        let zone = String(format: "UTC%@%02d:%02d", time.offsetSeconds < 0 ? "-" : "+", minutes / 60, minutes % 60)
+        return dayText + ", " + String(time.localMinute.suffix(5)) + " (\(zone))"
     }
 
     static func size(_ bytes: Int64) -> String { ByteCount.text(bytes) }
@@ -122,8 +147,8 @@ enum Format {
         var lines = [
             "id:        \(entry.id)",
             "journal:   \(entry.journal)",
-            "created:   \(entry.created.text)",
-            "modified:  \(entry.modified.text)",
+            "created:   \(forPeople(entry.created))",
+            "modified:  \(forPeople(entry.modified))",
         ]
         if !entry.tags.isEmpty { lines.append("tags:      " + entry.tags.joined(separator: ", ")) }
         if entry.starred { lines.append("starred:   yes") }

@@ -39,7 +39,7 @@ struct SearchCommand: Command {
         }
         let (open, close) = context.stdoutIsTerminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")
         for hit in hits {
-            context.print(Format.short(hit.id) + "  " + hit.created.localMinute + "  " + hit.title)
+            context.print(Format.short(hit.id) + "  " + Format.listed(hit.created) + "  " + hit.title)
             let snippet = hit.snippet(open: open, close: close).split(whereSeparator: \.isNewline).joined(separator: " ")
             context.print("    " + snippet)
         }

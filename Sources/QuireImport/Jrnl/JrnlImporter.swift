@@ -2,8 +2,8 @@ import Foundation
 import QuireStore
 
 /// Brings in a jrnl journal (`quire import jrnl FILE`): its JSON export (`jrnl --export
-/// json`) or its plain-text file (`[YYYY-MM-DD HH:MM] Title. Body`, a trailing ` *` for a
-/// starred entry). jrnl's times have no offset: they are read in `zone` (this machine's).
+/// json`) or its plain-text file (`[YYYY-MM-DD HH:MM] Title. Body` or jrnl 3/4's default
+/// `[YYYY-MM-DD hh:mm:ss PM] Title. Body`, a trailing ` *` for a starred entry). jrnl's times have no offset: they are read in `zone` (this machine's).
 /// Tags are jrnl's `@tags` without the `@`; the text keeps them as written. Ids derive from
 /// the journal, the minute and the entry's place among entries of that minute, so importing
 /// twice changes nothing and an entry edited in jrnl comes back as an edit.
@@ -101,6 +101,9 @@ public struct JrnlImporter {
                 }
                 finish()
                 current = ("line \(index + 1)", created, rest, [])
+            } else if Self.looksLikeHeader(line) {
+                throw ImportError(path: path, place: "line \(index + 1)",
+                                  detail: "starts like an entry but its date is not one Quire reads; write it like [2025-03-01 21:14] or [2025-03-01 09:14:00 PM]")
             } else if current != nil {
                 current?.lines.append(line)
             } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -112,26 +115,28 @@ public struct JrnlImporter {
         return items
     }
 
-    /// `[2025-03-01 21:14] rest` or `2025-03-01 21:14 rest`: the time (`2025-03-01T21:14`) and the rest.
+    /// An entry's first line: `[2025-03-01 21:14] rest`, with seconds or without, in 24-hour
+    /// time or in jrnl 3/4's default 12-hour form (`timeformat: "%F %r"`, written
+    /// `[2024-05-08 09:15:00 PM] rest`); the brackets may be left out. Gives the local time
+    /// (`2024-05-08T21:15:00`) and the rest.
     static func header(_ line: String) -> (String, String)? {
-        let bytes = Array(line.utf8)
-        let bracketed = bytes.first == UInt8(ascii: "[")
-        let start = bracketed ? 1 : 0
-        func digits(_ from: Int, _ n: Int) -> Bool {
-            from + n <= bytes.count && bytes[from..<from + n].allSatisfy { (48...57).contains($0) }
+        let pattern = #/^(\[)?(\d{4}-\d{2}-\d{2})[ T](\d{1,2}):(\d{2})(:\d{2})?(?: ?([AaPp])\.?[Mm]\.?)?(\])?/#
+        guard let match = line.prefixMatch(of: pattern), (match.1 != nil) == (match.7 != nil),
+              var hour = Int(match.3) else { return nil }
+        if let half = match.6 {
+            guard (1...12).contains(hour) else { return nil }
+            hour = hour % 12 + (half.lowercased() == "p" ? 12 : 0)
         }
-        guard digits(start, 4), bytes.count > start + 16, bytes[start + 4] == UInt8(ascii: "-"), digits(start + 5, 2),
-              bytes[start + 7] == UInt8(ascii: "-"), digits(start + 8, 2), bytes[start + 10] == UInt8(ascii: " "),
-              digits(start + 11, 2), bytes[start + 13] == UInt8(ascii: ":"), digits(start + 14, 2) else { return nil }
-        var end = start + 16
-        if bytes.count >= end + 3, bytes[end] == UInt8(ascii: ":"), digits(end + 1, 2) { end += 3 }
-        if bracketed {
-            guard end < bytes.count, bytes[end] == UInt8(ascii: "]") else { return nil }
-        }
-        let stamp = String(decoding: bytes[start..<end], as: UTF8.self).replacingOccurrences(of: " ", with: "T")
-        let restStart = bracketed ? end + 1 : end
-        let rest = String(decoding: bytes[min(restStart, bytes.count)...], as: UTF8.self)
-        return (stamp, rest.hasPrefix(" ") ? String(rest.dropFirst()) : rest)
+        let stamp = "\(match.2)T\(hour < 10 ? "0" : "")\(hour):\(match.4)\(match.5 ?? "")"
+        let rest = line[match.range.upperBound...]
+        if match.1 == nil, let next = rest.first, next != " " { return nil }  // `2025-03-01 21:14x` is text
+        return (stamp, String(rest.hasPrefix(" ") ? rest.dropFirst() : rest))
+    }
+
+    /// A line that starts like an entry in a date format Quire does not read
+    /// (`[08.05.2024 21:15]`, `[5/8/2024 9:15 PM]`): an error, never text of the entry before.
+    static func looksLikeHeader(_ line: String) -> Bool {
+        line.prefixMatch(of: #/^\[\d{1,4}[-.\/]\d{1,2}[-.\/]\d{1,4}[ T,]+\d{1,2}[:.h]\d{2}[^\]]{0,12}\]/#) != nil
     }
 
     /// jrnl's title: the first sentence of the first line (to `.`, `?` or `!` and a space).
@@ -153,26 +158,8 @@ public struct JrnlImporter {
         return (line, "")
     }
 
-    /// `@tags` in text: `@` at a word's start, then letters, digits, `_` or `-`.
-    static func tags(in text: String) -> [String] {
-        var found: [String] = []
-        var previous: Character = " "
-        var current: String?
-        for c in text + " " {
-            if let tag = current {
-                if c.isLetter || c.isNumber || c == "_" || c == "-" {
-                    current = tag + String(c)
-                } else {
-                    if !tag.isEmpty, !found.contains(tag) { found.append(tag) }
-                    current = nil
-                }
-            } else if c == "@" && (previous.isWhitespace || "([".contains(previous)) {
-                current = ""
-            }
-            previous = c
-        }
-        return found
-    }
+    /// jrnl's `@tags` in text (see `Store.tags(inText:)`).
+    static func tags(in text: String) -> [String] { Store.tags(inText: text, sigils: "@") }
 
     static func tagName(_ tag: String) -> String { tag.hasPrefix("@") ? String(tag.dropFirst()) : tag }
 }

@@ -76,6 +76,37 @@ extension Store {
         Array(Set(try tags.map { try cleanName($0, what: "tag") })).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
+    /// A tag as a person types it: `@work` (jrnl's habit) and `#work` (everyone else's) are
+    /// the tag `work`, as the importers store them; the sigil is not part of the name.
+    public static func typedTag(_ tag: String) throws -> String {
+        let name = try cleanName(tag, what: "tag")
+        guard let first = name.first, first == "@" || first == "#" else { return name }
+        return try cleanName(String(name.dropFirst()), what: "tag \"\(name)\"")
+    }
+
+    /// The tags written in `text` the way jrnl and most note apps write them: a sigil
+    /// (`@` or `#`, as `sigils` allows) at a word's start, then letters, digits, `_` or `-`.
+    /// `mail@example.com`, `# Heading` and `@@x` are not tags. In the order first written.
+    public static func tags(inText text: String, sigils: String = "@#") -> [String] {
+        var found: [String] = []
+        var previous: Character = " "
+        var current: String?
+        for c in text + " " {
+            if let tag = current {
+                if c.isLetter || c.isNumber || c == "_" || c == "-" {
+                    current = tag + String(c)
+                } else {
+                    if !tag.isEmpty, !found.contains(tag) { found.append(tag) }
+                    current = nil
+                }
+            } else if sigils.contains(c) && (previous.isWhitespace || "([".contains(previous)) {
+                current = ""
+            }
+            previous = c
+        }
+        return found
+    }
+
     static func checkLocation(_ location: Location?) throws {
         guard let location else { return }
         guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
@@ -92,7 +123,7 @@ extension Store {
         try Self.checkLocation(new.location)
         let entry = Entry(id: StableID.random(), journal: try Self.cleanName(new.journal, what: "journal name"),
                           title: new.title, body: new.body, created: created, modified: now,
-                          tags: try Self.cleanTags(new.tags), starred: new.starred, location: new.location, media: [])
+                          tags: try Self.cleanTags(new.tags.map(Self.typedTag)), starred: new.starred, location: new.location, media: [])
         try write { try $0.save(entry, previous: nil) }
         return entry
     }
@@ -112,8 +143,8 @@ extension Store {
             if let created = edit.created { entry.created = created }
             if let journal = edit.journal { entry.journal = try Self.cleanName(journal, what: "journal name") }
             if let starred = edit.starred { entry.starred = starred }
-            let removed = Set(try edit.removeTags.map { try Self.cleanName($0, what: "tag") })
-            entry.tags = try Self.cleanTags(entry.tags.filter { !removed.contains($0) } + edit.addTags)
+            let removed = Set(try edit.removeTags.map(Self.typedTag) + edit.removeTags.map { try Self.cleanName($0, what: "tag") })
+            entry.tags = try Self.cleanTags(entry.tags.filter { !removed.contains($0) } + edit.addTags.map(Self.typedTag))
             guard entry != stored.entry else { return entry }
             entry.modified = Timestamp.now(clock: clock.now)
             try writer.save(entry, previous: stored)

@@ -114,7 +114,8 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Parses a date for filters and `--date`: RFC 3339, or `YYYY-MM-DD` (midnight at this
     /// machine's offset), or `YYYY-MM-DD[T| ]HH:MM[:SS]` without offset (this machine's
-    /// offset), or words (`yesterday`, `last monday`, `3 days ago`: `words`).
+    /// offset), or words (`yesterday 21:30`, `last monday`, `Dec 2`, `a week ago`: see
+    /// `DateWords`).
     public static func parseLenient(_ input: String, endOfDay: Bool = false, now: Date = Date(), zone: TimeZone = .current) -> Timestamp? {
         if let t = Timestamp(rfc3339: input) { return t }
         let text = input.trimmingCharacters(in: .whitespaces)
@@ -122,59 +123,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
             return local(text + (endOfDay ? "T23:59:59.999999" : "T00:00:00"), in: zone)
         }
         if let t = local(text.replacingOccurrences(of: " ", with: "T"), in: zone) { return t }
-        return words(text.lowercased(), endOfDay: endOfDay, now: now, zone: zone)
-    }
-
-    /// The words people give a date in: `now`, `today`, `yesterday`, `tomorrow`, a weekday
-    /// (`monday`: the latest one, today included; `last monday`: the one before today),
-    /// `last week|month|year`, `N days|weeks|months|years ago`. A day means its start, or
-    /// with `endOfDay` its end (so `--to yesterday` takes in all of yesterday).
-    static func words(_ text: String, endOfDay: Bool, now: Date, zone: TimeZone) -> Timestamp? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let today = calendar.startOfDay(for: now)
-        func day(_ date: Date?) -> Timestamp? {
-            guard let date else { return nil }
-            let parts = calendar.dateComponents([.year, .month, .day], from: date)
-            guard let y = parts.year, let m = parts.month, let d = parts.day else { return nil }
-            let key = String(format: "%04d-%02d-%02d", y, m, d)
-            return local(key + (endOfDay ? "T23:59:59.999999" : "T00:00:00"), in: zone)
-        }
-        let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-        let parts = text.split(separator: " ").map(String.init)
-        switch parts.count {
-        case 1:
-            switch parts[0] {
-            case "now":
-                let seconds = Int64((now.timeIntervalSince1970 * 1_000_000).rounded())
-                return Timestamp(microseconds: seconds, offsetSeconds: zone.secondsFromGMT(for: now))
-            case "today": return day(today)
-            case "yesterday": return day(calendar.date(byAdding: .day, value: -1, to: today))
-            case "tomorrow": return day(calendar.date(byAdding: .day, value: 1, to: today))
-            default:
-                guard let target = weekdays.firstIndex(of: parts[0]) else { return nil }
-                let back = (calendar.component(.weekday, from: today) - 1 - target + 7) % 7
-                return day(calendar.date(byAdding: .day, value: -back, to: today))
-            }
-        case 2 where parts[0] == "last":
-            switch parts[1] {
-            case "week": return day(calendar.date(byAdding: .day, value: -7, to: today))
-            case "month": return day(calendar.date(byAdding: .month, value: -1, to: today))
-            case "year": return day(calendar.date(byAdding: .year, value: -1, to: today))
-            default:
-                guard let target = weekdays.firstIndex(of: parts[1]) else { return nil }
-                let back = (calendar.component(.weekday, from: today) - 1 - target + 7) % 7
-                return day(calendar.date(byAdding: .day, value: -(back == 0 ? 7 : back), to: today))
-            }
-        case 3 where parts[2] == "ago":
-            guard let n = Int(parts[0]), n >= 0, n < 100_000 else { return nil }
-            let units: [String: Calendar.Component] = ["day": .day, "week": .weekOfYear, "month": .month, "year": .year]
-            let unit = parts[1].hasSuffix("s") ? String(parts[1].dropLast()) : parts[1]
-            guard let component = units[unit] else { return nil }
-            return day(calendar.date(byAdding: component, value: -n, to: today))
-        default:
-            return nil
-        }
+        return DateWords(now: now, zone: zone).timestamp(text, endOfDay: endOfDay)
     }
 
     /// A wall-clock time without offset (`YYYY-MM-DDTHH:MM` or `…:SS[.fff]`) as it was read in

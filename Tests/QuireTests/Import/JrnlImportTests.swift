@@ -41,6 +41,8 @@ import Testing
     @Test(arguments: [
         ("Just some text\n[2024-01-01 10:00] Title.\n", "line 1: is not a jrnl entry"),
         ("[2024-13-45 10:00] Impossible date.\n", "line 1: \"2024-13-45T10:00\" is not a date"),
+        // A header in another date format is named, never glued into the entry before it.
+        ("[2024-01-01 10:00] Fine.\nBody.\n\n[01.02.2024 21:15] Other format.\n", "line 4: starts like an entry but its date is not one Quire reads"),
         ("{\"entries\": [{\"title\": \"x\", \"date\": \"yesterday\", \"time\": \"10:00\"}]}", "entry 1: \"yesterday 10:00\" is not a date"),
         ("{\"entries\": [{\"title\": \"x\"}]}", "entry 1: \"date\" and \"time\" are needed"),
         ("{\"entries\": 3}", "is not a jrnl JSON export"),
@@ -55,6 +57,48 @@ import Testing
             error is ImportError && "\(error)".contains(message) && "\(error)".hasPrefix(bad)
         }
         #expect(try store.entries().isEmpty)
+    }
+
+    /// jrnl 3/4 write `%F %r` by default: `[2024-05-08 09:15:00 PM]`; older files and other
+    /// settings give 24-hour times with or without seconds. All read the same clock.
+    @Test func jrnlsDefaultTwelveHourFormAndTheTwentyFourHourFormsAreRead() throws {
+        let store = try makeStore(dir)
+        let file = dir.file("journal.txt", """
+            [2024-05-08 09:15:00 PM] Evening walk. Along the river @walk
+            Second line.
+
+            [2024-05-09 12:05:00 AM] Past midnight.
+
+            [2024-05-09 12:30 PM] Lunch.
+
+            [2024-05-09 07:45:09] Seconds kept.
+
+            2024-05-10 06:00 No brackets.
+
+            """)
+        let summary = try JrnlImporter(path: file, zone: berlin).run(into: store)
+        #expect(summary.entriesAdded == 5)
+        let byTitle = Dictionary(try store.entries().map { ($0.title, $0) }) { a, _ in a }
+        #expect(byTitle["Evening walk."]?.created.text == "2024-05-08T21:15:00+02:00")
+        #expect(byTitle["Evening walk."]?.body == "Along the river @walk\nSecond line.")
+        #expect(byTitle["Evening walk."]?.tags == ["walk"])
+        #expect(byTitle["Past midnight."]?.created.text == "2024-05-09T00:05:00+02:00")
+        #expect(byTitle["Lunch."]?.created.text == "2024-05-09T12:30:00+02:00")
+        #expect(byTitle["Seconds kept."]?.created.text == "2024-05-09T07:45:09+02:00")
+        #expect(byTitle["No brackets."]?.created.text == "2024-05-10T06:00:00+02:00")
+    }
+
+    @Test func headersAreReadExactly() {
+        #expect(JrnlImporter.header("[2024-05-08 09:15:00 PM] T") ?? ("", "") == ("2024-05-08T21:15:00", "T"))
+        #expect(JrnlImporter.header("[2024-05-08 9:15 am] T") ?? ("", "") == ("2024-05-08T09:15", "T"))
+        #expect(JrnlImporter.header("[2024-05-08 12:00:00 AM]") ?? ("", "") == ("2024-05-08T00:00:00", ""))
+        #expect(JrnlImporter.header("[2024-05-08 13:15 PM] T") == nil, "no 13 o'clock in the afternoon")
+        #expect(JrnlImporter.header("[2024-05-08 21:15 T") == nil, "an open bracket must close")
+        #expect(JrnlImporter.header("2024-05-08 21:15x") == nil)
+        #expect(JrnlImporter.looksLikeHeader("[08.05.2024 21:15] Title"))
+        #expect(JrnlImporter.looksLikeHeader("[5/8/2024 9:15 PM] Title"))
+        #expect(!JrnlImporter.looksLikeHeader("[12:30] the meeting moved"))
+        #expect(!JrnlImporter.looksLikeHeader("[1] a footnote"))
     }
 
     @Test func titlesAreTheFirstSentence() {

@@ -39,7 +39,51 @@ import Testing
         let day = try #require(Timestamp.parseLenient("2025-03-01"))
         let end = try #require(Timestamp.parseLenient("2025-03-01", endOfDay: true))
         #expect(end.microseconds - day.microseconds == 86_400_000_000 - 1)
-        #expect(Timestamp.parseLenient("March 1") == nil)
+        #expect(Timestamp.parseLenient("March 1st 2025") == day)
+        #expect(Timestamp.parseLenient("Marhc 1") == nil)
+    }
+
+    /// The words a jrnl user types, read against a fixed "now": Friday 2026-12-04 14:00 in Berlin.
+    @Test(arguments: [
+        ("yesterday 21:30", "2026-12-03T21:30:00+01:00"),
+        ("yesterday at 9pm", "2026-12-03T21:00:00+01:00"),
+        ("Yesterday at 9:15 p.m.", "2026-12-03T21:15:00+01:00"),
+        ("today 21:30", "2026-12-04T21:30:00+01:00"),
+        ("21:30", "2026-12-04T21:30:00+01:00"),
+        ("7am", "2026-12-04T07:00:00+01:00"),
+        ("today at noon", "2026-12-04T12:00:00+01:00"),
+        ("Dec 2", "2026-12-02T00:00:00+01:00"),
+        ("dec 25", "2025-12-25T00:00:00+01:00"),  // not after today: last year's
+        ("2 December 2026", "2026-12-02T00:00:00+01:00"),
+        ("December 2nd, 2026 at 8:05", "2026-12-02T08:05:00+01:00"),
+        ("29 feb 2024", "2024-02-29T00:00:00+01:00"),
+        ("a week ago", "2026-11-27T00:00:00+01:00"),
+        ("3 days ago", "2026-12-01T00:00:00+01:00"),
+        ("an hour ago", "2026-12-04T13:00:00+01:00"),
+        ("friday", "2026-12-04T00:00:00+01:00"),
+        ("last friday", "2026-11-27T00:00:00+01:00"),
+        ("last mon 18:00", "2026-11-30T18:00:00+01:00"),
+        ("2026-07-01 at 9pm", "2026-07-01T21:00:00+02:00"),
+    ])
+    func wordsPeopleTypeAreRead(text: String, expected: String) throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let now = try #require(Timestamp(rfc3339: "2026-12-04T14:00:00+01:00"))
+        let date = Date(timeIntervalSince1970: Double(now.microseconds) / 1_000_000)
+        #expect(Timestamp.parseLenient(text, now: date, zone: berlin)?.text == expected, "\(text)")
+    }
+
+    @Test(arguments: ["29 feb 2025", "yesterday 25:00", "13pm", "Dec 32", "at 9pm yesterday", "sometime", "2", "next week", ""])
+    func wordsThatNameNoDayAreRefused(text: String) throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        #expect(Timestamp.parseLenient(text, now: Date(timeIntervalSince1970: 1_796_389_200), zone: berlin) == nil, "\(text)")
+    }
+
+    @Test func aDayWithoutATimeIsDateOnlyAndEndOfDayTakesItAll() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let now = Date(timeIntervalSince1970: 1_796_389_200)
+        #expect(Timestamp.parseLenient("Dec 2", now: now, zone: berlin)?.isDateOnly == true)
+        #expect(Timestamp.parseLenient("yesterday 21:30", now: now, zone: berlin)?.isDateOnly == false)
+        #expect(Timestamp.parseLenient("Dec 2", endOfDay: true, now: now, zone: berlin)?.text == "2026-12-02T23:59:59.999999+01:00")
     }
 }
 
