@@ -77,6 +77,15 @@ final class Context {
         return text
     }
 
+    /// Asks a yes-or-no question on the terminal; true only for an answer starting with y.
+    /// Nil when standard input is not a terminal (a script must say `--yes`).
+    func confirm(_ question: String) -> Bool? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        FileHandle.standardError.write(Data((TerminalText.escaped(question) + " [y/N] ").utf8))
+        guard let answer = Swift.readLine(strippingNewline: true) else { return false }
+        return answer.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
+    }
+
     /// Reads all of standard input as UTF-8 text.
     func readStandardInput(what: String) throws -> String {
         if isatty(STDIN_FILENO) == 1 {

@@ -77,10 +77,13 @@ struct EditorSession {
     /// The new title and text, or nil when the file came back unchanged.
     /// - Throws: when there is no terminal or editor, or the editor fails.
     func edit(_ entry: Entry) throws -> (String, String)? {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw CLIError.usage("say what to change (--title, --body, --add-tag …), or run on a terminal to edit in $EDITOR")
+        // An editor the person named runs even without a terminal (a GUI editor, a script);
+        // the machine's own terminal editors only on a terminal.
+        let named = [context.environment["VISUAL"], context.environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty }
+        guard named != nil || (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else {
+            throw CLIError.usage("say what to change (--title, --body, --add-tag …), or set EDITOR, or run on a terminal to edit in an editor")
         }
-        let editor = [context.environment["VISUAL"], context.environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty }
+        let editor = named
             ?? ["/usr/bin/editor", "/usr/bin/nano", "/usr/bin/vi"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let editor else {
             throw CLIError.failure("no editor to open", hint: "set EDITOR (export EDITOR=nano), or give --title/--body")

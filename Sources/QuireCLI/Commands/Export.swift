@@ -160,10 +160,7 @@ struct ExportCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         // Ctrl-C or a kill: the book half-written (the journal in plaintext) goes first.
-        Leftovers.removeOnInterrupt { _ in
-            let line = "quire: stopped; nothing of the export was left behind. The same command makes it again.\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
-        }
+        Interruption.install(saying: "Nothing of the export was left behind; the same command makes it again.")
         let positionals = try arguments.positionals("FORMAT", "OUTPUT")
         let filter = try Options.filter(arguments)
         let (format, output) = (positionals[0], positionals[1])

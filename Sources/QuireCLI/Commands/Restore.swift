@@ -26,6 +26,7 @@ struct RestoreCommand: Command {
                                         .flag("json", "print {\"entries\", \"segments\", \"attachments\", \"newest_change\", \"requests\", \"bytes_down\"}")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
+        Interruption.install(saying: "What was restored is kept; the same command continues the restore.")
         let url = try arguments.positionals("URL")[0]
         let address = try Options.remoteAddress(url, arguments)
         let existed = FileManager.default.fileExists(atPath: context.storePath)

@@ -38,6 +38,9 @@ struct SyncCommand: Command {
             guard let seconds = Double(text), seconds >= 1 else { throw CLIError.usage("--interval must be at least 1 second") }
             interval = seconds
         }
+        if !arguments.flag("watch") {
+            Interruption.install(saying: "What was synced is kept; `quire sync` continues from there.")
+        }
         let store = try context.openStore()
         let (journal, unlock, traffic) = try SyncSession.journal(store, arguments, context: context)
         if arguments.flag("watch") {

@@ -82,25 +82,29 @@ enum SyncSession {
         }
     }
 
-    /// Tests set QUIRE_CRASH_AT=NAME[:N] to SIGKILL this process the N-th time it reaches the
-    /// named step (`SyncCheckpoint`), proving that every step can be interrupted. A name the
-    /// code does not have is a usage error, never a crash that silently does not come.
-    static func crashPoint(_ context: Context) throws(CLIError) -> (point: SyncCheckpoint, hit: Int)? {
+    /// Tests set QUIRE_CRASH_AT=NAME[:N[:INT]] to SIGKILL this process (or with `INT`, to
+    /// press Ctrl-C: SIGINT, which `Interruption` turns into its last line) the N-th time it
+    /// reaches the named step (`SyncCheckpoint`), proving that every step can be interrupted.
+    /// A name the code does not have is a usage error, never a crash that silently does not come.
+    static func crashPoint(_ context: Context) throws(CLIError) -> (point: SyncCheckpoint, hit: Int, signal: Int32)? {
         guard let spec = context.environment["QUIRE_CRASH_AT"] else { return nil }
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false)
-        guard let point = SyncCheckpoint(rawValue: String(parts.first ?? "")), parts.count <= 2,
-              let hit = parts.count > 1 ? Int(parts[1]) : 1, hit >= 1 else {
+        guard let point = SyncCheckpoint(rawValue: String(parts.first ?? "")), parts.count <= 3,
+              let hit = parts.count > 1 ? Int(parts[1]) : 1, hit >= 1, parts.count < 3 || parts[2] == "INT" else {
             throw .usage("QUIRE_CRASH_AT=\(spec) names no step; the steps are " + SyncCheckpoint.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        return (point, hit)
+        return (point, hit, parts.count == 3 ? SIGINT : SIGKILL)
     }
 
-    static func installCrashPoint(_ crash: (point: SyncCheckpoint, hit: Int), on syncer: Syncer) {
+    static func installCrashPoint(_ crash: (point: SyncCheckpoint, hit: Int, signal: Int32), on syncer: Syncer) {
         var hits = 0
         syncer.installCheckpoints { point in
             guard point == crash.point else { return }
             hits += 1
-            if hits == crash.hit { kill(getpid(), SIGKILL) }
+            guard hits == crash.hit else { return }
+            kill(getpid(), crash.signal)
+            // The signal's own thread ends the process; this step goes no further meanwhile.
+            while true { sleep(60) }
         }
     }
 

@@ -29,7 +29,7 @@ import Testing
         #expect(try run(["list", "--from", "yesterday"], store).stdout.split(separator: "\n").count == 2)
         #expect(try run(["list", "--to", "last week"], store).stdout.contains("An old one"))
         let bad = try QuireBinary.run(["list", "--from", "the day before"], store: store)
-        #expect(bad.status == 2 && bad.stderr.contains("or words such as today, yesterday"))
+        #expect(bad.status == 2 && bad.stderr.contains("use YYYY-MM-DD HH:MM (2025-03-01 21:14)") && bad.stderr.contains("yesterday 21:30"), "\(bad.stderr)")
         // On this day: today's month and day in any year.
         let today = EntryFilter.monthDay()
         _ = try run(["add", "--date", "2019-\(today)", "Years ago today"], store)
@@ -66,9 +66,16 @@ import Testing
         chmod(unchanged, 0o755)
         let again = try Terminal(["edit", entry], store: store, environment: ["EDITOR": unchanged])
         #expect(again.finish() == 0 && again.output.contains("No change"), "\(again.output)")
-        // Without a terminal there is no editor to show: a usage error that says what to give.
-        let piped = try QuireBinary.run(["edit", entry], store: store, environment: ["EDITOR": editor])
-        #expect(piped.status == 2 && piped.stderr.contains("--title"), "\(piped.stderr)")
+        // Without a terminal the editor the person named still runs (a GUI editor, a script):
+        // $VISUAL before $EDITOR.
+        let scripted = dir.file("scripted.sh", "#!/bin/sh\nprintf 'Scripted\\n\\nBy a script.\\n' > \"$1\"\n")
+        chmod(scripted, 0o755)
+        let piped = try QuireBinary.run(["edit", entry], store: store, environment: ["VISUAL": scripted, "EDITOR": editor])
+        #expect(piped.status == 0 && piped.stderr.contains("Changed the title, text"), "\(piped.stderr)")
+        #expect(try run(["show", entry, "--json"], store).stdout.contains(#""body": "By a script.""#))
+        // With none named and no terminal there is nothing to open: a usage error saying what to give.
+        let none = try QuireBinary.run(["edit", entry], store: store, environment: ["VISUAL": "", "EDITOR": ""])
+        #expect(none.status == 2 && none.stderr.contains("--title") && none.stderr.contains("EDITOR"), "\(none.stderr)")
     }
 
     /// Each command that changes something says what it did, on a terminal.
@@ -90,8 +97,19 @@ import Testing
         let json = try onTerminal(["export", "json", dir.path + "/dump"])
         #expect(json.contains("Wrote 1 entry and 1 attachment file to \(dir.path)/dump/entries.jsonl"), "\(json)")
         #expect(!json.contains("[####"), "a finished bar does not stay on the screen: \(json)")
-        #expect(try onTerminal(["rm", media]).contains("Deleted the voice \(media.prefix(8)) (memo.wav)."))
-        #expect(try onTerminal(["rm", entry]).contains("Deleted the entry \(entry.prefix(8)) “Note”."))
+        #expect(try onTerminal(["rm", media, "--yes"]).contains("Deleted the voice \(media.prefix(8)) (memo.wav)."))
+        // On a terminal rm names what will go and asks; anything but yes keeps it.
+        let asked = try Terminal(["rm", entry], store: store)
+        #expect(asked.waitFor("Delete the entry \(entry.prefix(8)) “Note” of "))
+        #expect(asked.waitFor("[y/N] "))
+        asked.type("n")
+        #expect(asked.finish() == 0 && asked.output.contains("Nothing was deleted."), "\(asked.output)")
+        #expect(try run(["list"], store).stdout.contains("Note"))
+        let sure = try Terminal(["rm", entry], store: store)
+        #expect(sure.waitFor("[y/N] "))
+        sure.type("y")
+        #expect(sure.finish() == 0 && sure.output.contains("Deleted the entry \(entry.prefix(8)) “Note”"), "\(sure.output)")
+        #expect(try !run(["list"], store).stdout.contains("Note"))
         let written = dir.path + "/tpl"
         let templates = try run(["export", "templates", written], store)
         #expect(templates.status == 0 && FileManager.default.fileExists(atPath: written + "/epub/entry.xhtml")

@@ -167,6 +167,30 @@ import Testing
         #expect(try Store(folder: a).pendingCount() == pending, "nothing was pushed")
     }
 
+    /// Ctrl-C during a sync or a restore: one line says it stopped and that the same command
+    /// continues, and it does. (The press comes at a named step, never raced against the clock.)
+    @Test func aCtrlCDuringSyncOrRestoreSaysTheSameCommandContinues() throws {
+        let dir = TempDir()
+        let (a, _, repo) = try setUp(dir)
+        let stopped = try sync(a, ["QUIRE_CRASH_AT": "segment-published:1:INT", "QUIRE_SEGMENT_CHANGES": "25"])
+        #expect(stopped.signal == SIGINT, "\(stopped.status) \(stopped.stderr)")
+        #expect(stopped.stderr.hasSuffix("quire: stopped. What was synced is kept; `quire sync` continues from there.\n"), "\(stopped.stderr)")
+        #expect(try sync(a).status == 0)
+        #expect(try Store(folder: a).pendingCount() == 0)
+
+        let c = dir.path + "/c"
+        let restore = { (extra: [String: String]) in
+            try QuireBinary.run(["restore", repo], store: c, environment: Self.env.merging(extra) { $1 })
+        }
+        let halfway = try restore(["QUIRE_CRASH_AT": "blob-downloaded:1:INT"])
+        #expect(halfway.signal == SIGINT, "\(halfway.status) \(halfway.stderr)")
+        #expect(halfway.stderr.hasSuffix("quire: stopped. What was restored is kept; the same command continues the restore.\n"),
+                "\(halfway.stderr)")
+        let again = try restore([:])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try dump(a, dir) == dump(c, dir))
+    }
+
     /// The client SIGKILLed at each step: the next sync converges, nothing is lost, and the
     /// database is intact.
     @Test(arguments: [

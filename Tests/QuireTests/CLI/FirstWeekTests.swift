@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import QuireStore
+
+/// The snags of a newcomer's first week, each through the command line as a person meets it.
+@Suite struct FirstWeekTests {
+    let dir = TempDir()
+    var store: String { dir.path + "/s" }
+
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> QuireRun {
+        try QuireBinary.run(arguments, store: store, environment: environment, stdin: stdin)
+    }
+
+    func entries() throws -> [[String: JSONValue]] {
+        try JSONValue.parse(try run(["list", "--json"]).stdout).array?.compactMap(\.object) ?? []
+    }
+
+    /// jrnl 3/4's own text file, `[2024-05-08 09:15:00 PM] Title`, imports as jrnl shows it; a
+    /// line in another date format is named, and nothing is imported.
+    @Test func jrnlsDefaultTextFileImports() throws {
+        let file = dir.file("journal.txt", "[2024-05-08 09:15:00 PM] Evening walk. Along the river with @anna.\n\n[2024-05-09 07:02:00 AM] Coffee.\n")
+        let imported = try run(["import", "jrnl", file], environment: ["TZ": "Europe/Berlin"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let list = try run(["list"]).stdout
+        #expect(list.contains("2024-05-08 21:15  Evening walk.  #anna") && list.contains("2024-05-09 07:02  Coffee."), "\(list)")
+        let bad = dir.file("bad.txt", "[2024-05-08 09:15:00 PM] Fine.\n[08.05.2024 21:15] Other.\n")
+        let refused = try QuireBinary.run(["import", "jrnl", bad], store: dir.path + "/t")
+        #expect(refused.status == 1 && refused.stderr.contains("\(bad): line 2: starts like an entry"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 2)
+    }
+
+    /// The dates a jrnl user types; a day without a time is a date-only entry and lists so.
+    @Test func datesInWordsAndDateOnlyEntries() throws {
+        #expect(try run(["add", "--date", "yesterday at 9pm", "Late"]).status == 0)
+        #expect(try run(["add", "--date", "2 December 2026", "A day"]).status == 0)
+        let listed = try run(["list"]).stdout
+        #expect(listed.contains(" 21:00  Late"), "\(listed)")
+        #expect(listed.contains("2026-12-02        A day"), "no made-up 00:00: \(listed)")
+        let shown = try run(["show", String(listed.split(separator: "\n").first { $0.contains("A day") }?.prefix(8) ?? "")]).stdout
+        #expect(shown.contains("created:   Wednesday 2 December 2026\n"), "\(shown)")
+        let bad = try run(["add", "--date", "the day before", "x"])
+        #expect(bad.status == 2 && bad.stderr.contains("YYYY-MM-DD HH:MM"), "\(bad.stderr)")
+    }
+
+    /// `@work` and `#work` are the tag `work`; `--tags-from-text` takes jrnl-style tags from
+    /// the words; an empty entry is refused with one line, as jrnl does.
+    @Test func tagsAsTypedAndEmptyEntries() throws {
+        #expect(try run(["add", "--tag", "@work", "--tag", "#home", "Tagged"]).status == 0)
+        #expect(try run(["add", "--tags-from-text", "Met @Tom about #garden-plans, mail tom@example.com"]).status == 0)
+        #expect(try run(["add", "Met @Ann"]).status == 0)
+        let tags = Dictionary(try entries().map { ($0["body"]?.string ?? "", $0["tags"]?.array?.compactMap(\.string) ?? []) }) { a, _ in a }
+        #expect(tags["Tagged"] == ["home", "work"])
+        #expect(tags["Met @Tom about #garden-plans, mail tom@example.com"] == ["Tom", "garden-plans"])
+        #expect(tags["Met @Ann"] == [], "without the flag the text is only text")
+        #expect(try run(["list", "--tag", "@work"]).stdout.contains("Tagged"))
+        for (arguments, stdin) in [(["add", ""], nil), (["add"], ""), (["add", "--body", "  \n"], nil)] as [([String], String?)] {
+            let empty = try run(arguments, stdin: stdin)
+            #expect(empty.status == 1 && empty.stderr.hasPrefix("quire: error: the entry is empty: nothing was added\n"), "\(arguments): \(empty.stderr)")
+        }
+        #expect(try entries().count == 3)
+    }
+
+    /// An option's value is never the next option (`add --title --store x` forgot the title),
+    /// and an unknown option is guessed.
+    @Test func optionsAreNotValuesAndTyposAreGuessed() throws {
+        let forgot = try run(["add", "--title", "--store", dir.path + "/x", "text"])
+        #expect(forgot.status == 2 && forgot.stderr.contains("option --title needs a value, not the option '--store'"), "\(forgot.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store) && !FileManager.default.fileExists(atPath: dir.path + "/x"))
+        #expect(try run(["add", "--title=--store", "meant"]).status == 0, "written with = it is the value")
+        let typo = try run(["list", "--tga", "x"])
+        #expect(typo.status == 2 && typo.stderr.contains("unknown option '--tga'; did you mean --tag?"), "\(typo.stderr)")
+        let far = try run(["list", "--zzzzzz"])
+        #expect(far.status == 2 && far.stderr.contains("unknown option '--zzzzzz'\n"), "\(far.stderr)")
+    }
+}
