@@ -105,11 +105,11 @@ struct ImportCommand: Command {
             return
         }
         if context.stderrIsTerminal {
-            context.printError("Imported \(summary.lines) entries: \(summary.entriesAdded) new, \(summary.entriesUpdated) updated, "
-                               + "\(summary.entriesUnchanged) unchanged; \(summary.media) attachments.")
+            context.printError("Imported \(Format.count(summary.lines, "entry", "entries")): \(summary.entriesAdded) new, \(summary.entriesUpdated) updated, "
+                               + "\(summary.entriesUnchanged) unchanged; \(Format.count(summary.media, "attachment")).")
         }
         if !summary.skipped.isEmpty {
-            context.printError("Passed over \(summary.skipped.count) notes without a date: " + Self.list(summary.skipped))
+            context.printError("Passed over \(Format.count(summary.skipped.count, "note")) without a date: " + Self.list(summary.skipped))
         }
         if !summary.missing.isEmpty {
             context.printError("Missing from the source (\(summary.missing.count)); their entries came in without them: " + Self.list(summary.missing))

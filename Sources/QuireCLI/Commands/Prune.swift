@@ -39,11 +39,25 @@ struct PruneCommand: Command {
                          ("packs_repacked", .int(report.packsRepacked))])
             context.print(json.text)
         } else if context.stderrIsTerminal {
-            var line = "Snapshot written; \(report.segmentsDeleted) segments and \(report.snapshotsDeleted) old snapshots deleted"
-            if report.packsRepacked > 0 { line += "; \(report.packsRepacked) packs mostly garbage repacked" }
-            if report.blobsDeleted > 0 { line += "; \(report.blobsDeleted) unneeded attachments collected" }
-            if report.blobsMarked > 0 { line += "; \(report.blobsMarked) more wait until every device has synced and a day has passed" }
-            context.printError(line + ".")
+            context.printError(Self.sentence(report))
         }
+    }
+
+    /// What prune did, as a person says it: "Wrote a snapshot of the journal and deleted 12
+    /// change logs no device needs and 1 older snapshot; deleted 3 attachments no entry uses
+    /// any more."
+    static func sentence(_ report: PruneReport) -> String {
+        var deleted: [String] = []
+        if report.segmentsDeleted > 0 { deleted.append(Format.count(report.segmentsDeleted, "change log") + " no device needs") }
+        if report.snapshotsDeleted > 0 { deleted.append(Format.count(report.snapshotsDeleted, "older snapshot")) }
+        var line = "Wrote a snapshot of the journal" + (deleted.isEmpty ? "; nothing else could go yet" : " and deleted " + deleted.joined(separator: " and "))
+        if report.packsRepacked > 0 {
+            line += "; repacked \(Format.count(report.packsRepacked, "pack")) that held mostly deleted attachments"
+        }
+        if report.blobsDeleted > 0 { line += "; deleted \(Format.count(report.blobsDeleted, "attachment")) no entry uses any more" }
+        if report.blobsMarked > 0 {
+            line += "; \(Format.count(report.blobsMarked, "more goes", "more go")) once every device has synced and a day has passed"
+        }
+        return line + "."
     }
 }

@@ -61,7 +61,7 @@ struct RestoreCommand: Command {
             context.print(json.text)
         } else {
             if context.stderrIsTerminal {
-                context.printError("Restored \(try store.entryCount()) entries and \(report.blobsDownloaded) attachments.")
+                context.printError("Restored \(Format.count(try store.entryCount(), "entry", "entries")) and \(Format.count(report.blobsDownloaded, "attachment")).")
             }
             context.printError(Self.newestLine(newest, store: store))
         }

@@ -31,8 +31,9 @@ package enum MarkdownRenderer {
     /// The same parse as `html`, as a tree of blocks (for the PDF book).
     static func blocks(_ markdown: String, resolve: (_ mediaID: String, _ isImage: Bool) -> String? = { _, _ in nil },
                        entryLink: (_ entryID: String) -> String? = { _ in nil }) -> [MarkdownBlock] {
-        parsed(markdown, resolve: resolve, entryLink: entryLink) { document, _ in children(of: document).compactMap(block) }
+        let tree = parsed(markdown, resolve: resolve, entryLink: entryLink) { document, _ in children(of: document).compactMap(block) }
             ?? [.paragraph([.text(markdown)])]
+        return FootnoteNumbers.numbered(tree)
     }
 
     private static let options = CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES
@@ -47,10 +48,14 @@ package enum MarkdownRenderer {
         for name in extensionNames {
             if let ext = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, ext) }
         }
-        cmark_parser_feed(parser, markdown, markdown.utf8.count)
+        let shown = ObsidianText.forBook(markdown)
+        cmark_parser_feed(parser, shown, shown.utf8.count)
         guard let document = cmark_parser_finish(parser) else { return nil }
         defer { cmark_node_free(document) }
         showRawHTMLAsText(document)
+        cmark_consolidate_text_nodes(document)
+        ObsidianTree.markHighlights(document)
+        ObsidianTree.makeCallouts(document)
         if mayHoldReferences(markdown) {
             resolveReferences(document, resolve, entryLink)
         }
@@ -71,7 +76,7 @@ package enum MarkdownRenderer {
         }
     }
 
-    private static func children(of node: OpaquePointer) -> [OpaquePointer] {
+    static func children(of node: OpaquePointer) -> [OpaquePointer] {
         var result: [OpaquePointer] = []
         var child = cmark_node_first_child(node)
         while let current = child {
@@ -81,7 +86,7 @@ package enum MarkdownRenderer {
         return result
     }
 
-    private static func literal(_ node: OpaquePointer) -> String { cmark_node_get_literal(node).map { String(cString: $0) } ?? "" }
+    static func literal(_ node: OpaquePointer) -> String { cmark_node_get_literal(node).map { String(cString: $0) } ?? "" }
 
     private static func block(_ node: OpaquePointer) -> MarkdownBlock? {
         let kind = cmark_node_get_type_string(node).map { String(cString: $0) } ?? ""
@@ -101,6 +106,10 @@ package enum MarkdownRenderer {
             }
             return .list(ordered: cmark_node_get_list_type(node) == CMARK_ORDERED_LIST, start: Int(cmark_node_get_list_start(node)), items: items)
         case CMARK_NODE_FOOTNOTE_DEFINITION: return .footnote(label: literal(node), children(of: node).compactMap(block))
+        case CMARK_NODE_CUSTOM_BLOCK:
+            // Only callouts are made so (`ObsidianTree`): the title's block, then the rest.
+            guard let callout = ObsidianTree.callout(node) else { return nil }
+            return .callout(kind: callout.kind, title: inlines(of: callout.title), children(of: node).dropFirst().compactMap(block))
         default:
             guard kind == "table" else { return nil }
             let rows = children(of: node)
@@ -123,6 +132,7 @@ package enum MarkdownRenderer {
         case CMARK_NODE_IMAGE:
             return .image(url: cmark_node_get_url(node).map { String(cString: $0) } ?? "", alt: PlainInline.text(inlines(of: node)))
         case CMARK_NODE_FOOTNOTE_REFERENCE: return .footnoteReference(literal(node))
+        case CMARK_NODE_CUSTOM_INLINE: return .highlight(inlines(of: node))  // only highlights are made so
         default:
             if cmark_node_get_type_string(node).map({ String(cString: $0) }) == "strikethrough" { return .strikethrough(inlines(of: node)) }
             return nil
@@ -175,7 +185,7 @@ package enum MarkdownRenderer {
 
     /// The nodes of `types` in `document`, collected before any is changed (the iterator must
     /// not see the tree change under it).
-    private static func nodes(of types: [cmark_node_type], in document: OpaquePointer) -> [OpaquePointer] {
+    static func nodes(of types: [cmark_node_type], in document: OpaquePointer) -> [OpaquePointer] {
         var found: [OpaquePointer] = []
         guard let iterator = cmark_iter_new(document) else { return [] }
         while true {

@@ -10,8 +10,10 @@ indirect enum MarkdownBlock: Equatable {
     case rule
     /// Rows of cells; the first `headerRows` rows are the header.
     case table(rows: [[[MarkdownInline]]], headerRows: Int)
-    /// A footnote's text, where cmark gathers them: at the end.
+    /// A footnote's text, where cmark gathers them: at the end. Its label is its number.
     case footnote(label: String, [MarkdownBlock])
+    /// Obsidian's `> [!note] Title` (kind lowercased, the title given or the kind's name).
+    case callout(kind: String, title: [MarkdownInline], [MarkdownBlock])
 }
 
 struct MarkdownListItem: Equatable {
@@ -25,6 +27,8 @@ indirect enum MarkdownInline: Equatable {
     case emphasis([MarkdownInline])
     case strong([MarkdownInline])
     case strikethrough([MarkdownInline])
+    /// Obsidian's `==highlight==`.
+    case highlight([MarkdownInline])
     case code(String)
     case link(url: String, [MarkdownInline])
     case image(url: String, alt: String)
@@ -39,7 +43,7 @@ enum PlainInline {
         inlines.map { inline -> String in
             switch inline {
             case .text(let t), .code(let t): return t
-            case .emphasis(let c), .strong(let c), .strikethrough(let c), .link(_, let c): return text(c)
+            case .emphasis(let c), .strong(let c), .strikethrough(let c), .highlight(let c), .link(_, let c): return text(c)
             case .image(_, let alt): return alt
             case .footnoteReference(let label): return "[" + label + "]"
             case .softBreak, .lineBreak: return " "

@@ -148,6 +148,14 @@ struct EntryTypesetter {
             script.space(size * 0.3)
         case .quote(let children):
             for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
+        case .callout(_, let title, let children):
+            // As Obsidian shows one: a barred block under its title in bold.
+            var heading = body
+            heading.justify = false
+            var text = StyledText(language: body.language)
+            text.styled(.bold) { $0.append(inlines.text(title)) }
+            script.paragraph(text, style: heading, PageFlow.Decoration(indent: indent + 14, bar: true, keepWithNext: true))
+            for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
         case .code(let code):
             var style = body
             style.font = "Noto Sans Mono, DejaVu Sans Mono, monospace"
@@ -292,6 +300,7 @@ struct InlineSetter {
             case .emphasis(let c): text.styled(.italic) { append(c, to: &$0, photo: photo) }
             case .strong(let c): text.styled(.bold) { append(c, to: &$0, photo: photo) }
             case .strikethrough(let c): text.styled(.strike) { append(c, to: &$0, photo: photo) }
+            case .highlight(let c): text.styled(.highlight) { append(c, to: &$0, photo: photo) }
             case .link(let url, let c):
                 if let target = target(of: url) {
                     text.linked(target) { append(c, to: &$0, photo: photo) }
@@ -307,7 +316,7 @@ struct InlineSetter {
                 } else if !alt.isEmpty {
                     text.append("[" + alt + "]", style: .gray)
                 }
-            case .footnoteReference(let label): text.append("[" + label + "]", style: .small)
+            case .footnoteReference(let number): text.append(number, style: .superscript)
             case .softBreak: text.append(" ")
             case .lineBreak: text.append("\u{2028}")
             }

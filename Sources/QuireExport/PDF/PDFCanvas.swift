@@ -102,8 +102,15 @@ final class PDFCanvas {
     private func show(_ run: TextLayout.Run, text: UnsafeBufferPointer<CChar>, x: Double, baseline: Double) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
-        if let color = run.color { cairo_set_source_rgba(cr, color.red, color.green, color.blue, 1) }
         let (baseX, baseY) = (x + run.start, baseline + run.shift)
+        if let (box, color) = run.ground {
+            cairo_save(cr)
+            cairo_set_source_rgb(cr, color.red, color.green, color.blue)
+            cairo_rectangle(cr, baseX + box.x, baseY + box.y, box.width, box.height)
+            cairo_fill(cr)
+            cairo_restore(cr)
+        }
+        if let color = run.color { cairo_set_source_rgba(cr, color.red, color.green, color.blue, 1) }
         if let font = run.font, !run.glyphs.isEmpty, let base = text.baseAddress, run.textRange.upperBound < text.count {
             cairo_set_scaled_font(cr, font)
             var glyphs = run.glyphs

@@ -3,6 +3,10 @@
 struct StyledText {
     enum Style: Equatable {
         case italic, bold, mono, strike, link, gray, small
+        /// A marker's colour behind the text (Obsidian's `==highlight==`).
+        case highlight
+        /// Raised and smaller: a footnote's number in the text.
+        case superscript
     }
 
     struct Span: Equatable {

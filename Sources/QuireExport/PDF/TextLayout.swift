@@ -85,6 +85,8 @@ final class TextLayout: @unchecked Sendable {
         let strike: Rect?
         /// Glyphs no font has, drawn as empty boxes.
         let missing: [Rect]
+        /// A colour behind the run (a highlight): its box from the run's start and baseline.
+        var ground: (box: Rect, color: (red: Double, green: Double, blue: Double))? = nil
     }
 
     struct Rect {
@@ -173,6 +175,10 @@ final class TextLayout: @unchecked Sendable {
             case .link: attribute = pango_attr_foreground_new(0x1a00, 0x3c00, 0x7a00)
             case .gray: attribute = pango_attr_foreground_new(0x5500, 0x5500, 0x5500)
             case .small: attribute = pango_attr_scale_new(0.85)
+            case .highlight: attribute = pango_attr_background_new(0xff00, 0xec00, 0x8b00)
+            case .superscript:
+                insert(pango_attr_rise_new(Int32(style.size * 0.33 * Double(PANGO_SCALE))), into: attributes, span.start, span.end)
+                attribute = pango_attr_scale_new(0.7)
             }
             insert(attribute, into: attributes, span.start, span.end)
         }
@@ -201,6 +207,7 @@ final class TextLayout: @unchecked Sendable {
             let font = item.pointee.analysis.font
             var color: (red: Double, green: Double, blue: Double)?
             var struck = false
+            var ground: (red: Double, green: Double, blue: Double)?
             var attributes = item.pointee.analysis.extra_attrs
             while let attribute = attributes {
                 attributes = attribute.pointee.next
@@ -209,6 +216,9 @@ final class TextLayout: @unchecked Sendable {
                 case PANGO_ATTR_FOREGROUND:
                     let value = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: PangoAttrColor.self).pointee.color
                     color = (Double(value.red) / 65535, Double(value.green) / 65535, Double(value.blue) / 65535)
+                case PANGO_ATTR_BACKGROUND:
+                    let value = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: PangoAttrColor.self).pointee.color
+                    ground = (Double(value.red) / 65535, Double(value.green) / 65535, Double(value.blue) / 65535)
                 case PANGO_ATTR_STRIKETHROUGH:
                     struck = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: PangoAttrInt.self).pointee.value != 0
                 default: break
@@ -216,6 +226,13 @@ final class TextLayout: @unchecked Sendable {
             }
             var stringWidth = pango_glyph_string_get_width(glyphString)
             var strikeMetrics: (position: Int32, thickness: Int32)?
+            var marked: Rect?
+            if let ground {
+                // The marker covers the run's logical box: from ascent to descent, its full advance.
+                var logical = PangoRectangle()
+                pango_glyph_string_extents(glyphString, font, nil, &logical)
+                marked = Rect(x: 0, y: Double(logical.y) / scale, width: Double(logical.width) / scale, height: Double(logical.height) / scale)
+            }
             if struck {
                 var logical = PangoRectangle()
                 pango_glyph_string_extents(glyphString, font, nil, &logical)
@@ -259,7 +276,8 @@ final class TextLayout: @unchecked Sendable {
                               width: Double(stringWidth) / scale, height: Double(strikeMetrics.thickness) / scale)
             }
             runs.append(Run(font: usable ? cairo_scaled_font_reference(scaled) : nil, start: start, shift: shift, glyphs: glyphs, clusters: clusters, backward: backward,
-                            textRange: offset..<(offset + Int(item.pointee.length)), shownText: shown, color: color, strike: strike, missing: missing))
+                            textRange: offset..<(offset + Int(item.pointee.length)), shownText: shown, color: color, strike: strike, missing: missing,
+                            ground: marked.flatMap { box in ground.map { (box, $0) } }))
             xOffset += stringWidth + run.pointee.end_x_offset
         }
         return runs

@@ -10,7 +10,7 @@ package enum XHTMLPage {
     static let keptElements: Set<String> = [
         "p", "blockquote", "ul", "ol", "li", "pre", "code", "em", "strong", "del", "s", "a", "hr", "br",
         "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "section", "sup", "sub", "div",
-        "span", "b", "i", "kbd", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
+        "span", "b", "i", "kbd", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "mark",
     ]
     static let voidElements: Set<String> = ["br", "hr"]
     static let linkSchemes = ["http:", "https:", "mailto:"]

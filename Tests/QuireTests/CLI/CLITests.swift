@@ -62,9 +62,12 @@ import Testing
     @Test func optionsBelongToTheirCommand() throws {
         let dir = TempDir()
         let store = dir.path + "/s", elsewhere = dir.path + "/elsewhere"
-        // "--store" is the tag's value here, so "x" is a stray argument; no store named x.
-        expectOneLineError(try QuireBinary.run(["list", "--tag", "--store", "x"], store: store, stdin: ""), status: 2, mentioning: "'x'")
-        let titled = try QuireBinary.run(["add", "--title", "--store", "--body", "b"], store: store)
+        // An option is never another option's value: `--tag --store x` forgot the tag.
+        expectOneLineError(try QuireBinary.run(["list", "--tag", "--store", "x"], store: store, stdin: ""), status: 2, mentioning: "'--store'")
+        expectOneLineError(try QuireBinary.run(["add", "--title", "--store", "--body", "b"], store: store), status: 2, mentioning: "--title=--store")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        // Written with `=`, it is the value.
+        let titled = try QuireBinary.run(["add", "--title=--store", "--body", "b"], store: store)
         #expect(titled.status == 0)
         #expect(try QuireBinary.run(["list"], store: store).stdout.contains("--store"))
         // --store after the command works like any option; twice with two folders is an error.

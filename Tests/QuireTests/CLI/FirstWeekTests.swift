@@ -72,4 +72,45 @@ import Testing
         let far = try run(["list", "--zzzzzz"])
         #expect(far.status == 2 && far.stderr.contains("unknown option '--zzzzzz'\n"), "\(far.stderr)")
     }
+
+    /// An Obsidian note prints as Obsidian shows it, in the EPUB (checked by EPUBCheck) and the
+    /// PDF; the Markdown export keeps what the note holds, comments and unresolved links too.
+    @Test func obsidianNotesPrintAsObsidianShowsThem() throws {
+        _ = dir.file("vault/Journal/2025-03-01.md", """
+            Market %%private: too dear%% with Marie; see [[Ideas]].
+
+            A ==marked== day[^why].
+
+            > [!note] Remember
+            > Bread.
+
+            [^why]: Because.
+            """)
+        _ = dir.file("vault/Journal/Undated idea.md", "No date here.\n")
+        let imported = try run(["import", "markdown", dir.path + "/vault/Journal"])
+        #expect(imported.status == 0 && imported.stderr.contains("Passed over 1 note without a date"), "\(imported.stderr)")
+
+        let book = dir.path + "/book.epub"
+        #expect(try run(["export", "epub", book]).status == 0)
+        if ExternalTool.path("epubcheck") != nil {
+            let (problems, _) = try EPUBCheck.problems(book, dir: dir)
+            #expect(problems.isEmpty, "\(problems)")
+        }
+        let page = try ExternalTool.run("unzip", ["-p", book, "EPUB/text/2025-03.xhtml"]).stdout
+        #expect(page.contains("<p>Market with Marie; see Ideas.</p>") && page.contains("<mark>marked</mark>"), "\(page)")
+        #expect(page.contains("<div class=\"callout callout-note\">") && !page.contains("private"), "\(page)")
+
+        let pdf = dir.path + "/book.pdf"
+        #expect(try run(["export", "pdf", pdf]).status == 0)
+        let text = try ExternalTool.run("pdftotext", [pdf, "-"]).stdout
+        #expect(text.contains("Market with Marie; see Ideas.") && !text.contains("private") && !text.contains("[["), "\(text)")
+        #expect(text.contains("A marked day1.") && text.contains("1. Because.") && !text.contains("[why]"), "\(text)")
+        #expect(text.contains("Remember\nBread.") && !text.contains("[!note]"), "\(text)")
+
+        #expect(try run(["export", "markdown", dir.path + "/md"]).status == 0)
+        let month = dir.path + "/md/2025/03"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: month).first { $0.hasSuffix(".md") })
+        let markdown = try String(contentsOfFile: month + "/" + name, encoding: .utf8)
+        #expect(markdown.contains("Market %%private: too dear%% with Marie; see [[Ideas]].") && markdown.contains("> [!note] Remember"), "\(markdown)")
+    }
 }

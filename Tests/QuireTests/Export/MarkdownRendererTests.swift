@@ -24,6 +24,60 @@ import Testing
         #expect(html.contains("東京"))
     }
 
+    /// Obsidian's marks print as Obsidian shows them: comments hidden, highlights marked,
+    /// callouts boxed under their title, a link to a note not imported left as its words;
+    /// code keeps all of them as written.
+    @Test func obsidiansMarksAreShownAsObsidianShowsThem() {
+        let note = """
+            Market %%private: too dear%% with Marie; see [[Ideas]], [[Trip#Day 2]] and [[Trip|the trip]].
+
+            A ==really **good** day== and a == b, ==unclosed.
+
+            > [!tip]- Remember
+            > Bread.
+
+            > [!note]
+            > Plain.
+
+            > Just a quote.
+
+            %%
+            a hidden
+            block
+            %%
+            After. `%%kept%% [[kept]] ==kept==`
+
+            ```
+            %%fenced%% [[fenced]]
+            ```
+            """
+        let html = MarkdownRenderer.html(note)
+        #expect(html.contains("<p>Market with Marie; see Ideas, Trip &gt; Day 2 and the trip.</p>"), "\(html)")
+        #expect(html.contains("<p>A <mark>really <strong>good</strong> day</mark> and a == b, ==unclosed.</p>"), "\(html)")
+        #expect(html.contains("<div class=\"callout callout-tip\">\n<div class=\"callout-title\">\n<p>Remember</p>\n</div>\n<p>Bread.</p>\n</div>"), "\(html)")
+        #expect(html.contains("<div class=\"callout-title\">\n<p>Note</p>"), "the kind names an untitled callout: \(html)")
+        #expect(html.contains("<blockquote>\n<p>Just a quote.</p>"))
+        #expect(!html.contains("hidden") && !html.contains("private"))
+        #expect(html.contains("<code>%%kept%% [[kept]] ==kept==</code>"))
+        #expect(html.contains("%%fenced%% [[fenced]]"))
+
+        let blocks = MarkdownRenderer.blocks(note)
+        #expect(blocks.contains(.paragraph([.text("A "), .highlight([.text("really "), .strong([.text("good")]), .text(" day")]),
+                                            .text(" and a == b, ==unclosed.")])), "\(blocks)")
+        #expect(blocks.contains(.callout(kind: "tip", title: [.text("Remember")], [.paragraph([.text("Bread.")])])), "\(blocks)")
+    }
+
+    /// The PDF numbers footnotes as a reader counts them, in the order the text refers to
+    /// them, whatever their labels; one never referred to is left out (as cmark does).
+    @Test func footnotesAreNumberedInTheOrderOfReference() {
+        let blocks = MarkdownRenderer.blocks("A claim[^source] and another[^1].\n\n[^1]: First.\n[^source]: The source.\n[^unused]: Never.\n")
+        #expect(blocks == [
+            .paragraph([.text("A claim"), .footnoteReference("1"), .text(" and another"), .footnoteReference("2"), .text(".")]),
+            .footnote(label: "1", [.paragraph([.text("The source.")])]),
+            .footnote(label: "2", [.paragraph([.text("First.")])]),
+        ], "\(blocks)")
+    }
+
     @Test func rawHTMLIsShownAsTextNeverPassedThrough() {
         let html = MarkdownRenderer.html("""
             <script>alert("x")</script>
