@@ -81,6 +81,26 @@ enum Secrets {
         return context.environment["QUIRE_WEBDAV_PASSWORD"]
     }
 
+    /// The WebDAV password for `remote`: as `webdavPassword(file:)` finds it; else, when a
+    /// user is named, ~/.netrc has no line for the host and this is a terminal, asked for
+    /// (without echo). Nil leaves the server to say whether it wants one.
+    static func webdavPassword(for remote: RemoteSettings, context: Context) throws -> String? {
+        if let known = try webdavPassword(file: remote.passwordFile, context: context) { return known }
+        guard let user = remote.user, !user.isEmpty, remote.url.hasPrefix("http"), isatty(STDIN_FILENO) == 1,
+              let host = URLComponents(string: remote.url)?.host, !netrcNames(host, context: context) else { return nil }
+        var bytes = try promptHidden("WebDAV password for \(user) at \(host): ")
+        defer { wipe(&bytes) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether ~/.netrc (where libcurl looks) has a `machine HOST` line.
+    private static func netrcNames(_ host: String, context: Context) -> Bool {
+        let home = context.environment["HOME"] ?? NSHomeDirectory()
+        guard let text = try? String(contentsOfFile: home + "/.netrc", encoding: .utf8) else { return false }
+        let words = text.split(whereSeparator: \.isWhitespace)
+        return zip(words, words.dropFirst()).contains { $0 == "machine" && $1.lowercased() == host.lowercased() } || words.contains("default")
+    }
+
     /// A file's content without one trailing newline.
     private static func readSecretFile(_ path: String, what: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {

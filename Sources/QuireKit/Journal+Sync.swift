@@ -69,7 +69,7 @@ extension Journal {
     public func verify(_ unlock: Unlock, readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         guard repair else {
             defer { keepAuthScheme() }
-            return try syncer(unlock).verify(readData: readData, progress: progress)
+            return try namingRemote { try syncer(unlock).verify(readData: readData, progress: progress) }
         }
         return try whileSyncing { try syncer(unlock).verify(readData: readData, repair: true, progress: progress) }
     }
@@ -112,7 +112,18 @@ extension Journal {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         defer { keepAuthScheme() }
-        return try body()
+        return try namingRemote(body)
+    }
+
+    /// Runs `body`; a `RemoteError` it throws names the remote's URL (as `remote set` was
+    /// given it, without credentials), not only a path inside the repository.
+    func namingRemote<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as RemoteError where error.location == nil {
+            if let url = try? store.remoteSettings()?.url { error.location = Remotes.shown(url) }
+            throw error
+        }
     }
 
     /// Keeps the authentication scheme the server asked for in this run, for the next (or

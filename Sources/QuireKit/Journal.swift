@@ -67,7 +67,9 @@ public final class Journal {
         let remote = try remoteSettings()
         if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
         defer { keepAuthScheme() }
-        let repository = try Repository.initialize(backend: try connection.connector(for: remote)(), passphrase: passphrase, cost: cost)
+        let repository = try namingRemote {
+            try Repository.initialize(backend: try connection.connector(for: remote)(), passphrase: passphrase, cost: cost)
+        }
         try store.setRepositoryID(repository.id)
         try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         return repository
@@ -78,7 +80,18 @@ public final class Journal {
     public func checkRepository(passphrase: SecureBytes) throws -> Repository {
         let remote = try remoteSettings()
         defer { keepAuthScheme() }
-        return try Repository.unlock(for: store, backend: try connection.connector(for: remote)(), passphrase: passphrase)
+        return try namingRemote { try Repository.unlock(for: store, backend: try connection.connector(for: remote)(), passphrase: passphrase) }
+    }
+
+    /// Reaches the remote before a new repository is made there, so a person is asked for a
+    /// passphrase only once the server answered and holds no repository yet.
+    /// - Throws: `RemoteError` (unreachable, refused, unauthorised …), `RepositoryError`
+    ///   `.alreadyExists`, `JournalError.alreadySyncs`.
+    public func checkRemoteIsFree() throws {
+        let remote = try remoteSettings()
+        if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
+        defer { keepAuthScheme() }
+        try namingRemote { try Repository.checkFree(try connection.connector(for: remote)()) }
     }
 
     func remoteSettings() throws -> RemoteSettings {

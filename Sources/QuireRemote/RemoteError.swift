@@ -35,6 +35,9 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The HTTP status, if one was received.
     public var status: Int?
     public var detail: String
+    /// The repository's URL (without credentials), where the library knows it: an error then
+    /// names the place a person typed, not a bare path inside it.
+    public var location: String?
 
     public init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String) {
         self.kind = kind
@@ -48,6 +51,9 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = path.map { $0.isEmpty ? "/" : $0 } ?? ""
+        if let location, let path {
+            text = path.isEmpty ? location : location.hasSuffix("/") ? location + path : location + "/" + path
+        }
         if !text.isEmpty { text += ": " }
         if let status { text += "HTTP \(status): " }
         return text + detail

@@ -52,7 +52,7 @@ package final class WebDAVBackend: Backend {
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
-    static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         guard var parts = URLComponents(string: url) else { return url }
         parts.password = nil
         return parts.string ?? url

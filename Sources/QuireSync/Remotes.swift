@@ -5,6 +5,9 @@ import QuireStore
 /// Turns a remote URL into a backend: `file:///path` a local folder, `http(s)://` WebDAV,
 /// `s3://BUCKET[/PREFIX]` S3-compatible object storage.
 package enum Remotes {
+    /// A remote's URL as errors show it: without a password, if one was written into it.
+    package static func shown(_ url: String) -> String { WebDAVBackend.redacted(url) }
+
     /// Checks a URL a person typed. `file://` needs an absolute path.
     /// - Throws: `RemoteError.invalid` saying what is wrong.
     package static func validate(_ url: String, insecureHTTP: Bool = false) throws {

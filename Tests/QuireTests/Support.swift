@@ -118,7 +118,7 @@ enum QuireBinary {
     /// Runs quire with `arguments`; with `asUser` (when this process is root), as that user
     /// through runuser(1), from a copy of the binary that user can reach.
     static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: String? = nil,
-                    cwd: String? = nil, asUser: String? = nil) throws -> QuireRun {
+                    cwd: String? = nil, asUser: String? = nil, executable: String? = nil) throws -> QuireRun {
         let process = Process()
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         let quireArguments = (store.map { ["--store", $0] } ?? []) + arguments
@@ -126,7 +126,7 @@ enum QuireBinary {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
             process.arguments = ["-u", asUser, "--", sharedCopy ?? path] + quireArguments
         } else {
-            process.executableURL = URL(fileURLWithPath: path)
+            process.executableURL = URL(fileURLWithPath: executable ?? path)
             process.arguments = quireArguments
         }
         var env = ProcessInfo.processInfo.environment

@@ -98,8 +98,9 @@ struct RemoteCommand: Command {
         _ = try arguments.positionals("init")
         let store = try context.openStore()
         let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
-        // Before the passphrase is asked for (Journal.createRepository checks again).
-        if let existing = try store.remoteSettings()?.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
+        // The server first: reachable, the password right, no repository there yet; only then
+        // the passphrase (Journal.createRepository checks again).
+        try journal.checkRemoteIsFree()
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
         let repository = try journal.createRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
         Secrets.warnIfShort(passphrase, context: context)

@@ -1,5 +1,6 @@
 import Foundation
 import QuireKit
+import QuireSupport
 
 struct ServiceCommand: Command {
     static let name = "service"
@@ -32,7 +33,7 @@ struct ServiceCommand: Command {
         if action != "install", arguments.value("interval") != nil { throw CLIError.usage("--interval goes with `service install`") }
         if action != "status", arguments.flag("json") { throw CLIError.usage("--json goes with `service status`") }
         let store = try context.openStore()
-        let service = UserService(storeFolder: store.folder, executable: executable(), environment: context.environment)
+        let service = UserService(storeFolder: store.folder, executable: executable(environment: context.environment), environment: context.environment)
         switch action {
         case "install":
             try service.checkPaths()
@@ -48,15 +49,24 @@ struct ServiceCommand: Command {
                 throw CLIError.failure("no key is cached for this journal's repository",
                                        hint: "run `quire sync` once on a terminal: the service unlocks with the key it caches")
             }
-            try keepPasswordForTheService(store, remote, context: context)
-            try checkAsTheServiceWould(store, context: context)
-            if let reason = try service.install(interval: interval) {
+            func notInstalled(_ reason: String) -> CLIError {
                 context.printError("Not installed: \(reason). Place this unit in \(service.unitPath), then run "
                                    + "`systemctl --user enable --now \(service.name)`:")
                 context.print(String(service.unit(interval: interval).dropLast()))
-                throw CLIError.failure("the service is not installed: \(reason)",
-                                       hint: "install the unit printed above by hand, or run `quire sync --watch` yourself")
+                return CLIError.failure("the service is not installed: \(reason)",
+                                        hint: "install the unit printed above by hand, or run `quire sync --watch` yourself")
             }
+            // Nothing is written (no password file, no unit) unless the service is installed.
+            if let reason = service.missingSession() { throw notInstalled(reason) }
+            let kept = try keepPasswordForTheService(store, remote, context: context)
+            do {
+                try checkAsTheServiceWould(store, context: context)
+                if let reason = try service.install(interval: interval) { throw notInstalled(reason) }
+            } catch {
+                if let kept { try? UserService.forgetKeptPassword(kept, for: store, remote: remote) }
+                throw error
+            }
+            if let kept { context.printError("The WebDAV password from QUIRE_WEBDAV_PASSWORD is kept for the service in \(kept) (readable by you alone).") }
             context.printError("Installed and started \(service.name): syncing every \(interval) s and after each change.")
         case "status":
             let status = try service.status(of: store)
@@ -82,10 +92,10 @@ struct ServiceCommand: Command {
 
     /// The service has no environment of ours: a WebDAV password this command has only
     /// from QUIRE_WEBDAV_PASSWORD is kept for it (`UserService.keepPassword`).
-    static func keepPasswordForTheService(_ store: Store, _ remote: RemoteSettings, context: Context) throws {
-        guard remote.passwordFile == nil, let password = context.environment["QUIRE_WEBDAV_PASSWORD"], !password.isEmpty else { return }
-        let file = try UserService.keepPassword(password, for: store)
-        context.printError("The WebDAV password from QUIRE_WEBDAV_PASSWORD is kept for the service in \(file) (readable by you alone).")
+    /// Returns the file it wrote, or nil when there was nothing to keep.
+    static func keepPasswordForTheService(_ store: Store, _ remote: RemoteSettings, context: Context) throws -> String? {
+        guard remote.passwordFile == nil, let password = context.environment["QUIRE_WEBDAV_PASSWORD"], !password.isEmpty else { return nil }
+        return try UserService.keepPassword(password, for: store)
     }
 
     /// Opens the repository the way the service will (the cached key, the password from the
@@ -113,8 +123,19 @@ struct ServiceCommand: Command {
         }
     }
 
-    /// This very binary, so the unit runs the quire that installed it.
-    static func executable() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "quire"
+    /// The quire the person ran, as they ran it: `/usr/local/bin/quire` stays that path even
+    /// when it is a link into a versioned folder, so an upgrade that moves the link moves the
+    /// service along. A bare `quire` is found on PATH; only without either, this very binary.
+    static func executable(arguments: [String] = CommandLine.arguments,
+                           environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let typed = arguments.first ?? ""
+        if typed.contains("/") {
+            let absolute = typed.hasPrefix("/") ? typed : FileManager.default.currentDirectoryPath + "/" + typed
+            let standard = URL(fileURLWithPath: absolute).standardized.path  // `./` and `../` out, links kept
+            if FileManager.default.isExecutableFile(atPath: standard) { return standard }
+        } else if !typed.isEmpty, let found = Executables.find(typed, in: environment) {
+            return found
+        }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "quire"
     }
 }

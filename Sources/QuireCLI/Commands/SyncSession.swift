@@ -37,7 +37,14 @@ enum SyncSession {
     static func journal(_ store: Store, _ arguments: Arguments, context: Context) throws -> (Journal, Unlock, Traffic) {
         let journal = Journal(store: store)
         let traffic = Traffic()
-        journal.connection.password = { try Secrets.webdavPassword(file: $0.passwordFile, context: context) }
+        // Asked for at most once a run, however many connections are made.
+        var asked: (url: String, password: String?)?
+        journal.connection.password = { remote in
+            if let asked, asked.url == remote.url { return asked.password }
+            let password = try Secrets.webdavPassword(for: remote, context: context)
+            asked = (remote.url, password)
+            return password
+        }
         journal.connection.environment = context.environment
         journal.connection.tune = { settings in
             if let attempts = context.environment["QUIRE_HTTP_ATTEMPTS"].flatMap(Int.init), attempts >= 1 { settings.attempts = attempts }

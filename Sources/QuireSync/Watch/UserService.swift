@@ -78,6 +78,13 @@ package struct UserService {
         return file
     }
 
+    /// Undoes `keepPassword` when the service was not installed after all: the file goes and
+    /// the remote names the password file it named before (`remote`).
+    package static func forgetKeptPassword(_ file: String, for store: Store, remote: RemoteSettings) throws {
+        try store.setRemote(url: remote.url, user: remote.user, passwordFile: remote.passwordFile, insecureHTTP: remote.insecureHTTP)
+        unlink(file)
+    }
+
     /// Why there is no systemd user session to install into, or nil when there is one.
     package func missingSession() -> String? {
         switch run(["--user", "show-environment"]) {

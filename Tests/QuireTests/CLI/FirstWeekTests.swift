@@ -113,4 +113,49 @@ import Testing
         let markdown = try String(contentsOfFile: month + "/" + name, encoding: .utf8)
         #expect(markdown.contains("Market %%private: too dear%% with Marie; see [[Ideas]].") && markdown.contains("> [!note] Remember"), "\(markdown)")
     }
+
+    /// `remote init` reaches the server before it asks for a passphrase: a server that is not
+    /// there costs no passphrase typed for nothing.
+    @Test func remoteInitReachesTheServerBeforeAskingForAPassphrase() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = UInt16(bigEndian: address.sin_port)
+        close(listener)  // nothing listens there now
+        #expect(try run(["remote", "set", "http://127.0.0.1:\(port)/dav/journal/"]).status == 0)
+        let terminal = try Terminal(["remote", "init"], store: store, environment: ["QUIRE_HTTP_ATTEMPTS": "1"])
+        #expect(terminal.finish() == 1)
+        #expect(terminal.output.contains("http://127.0.0.1:\(port)/dav/journal/") && terminal.output.contains("refused the connection"), "\(terminal.output)")
+        #expect(!terminal.output.contains("passphrase"), "never asked: \(terminal.output)")
+    }
+
+    /// With a user named and no password anywhere, `remote init` asks for the WebDAV password
+    /// on the terminal (once), then for the passphrase; errors name the URL, not "/".
+    @Test(.enabled(if: Backends.servers.contains { $0.name == "apache" }, "needs the Apache that scripts/test starts"))
+    func remoteInitAsksForTheWebDAVPasswordAndNamesTheURL() throws {
+        let apache = try #require(Backends.servers.first { $0.name == "apache" }?.url)
+        let password = try #require(Backends.settings.password)
+        let home = dir.path + "/home"  // no ~/.netrc there
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let url = apache + "week-" + UUID().uuidString.lowercased() + "/"
+        #expect(try run(["add", "x"]).status == 0)
+        #expect(try run(["remote", "set", url, "--user", "quire"]).status == 0)
+        let terminal = try Terminal(["remote", "init"], store: store, environment: ["HOME": home, "QUIRE_KDF_COST": "1,8192"])
+        #expect(terminal.waitFor("WebDAV password for quire at 127.0.0.1: "))
+        terminal.type(password)
+        #expect(terminal.waitFor("New repository passphrase"))
+        terminal.type("four random words here")
+        #expect(terminal.waitFor("Again: "))
+        terminal.type("four random words here")
+        #expect(terminal.finish() == 0, "\(terminal.output)")
+        #expect(!terminal.output.contains(password), "the password is not echoed")
+        #expect(terminal.output.components(separatedBy: "WebDAV password").count == 2, "asked once: \(terminal.output)")
+
+        // A URL under a folder that is not there: the error names that URL.
+        #expect(try QuireBinary.run(["remote", "set", apache + "no-such-folder/deeper/", "--user", "quire"], store: dir.path + "/t").status == 0)
+        let missing = try QuireBinary.run(["remote", "init"], store: dir.path + "/t", environment: ["QUIRE_WEBDAV_PASSWORD": password])
+        #expect(missing.status == 1 && missing.stderr.hasPrefix("quire: error: \(apache)no-such-folder/deeper/: HTTP 409"), "\(missing.stderr)")
+    }
 }

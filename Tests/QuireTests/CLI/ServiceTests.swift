@@ -54,16 +54,35 @@ import Testing
         #expect(dir.read("systemctl.log").contains("--user disable --now " + units[0]))
     }
 
+    /// The unit runs the quire the person ran, by the path they ran it as: a link
+    /// (`/usr/local/bin/quire` into a versioned folder) stays the link, so an upgrade that
+    /// moves the link moves the service along.
+    @Test func theUnitKeepsThePathThePersonRan() throws {
+        let dir = TempDir()
+        let a = try syncedStore(dir)
+        let env = try fakeSystemctl(dir, session: true)
+        let link = dir.path + "/bin/quire"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: QuireBinary.path)
+        let install = try QuireBinary.run(["service", "install"], store: a, environment: env, executable: link)
+        #expect(install.status == 0, "\(install.stderr)")
+        let units = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/config/systemd/user")
+        let unit = dir.read("config/systemd/user/" + units[0])
+        #expect(unit.contains("ExecStart=\"\(link)\" \"--store\""), "\(unit)")
+    }
+
     @Test func withoutASessionTheUnitIsPrintedAndNothingWritten() throws {
         let dir = TempDir()
         let a = try syncedStore(dir)
-        let env = try fakeSystemctl(dir, session: false)
+        let env = try fakeSystemctl(dir, session: false).merging(["QUIRE_WEBDAV_PASSWORD": "secret"]) { $1 }
         let install = try QuireBinary.run(["service", "install"], store: a, environment: env)
         #expect(install.status == 1, "it could not install, and says so in its exit status")
         #expect(install.stderr.contains("Not installed: there is no systemd user session"))
         #expect(install.stderr.contains("quire: error: the service is not installed"))
         #expect(install.stdout.hasPrefix("# Written by `quire service install`") && install.stdout.contains("[Service]"))
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/config/systemd"))
+        // Nor is a password kept for a service that is not there.
+        #expect(!FileManager.default.fileExists(atPath: a + "/webdav-password"))
+        #expect(!install.stderr.contains("kept for the service"))
     }
 
     /// The tour's way: the WebDAV password only in QUIRE_WEBDAV_PASSWORD. The service has no
