@@ -10,6 +10,7 @@ enum QuireMain {
         ListCommand.self, ShowCommand.self, SearchCommand.self, TagsCommand.self, JournalsCommand.self, ConflictsCommand.self,
         ImportCommand.self, ExportCommand.self, RemoteCommand.self, PasswdCommand.self,
         SyncCommand.self, StatusCommand.self, RestoreCommand.self, VerifyCommand.self, PruneCommand.self, ServiceCommand.self,
+        DeviceCommand.self,
     ]
 
     static var overview: String {

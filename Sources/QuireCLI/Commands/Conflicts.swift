@@ -10,14 +10,16 @@ struct ConflictsCommand: Command {
                quire conflicts dismiss ID    the version that won stays; stop listing this one
 
         When two machines change the same text field (title, body, transcript) before syncing,
-        the later write wins and the other is kept here, never dropped. An edit made on top of
+        the later write wins and the other is kept here, never dropped. The list shows each
+        kept version against the text now, line by line (+ the kept one's lines, - the
+        text's), naming machines by the names `quire device name` gave them. An edit made on top of
         another is never a conflict, whatever order the machines sync in. Keeping one makes
         it the text and lists the version it replaced here in its place; dismissing one lets
         the text stand. Both sync: your other machines list the same. ID is the conflict's id (the
         first 8 or more of its characters), as the list shows it.
         """
     static let options: [OptionSpec] = [
-        OptionSpec.flag("json", "a JSON array of {\"conflict\", \"record\", \"id\", \"field\", \"value\", \"device\"}").only(""),
+        OptionSpec.flag("json", "a JSON array of {\"conflict\", \"record\", \"id\", \"field\", \"value\", \"device\", \"device_name\",\n\"current\", \"current_device\"}").only(""),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -48,19 +50,37 @@ struct ConflictsCommand: Command {
         let store = try context.openStore(reading: true)
         let revisions = try store.conflicts()
         if arguments.flag("json") {
+            let names = try store.deviceNames()
             var json = JSONOutput()
             json.array(revisions) { j, r in
+                let now = try? store.currentText(of: r)
                 j.object([("conflict", .string(r.id)), ("record", .string(r.record)), ("id", .string(r.recordID)), ("field", .string(r.field)),
-                          ("value", .string(r.value)), ("device", .string(r.device))])
+                          ("value", .string(r.value)), ("device", .string(r.device)), ("device_name", .string(names[r.device] ?? "")),
+                          ("current", .string(now?.text ?? "")), ("current_device", .string(now?.device ?? ""))])
             }
             context.print(json.text)
             return
         }
         if revisions.isEmpty { context.print("No conflicts."); return }
-        for r in revisions {
-            let device = r.device == store.deviceID ? "this machine" : "device \(Format.short(r.device))"
-            context.print("\(r.id.prefix(8))  \(r.record) \(Format.short(r.recordID)) \(r.field), the version \(device) wrote (the other one won):")
-            context.print("    " + r.value.split(whereSeparator: \.isNewline).joined(separator: " "))
+        func who(_ device: String) throws -> String { device == store.deviceID ? "this machine" : try store.deviceLabel(device) }
+        for (index, r) in revisions.enumerated() {
+            if index > 0 { context.print("") }
+            let kept = try who(r.device)
+            guard let now = try store.currentText(of: r) else {
+                context.print("\(r.id.prefix(8))  \(r.record) \(Format.short(r.recordID)) \(r.field): the version \(kept) wrote")
+                for line in r.value.split(separator: "\n", omittingEmptySubsequences: false) { context.print("    " + line) }
+                continue
+            }
+            let winner = try who(now.device)
+            context.print("\(r.id.prefix(8))  \(r.record) \(Format.short(r.recordID)) \(r.field): the version \(kept) wrote (+) "
+                          + "against the text now, by \(winner) (-)")
+            for line in LineDiff.lines(from: now.text, to: r.value) {
+                switch line {
+                case .both(let text): context.print("    " + text)
+                case .onlyOld(let text): context.print("  - " + text)
+                case .onlyNew(let text): context.print("  + " + text)
+                }
+            }
         }
         context.printError("`quire conflicts keep ID` makes one the text again; `quire conflicts dismiss ID` lets the winner stand.")
     }

@@ -4,7 +4,10 @@ import QuireKit
 /// The CLI's own JSON documents and lines, written with the support layer's `JSONWriter`
 /// (the writer of the store's interchange), so both escape and print numbers alike.
 struct JSONOutput {
-    indirect enum Value { case string(String), number(Double), int(Int), bool(Bool), strings([String]), null, object([(String, Value)]) }
+    indirect enum Value {
+        case string(String), number(Double), int(Int), bool(Bool), strings([String]), null, object([(String, Value)])
+        case objects([[(String, Value)]])
+    }
     private(set) var text = ""
 
     mutating func array<T>(_ items: [T], _ item: (inout JSONOutput, T) -> Void) {
@@ -30,6 +33,7 @@ struct JSONOutput {
         case .strings(let items): writer.array(items) { $0.string($1) }
         case .null: return "null"
         case .object(let fields): return "{" + fields.map { key, value in quote(key) + ": " + render(value) }.joined(separator: ", ") + "}"
+        case .objects(let items): return "[" + items.map { render(.object($0)) }.joined(separator: ", ") + "]"
         }
         return writer.text
     }

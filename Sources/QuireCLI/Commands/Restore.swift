@@ -75,7 +75,8 @@ struct RestoreCommand: Command {
     /// "2026-12-01 14:03 (device 3fa9c2e1)", in this machine's time zone.
     static func newestText(_ newest: NewestChange, store: Store) -> String {
         let local = Timestamp(microseconds: newest.timestamp.microseconds, offsetSeconds: TimeZone.current.secondsFromGMT(for: newest.time))
-        let who = newest.device == store.deviceID ? "this machine" : "device \(Format.short(newest.device))"
+        let name = (try? store.deviceLabel(newest.device)) ?? Format.short(newest.device)
+        let who = newest.device == store.deviceID ? "this machine" : name == Format.short(newest.device) ? "device \(name)" : name
         return "\(local.localMinute) (\(who))"
     }
 

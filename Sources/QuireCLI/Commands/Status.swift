@@ -36,6 +36,7 @@ struct StatusCommand: Command {
         if let newest { context.print("newest:     \(RestoreCommand.newestText(newest, store: store))") }
         context.print("remote:     \(remote?.url ?? "none (quire remote set URL)")")
         if let id = remote?.repositoryID { context.print("repository: \(id)") }
-        context.print("device:     \(store.deviceID)")
+        let name = try store.deviceNames()[store.deviceID]
+        context.print("device:     \(store.deviceID)" + (name.map { " (\($0))" } ?? ""))
     }
 }

@@ -139,6 +139,8 @@ public struct Revision: Equatable, Sendable {
 /// Kinds of synced records, as named in `field_clocks.record`.
 public enum RecordKind: String, Sendable {
     case journal, entry, media
+    /// A machine's name as its owner gave it (`Store.setDeviceName`); its id is the device's UUID.
+    case device
     /// A kept concurrent loser (immutable; id "<record>/<record id>/<field>/<hlc>/<device>").
     case revision
 }

@@ -15,6 +15,16 @@ extension Store {
         return first
     }
 
+    /// The text `revision`'s field holds now and the device that wrote it: what the kept
+    /// version lost to (or was replaced by since). Nil when the record is gone.
+    public func currentText(of revision: Revision) throws -> (text: String, device: String)? {
+        guard let kind = RecordKind(rawValue: revision.record),
+              let device = try database.cached("""
+                  SELECT d.id FROM field_clocks c JOIN devices d ON d.num = c.device WHERE c.record = ? AND c.record_id = ? AND c.field = ?
+                  """).first([.text(revision.record), .text(revision.recordID), .text(revision.field)], { $0.text(0) }) else { return nil }
+        return (try fieldValues(kind, revision.recordID)[revision.field]?.string ?? "", device)
+    }
+
     /// Stops listing `revision`, on every device once synced; the version that won stays.
     public func dismiss(_ revision: Revision) throws {
         try write { writer in try writer.dismiss(revision.key) }

@@ -110,6 +110,9 @@ extension Writer {
             try ensureAnchors()
             try database.cached("INSERT OR IGNORE INTO media (id, entry_id, kind, blob_id) VALUES (?, ?, 'file', ?)")
                 .run([.text(id), .text(Self.anchorEntry), .text(Self.anchorBlob)])
+        case .device:
+            guard ensuredRows.insert("d:" + id).inserted else { return }
+            try database.cached("INSERT OR IGNORE INTO device_names (id) VALUES (?)").run([.text(id)])
         case .revision:
             break
         }

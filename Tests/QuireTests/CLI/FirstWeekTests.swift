@@ -158,4 +158,43 @@ import Testing
         let missing = try QuireBinary.run(["remote", "init"], store: dir.path + "/t", environment: ["QUIRE_WEBDAV_PASSWORD": password])
         #expect(missing.status == 1 && missing.stderr.hasPrefix("quire: error: \(apache)no-such-folder/deeper/: HTTP 409"), "\(missing.stderr)")
     }
+
+    /// Machines are named once (`quire device name laptop`) and the name syncs; `conflicts`
+    /// shows the kept version against the text now, line by line, naming both machines.
+    @Test func conflictsShowBothVersionsAndNameTheMachines() throws {
+        let env = ["QUIRE_KDF_COST": "1,8192", "QUIRE_PASSPHRASE": "pw"]
+        let (a, b, repo) = (dir.path + "/a", dir.path + "/b", "file://" + dir.path + "/repo")
+        func quire(_ arguments: [String], _ store: String) throws -> QuireRun {
+            let result = try QuireBinary.run(arguments, store: store, environment: env)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result
+        }
+        let entry = try quire(["add", "--title", "Sea", "--body", "Went to the sea.\nThe water was cold.\nHome by six."], a).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try quire(["device", "name", "laptop"], a)
+        _ = try quire(["remote", "set", repo], a)
+        _ = try quire(["remote", "init"], a)
+        _ = try quire(["sync"], a)
+        _ = try quire(["restore", repo], b)
+        _ = try quire(["device", "name", "desk"], b)
+        _ = try quire(["edit", entry, "--body", "Went to the sea.\nThe water was warm.\nHome by six."], a)
+        _ = try quire(["edit", entry, "--body", "Went to the sea.\nThe water was freezing.\nHome by six."], b)
+        for store in [a, b, a] { _ = try quire(["sync"], store) }
+        let names = try JSONValue.parse(try quire(["device", "--json"], a).stdout).object?["devices"]?.array?.compactMap { $0.object?["name"]?.string }
+        #expect(Set(names ?? []) == ["laptop", "desk"], "both names reached a: \(names ?? [])")
+        for store in [a, b] {
+            let listed = try quire(["conflicts"], store).stdout
+            let lines = listed.split(separator: "\n").map(String.init)
+            // Which side won depends on the clocks; the listing names both machines either way.
+            let here = store == a ? "laptop" : "desk", there = store == a ? "desk" : "laptop"
+            let header = try #require(lines.first, "\(listed)")
+            #expect(header.contains("body: the version") && (header.contains(there) || header.contains("this machine"))
+                    && (header.contains(here) || header.contains("this machine")), "\(listed)")
+            #expect(lines.contains("    Went to the sea.") && lines.contains("    Home by six."), "line breaks kept: \(listed)")
+            #expect(lines.filter { $0.hasPrefix("  - The water was") }.count == 1 && lines.filter { $0.hasPrefix("  + The water was") }.count == 1,
+                    "\(listed)")
+        }
+        let status = try quire(["status"], b).stdout
+        #expect(status.contains("(desk)"), "\(status)")
+    }
 }

@@ -76,7 +76,7 @@ import Testing
     }
 
     /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
-    @Test(arguments: [1, 2, 3, 4, 5, 6])
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 10])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
         let fixture = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version))

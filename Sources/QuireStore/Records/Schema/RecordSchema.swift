@@ -80,6 +80,7 @@ struct RecordSchema: Sendable {
         case .journal: return journal
         case .entry: return entry
         case .media: return media
+        case .device: return device
         case .revision: return nil
         }
     }
@@ -114,6 +115,10 @@ struct RecordSchema: Sendable {
         ("transcriber", ["transcriber"], .text, .lastWriterWins, false, "transcriber"),
         ("transcribedTo", ["transcribed_to"], .seconds, .lastWriterWins, false, "transcribed_to"),
         ("deleted", ["deleted"], .tombstone, .lastWriterWins, false, nil),
+    ])
+
+    static let device = RecordSchema(.device, table: "device_names", [
+        ("name", ["name"], .text, .lastWriterWins, false, nil),
     ])
 
     /// The interchange keys of this record's fields (besides `id`, and an entry's `media`).
