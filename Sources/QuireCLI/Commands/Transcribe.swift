@@ -44,6 +44,10 @@ struct TranscribeCommand: Command {
             : try journal.transcribe(try named.map { try Options.mediaID($0, in: journal.store) }, options: options, engine: engine,
                                      environment: context.environment, progress: Hearing.progress(context))
         SyncSession.endProgress(context)
+        if report.outcomes.isEmpty, arguments.flag("pending"), !arguments.flag("json") {
+            context.printError("Nothing to transcribe: every voice and video note has a transcript (--force hears one again).")
+            return
+        }
         Hearing.lines(report, json: arguments.flag("json")).forEach(context.print)
         if !arguments.flag("json") && context.stderrIsTerminal && !report.outcomes.isEmpty {
             context.printError("\(Format.count(report.transcribed.count, "note")) transcribed by \(report.transcriber).")

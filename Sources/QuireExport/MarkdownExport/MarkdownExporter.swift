@@ -62,7 +62,10 @@ package struct MarkdownExporter {
         if !isNew { try out.writeText(previous.sorted().joined(separator: "\n") + "\n", to: Self.manifestName) }
         var written: [String] = []
         var summary = MarkdownSummary(language: language.code, languageSource: language.source.rawValue)
-        var attachmentNames: [String: String] = [:] // blob id → name in attachments/
+        // (blob id, the name it asks for) → its name in attachments/: the same bytes under the
+        // same name are written once; under another name (two voice notes that happen to be
+        // identical), each keeps its own.
+        var attachmentNames: [String: String] = [:]
         var takenAttachmentNames = Set<String>()
         var index: [(year: Int, months: [MustacheValue])] = []
         let total = Int64(contents.entryCount)
@@ -79,13 +82,14 @@ package struct MarkdownExporter {
                 let inPlace = Set(MediaReference.ids(in: entry.body))
                 for item in entry.media {
                     let attachment: String
-                    if let known = attachmentNames[item.blobID] {
+                    let format = MediaFormat.detect(path: store.blobs.path(for: item.blobID), declaredMime: item.mime)
+                    let safe = SafeName.fileName(item.filename.isEmpty ? item.kind.rawValue : item.filename, fallbackExtension: format.fileExtension)
+                    let key = item.blobID + "\u{0}" + safe
+                    if let known = attachmentNames[key] {
                         attachment = known
                     } else {
-                        let format = MediaFormat.detect(path: store.blobs.path(for: item.blobID), declaredMime: item.mime)
-                        let safe = SafeName.fileName(item.filename.isEmpty ? item.kind.rawValue : item.filename, fallbackExtension: format.fileExtension)
                         attachment = SafeName.unique(safe, in: &takenAttachmentNames)
-                        attachmentNames[item.blobID] = attachment
+                        attachmentNames[key] = attachment
                         try out.copy(from: store.blobs.path(for: item.blobID), to: "attachments/" + attachment)
                         written.append("attachments/" + attachment)
                         summary.attachments += 1

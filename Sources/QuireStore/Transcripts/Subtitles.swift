@@ -60,6 +60,18 @@ public enum Subtitles {
         return segments
     }
 
+    /// `segments` as SubRip text (`1`, `00:00:01,000 --> 00:00:02,500`, the words, a blank
+    /// line), which `parse` reads back to the same segments, to the millisecond.
+    public static func srt(_ segments: [Segment]) -> String {
+        func time(_ seconds: Double) -> String {
+            let millis = Int((max(0, seconds) * 1000).rounded())
+            return String(format: "%02d:%02d:%02d,%03d", millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60, millis % 1000)
+        }
+        return segments.enumerated().map { index, segment in
+            "\(index + 1)\n\(time(segment.start)) --> \(time(segment.end))\n\(segment.text.split(whereSeparator: \.isNewline).joined(separator: " "))\n"
+        }.joined(separator: "\n")
+    }
+
     /// `HH:MM:SS,mmm` (SRT) or `[HH:]MM:SS.mmm` (VTT), in seconds.
     static func parseTime(_ text: String, format: Format) -> Double? {
         let separator: Character = format == .srt ? "," : "."

@@ -197,4 +197,72 @@ import Testing
         let status = try quire(["status"], b).stdout
         #expect(status.contains("(desk)"), "\(status)")
     }
+
+    /// A corrected transcript keeps its timing: `--text` gives each word the time of the old
+    /// word it matches, and `--edit` opens the timed text (SRT) in the editor.
+    @Test func correctingATranscriptKeepsItsTiming() throws {
+        let entry = try run(["add", "Voice"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = dir.file("memo.wav", bytes: EverydayCommandTests().wav(seconds: 9))
+        _ = dir.file("memo.srt", "1\n00:00:00,000 --> 00:00:03,000\nWe walked to the see.\n\n2\n00:00:03,000 --> 00:00:06,500\nIt was cold and gray.\n\n3\n00:00:06,500 --> 00:00:09,000\nThen home.\n")
+        let media = try run(["attach", entry, dir.path + "/memo.wav", "--srt", dir.path + "/memo.srt"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func segments() throws -> [(Double, String)] {
+            let shown = try JSONValue.parse(try run(["show", media, "--json"]).stdout)
+            let item = shown.object?["media"]?.array?.first?.object
+            return (item?["segments"]?.array ?? []).compactMap { s in
+                guard let o = s.object, let start = o["start"]?.number, let text = o["text"]?.string else { return nil }
+                return (start, text)
+            }
+        }
+        #expect(try run(["transcript", media, "--text", "We walked to the sea. It was cold and very grey. Then home."]).status == 0)
+        let fixed = try segments()
+        #expect(fixed.map(\.0) == [0, 3, 6.5] && fixed.map(\.1) == ["We walked to the sea.", "It was cold and very grey.", "Then home."], "\(fixed)")
+
+        let editor = dir.file("fix.sh", "#!/bin/sh\nsed -i 's/Then home./Then we went home./' \"$1\"\n")
+        chmod(editor, 0o755)
+        let edited = try run(["transcript", media, "--edit"], environment: ["EDITOR": editor])
+        #expect(edited.status == 0 && edited.stderr.contains("3 timed segments"), "\(edited.stderr)")
+        #expect(try segments().map(\.1).last == "Then we went home." && segments().map(\.0) == [0, 3, 6.5])
+        let broken = dir.file("break.sh", "#!/bin/sh\nsed -i 's/-->/->/' \"$1\"\n")
+        chmod(broken, 0o755)
+        let refused = try run(["transcript", media, "--edit"], environment: ["EDITOR": broken])
+        #expect(refused.status == 1 && refused.stderr.contains("the edited transcript:1: expected a timing line")
+                && refused.stderr.contains("nothing was changed"), "\(refused.stderr)")
+        #expect(try segments().count == 3, "nothing changed")
+    }
+
+    /// `transcribe --pending` with nothing to hear says so; the hint for a missing engine
+    /// names a script that exists (this checkout's, by its full path) or, for a quire
+    /// installed away from its source, where to get it.
+    @Test func voiceNoteMessagesFitWhereQuireRuns() throws {
+        let none = ["QUIRE_FASTER_WHISPER": dir.path + "/none"]
+        #expect(try run(["add", "x"]).status == 0)
+        let idle = try run(["transcribe", "--pending"], environment: none)
+        #expect(idle.status == 0 && idle.stderr.contains("Nothing to transcribe"), "\(idle.stderr)")
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/install-whisper").path
+        let here = try run(["transcribe", "--engines"], environment: none).stdout
+        #expect(here.contains("install one with \(checkout)"), "\(here)")
+        let installed = dir.path + "/bin/quire"
+        try FileManager.default.createDirectory(atPath: dir.path + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: QuireBinary.path, toPath: installed)
+        let away = try QuireBinary.run(["transcribe", "--engines"], store: store, environment: none, executable: installed).stdout
+        #expect(away.contains("scripts/install-whisper from Quire's source") && away.contains("QUIRE_FASTER_WHISPER"), "\(away)")
+    }
+
+    /// Two voice notes with the same bytes keep their own names in the Markdown export.
+    @Test func theMarkdownExportNamesEachVoiceNoteByItsOwnName() throws {
+        let bytes = EverydayCommandTests().wav(seconds: 1)
+        _ = dir.file("monday.wav", bytes: bytes)
+        _ = dir.file("tuesday.wav", bytes: bytes)
+        let a = try run(["add", "--date", "2025-03-01", "Monday"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let b = try run(["add", "--date", "2025-03-02", "Tuesday"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try run(["attach", a, dir.path + "/monday.wav"]).status == 0)
+        #expect(try run(["attach", b, dir.path + "/tuesday.wav"]).status == 0)
+        #expect(try run(["export", "markdown", dir.path + "/md"]).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/md/attachments").sorted()
+        #expect(files == ["monday.wav", "tuesday.wav"], "\(files)")
+        let notes = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/md/2025/03").sorted()
+        let tuesday = try String(contentsOfFile: dir.path + "/md/2025/03/" + (notes.last ?? ""), encoding: .utf8)
+        #expect(tuesday.contains("attachments/tuesday.wav"), "\(tuesday)")
+    }
 }

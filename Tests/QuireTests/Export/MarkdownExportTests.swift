@@ -86,8 +86,9 @@ import Testing
             #expect(!file.split(separator: "/").contains(".."))
             #expect(file.utf8.count < 200)
         }
-        // The same photo shared by two entries is one file.
-        #expect(all.filter { $0.hasPrefix("attachments/") && $0.hasSuffix(".jpg") }.count == 1)
+        // The same photo under two names (IMG_0001.jpg, again.jpg) keeps each name: a file per
+        // name, never one entry's attachment shown under another's name.
+        #expect(all.filter { $0.hasPrefix("attachments/") && $0.hasSuffix(".jpg") }.sorted() == ["attachments/IMG_0001.jpg", "attachments/again.jpg"])
         // Every relative link resolves to a file.
         let link = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
         var checked = 0
@@ -109,7 +110,7 @@ import Testing
         #expect(checked > 40)
         let voice = try String(contentsOfFile: out + "/2025/07/2025-07-03-voice-notes.md", encoding: .utf8)
         #expect(voice.contains("(../../attachments/Memo%202.mp3)"), "spaces are percent-encoded")
-        #expect(voice.contains("(../../attachments/%D9%85%D8%B0%D9%83%D8%B1%D8%A9.m4a)"), "one file for a recording two entries share")
+        #expect(voice.contains("(../../attachments/Voice%20014.m4a)"), "a recording another entry shares keeps its own name here")
         #expect(voice.contains("> **0:01** 二番目の文。"))
         #expect(voice.contains("And the last \\<one\\> \\& done."))
     }
