@@ -72,7 +72,10 @@ public final class Store {
             // owner's alone.
             guard chmod(folder, 0o700) == 0 else { throw StoreError(.io, path: folder, detail: FileIO.errnoText()) }
         }
-        let readOnly = hasDatabase && options.readOnlyIfUnwritable && (access(folder, W_OK) != 0 || access(databasePath, W_OK) != 0)
+        // A reader opens read-only where it may not write, and where the disk is full: SQLite
+        // could not even make its shared-memory file there, and reading needs nothing written.
+        let readOnly = hasDatabase && options.readOnlyIfUnwritable
+            && (access(folder, W_OK) != 0 || access(databasePath, W_OK) != 0 || FileIO.freeBytes(folder).map { $0 < 1 << 20 } == true)
         let database = try Database(path: databasePath, create: !hasDatabase, readOnly: readOnly,
                                     busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         if !hasDatabase { chmod(databasePath, 0o600) }

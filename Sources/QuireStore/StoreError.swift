@@ -1,3 +1,4 @@
+import Foundation
 import CSQLite
 
 /// The one error type of the Store layer. It carries a kind for callers to branch on and
@@ -20,8 +21,10 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case malformed
         /// A file that should be read cannot be.
         case fileUnreadable
-        /// Writing files failed (disk full, permissions).
+        /// Writing files failed (permissions, a device error).
         case io
+        /// The disk (or the user's quota) is full.
+        case noSpace
         /// The store was opened for reading alone, or may not be written by this user.
         case readOnly
         /// Any other SQLite failure.
@@ -57,7 +60,12 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         return parts.joined(separator: ": ")
     }
 
-    static func sqlite(_ rc: Int32, message: String, path: String) -> StoreError {
+    static func sqlite(_ rc: Int32, message: String, path: String, systemErrno: Int32 = 0) -> StoreError {
+        // A full disk, however SQLite met it (SQLITE_FULL, or an I/O error whose cause was
+        // ENOSPC or a quota): said as such, with the store's path.
+        if rc & 0xff == SQLITE_FULL || (rc & 0xff == SQLITE_IOERR && (systemErrno == ENOSPC || systemErrno == EDQUOT)) {
+            return StoreError(.noSpace, path: path, detail: "no space left on the disk that holds it; free some and try again", code: rc)
+        }
         switch rc & 0xff {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(.busy, path: path, detail: "the store is in use by another process", code: rc)

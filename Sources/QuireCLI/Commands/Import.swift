@@ -67,6 +67,11 @@ struct ImportCommand: Command {
                 throw Self.withGuess(error, path: path, asked: format)
             }
         } else {
+            // `quire import jrnl` forgot the file: the format's name is not a missing file.
+            if all.count == 1, ["dayone", "jrnl", "markdown"].contains(all[0]), !FileManager.default.fileExists(atPath: all[0]) {
+                let what = all[0] == "markdown" ? "FOLDER" : "FILE"
+                throw CLIError.usage("missing the \(all[0]) \(what.lowercased()) to import: quire import \(all[0]) \(what)")
+            }
             let path = try arguments.positionals("FILE.jsonl")[0]
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
             let isFolder = SourceGuess.isFolder(path)

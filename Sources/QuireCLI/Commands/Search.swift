@@ -3,12 +3,12 @@ import QuireKit
 
 struct SearchCommand: Command {
     static let name = "search"
-    static let abstract = "Find entries by words in titles, texts, transcripts, tags and places."
+    static let abstract = "Find entries by words in titles, texts, transcripts, tags, places and journal names."
     static let usage = """
         Usage: quire search QUERY [--journal J]... [--tag T]... [--from DATE] [--to DATE] [--limit N] [--json]
 
-        Every word must match, in the title, the text, a voice note's transcript, a tag or
-        the place. Case and accents are ignored; Russian words match in other grammatical
+        Every word must match, in the title, the text, a voice note's transcript, a tag, the
+        place or the journal's name. Case and accents are ignored; Russian words match in other grammatical
         forms (Москва finds Москве); Japanese and Chinese words are found inside sentences
         without spaces; `word*` matches words starting with "word".
         """
@@ -35,6 +35,11 @@ struct SearchCommand: Command {
                           ("snippet", .string(hit.snippet(open: "", close: "")))])
             }
             context.print(json.text)
+            return
+        }
+        if hits.isEmpty {
+            let filtered = !filter.journals.isEmpty || !filter.tags.isEmpty || filter.from != nil || filter.to != nil
+            context.printError("No entry matches \(query)" + (filtered ? " with those filters." : "."))
             return
         }
         let (open, close) = context.stdoutIsTerminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")

@@ -88,7 +88,8 @@ package struct EPUBExporter {
             return summary
         } catch {
             unlink(temp)
-            throw OutputFolder.naming(path, for: error, temporary: temp)
+            // Whatever in the private folder failed (a chapter staged, the book), OUT is named.
+            throw OutputFolder.naming(path, for: error, temporary: work.path)
         }
     }
 

@@ -59,6 +59,10 @@ package struct MarkdownExporter {
         // a manifest from the start, so the same export run again finds it its own.
         let leftover = isNew ? Leftovers.register(outdir) : nil
         defer { leftover.map(Leftovers.forget) }
+        // Failed halfway (a full disk), a new folder goes whole too; one written into keeps its
+        // manifest, and the same command run again finishes it.
+        var finished = false
+        defer { if isNew && !finished { try? FileManager.default.removeItem(atPath: outdir) } }
         if !isNew { try out.writeText(previous.sorted().joined(separator: "\n") + "\n", to: Self.manifestName) }
         var written: [String] = []
         var summary = MarkdownSummary(language: language.code, languageSource: language.source.rawValue)
@@ -132,6 +136,7 @@ package struct MarkdownExporter {
         try out.writeText(written.sorted().joined(separator: "\n") + "\n", to: Self.manifestName)
         out.sync()
         progress?(total, total)
+        finished = true
         return summary
     }
 

@@ -1,4 +1,5 @@
 import CPango
+import QuireStore
 import Foundation
 
 /// The only file that draws with cairo: a PDF surface written page by page, text laid out
@@ -8,6 +9,8 @@ import Foundation
 final class PDFCanvas {
     private let surface: OpaquePointer
     private let cr: OpaquePointer
+    /// The file cairo writes through, which keeps the reason (errno) a write failed.
+    private let sink: FileSink
     /// PNG photos drawn as stand-ins, to be put in by `PNGPassThrough` once the file is done.
     private(set) var passedThrough: [PNGStream] = []
     private var passThroughIndex: [String: Int?] = [:]
@@ -24,7 +27,9 @@ final class PDFCanvas {
         // A page a whole number of points on both sides (6×9 in, letter) makes cairo 1.16 leave
         // out every structure element while its parent tree still names them (qpdf: "file is
         // damaged"); 1e-7 pt more, which cairo rounds away when it writes the media box, does not.
-        guard let surface = cairo_pdf_surface_create(path, width + 2 * bleed + 1e-7, height + 2 * bleed + 1e-7) else {
+        let sink = try FileSink(path: path)
+        let closure = Unmanaged.passUnretained(sink).toOpaque()
+        guard let surface = cairo_pdf_surface_create_for_stream(FileSink.write, closure, width + 2 * bleed + 1e-7, height + 2 * bleed + 1e-7) else {
             throw ExportError(.io, path: path, detail: "cannot create the PDF")
         }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {
@@ -32,6 +37,7 @@ final class PDFCanvas {
             cairo_surface_destroy(surface)
             throw ExportError(.io, path: path, detail: reason)
         }
+        self.sink = sink
         self.surface = surface
         self.cr = cr
         self.width = width
@@ -48,6 +54,7 @@ final class PDFCanvas {
     deinit {
         cairo_destroy(cr)
         cairo_surface_destroy(surface)
+        _ = sink.close()
     }
 
     /// Title, author and creator, and one date for both creation and modification (the
@@ -68,8 +75,13 @@ final class PDFCanvas {
         cairo_tag_end(cr, "Document")
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
+        let closed = sink.close()
+        if let failure = sink.failure ?? (closed == 0 ? nil : errno) {
+            // The disk's own words for it (a full disk: "no space left on device"), with the file.
+            throw ExportError(.io, path: sink.path, detail: "writing the PDF failed: " + FileIO.errnoText(failure))
+        }
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw ExportError(.io, detail: "writing the PDF failed: " + String(cString: cairo_status_to_string(status)))
+            throw ExportError(.io, path: sink.path, detail: "writing the PDF failed: " + String(cString: cairo_status_to_string(status)))
         }
     }
 
@@ -342,5 +354,44 @@ extension PageImage {
             }
             return surface
         }
+    }
+}
+
+/// A file cairo writes a PDF into, one buffer at a time; the first failed write's errno is
+/// kept (cairo itself says only "error while writing to output stream").
+final class FileSink {
+    let path: String
+    private var fd: Int32
+    private(set) var failure: Int32?
+
+    init(path: String) throws {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ExportError(.io, path: path, detail: FileIO.errnoText()) }
+    }
+
+    /// Closes the file once; 0, or -1 with errno set.
+    func close() -> Int32 {
+        guard fd >= 0 else { return 0 }
+        let result = Glibc.close(fd)
+        fd = -1
+        return result
+    }
+
+    static let write: cairo_write_func_t = { closure, data, length in
+        guard let closure else { return CAIRO_STATUS_WRITE_ERROR }
+        let sink = Unmanaged<FileSink>.fromOpaque(closure).takeUnretainedValue()
+        guard sink.failure == nil, sink.fd >= 0 else { return CAIRO_STATUS_WRITE_ERROR }
+        var offset = 0
+        while offset < Int(length) {
+            let written = Glibc.write(sink.fd, data.map { $0 + offset }, Int(length) - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                sink.failure = errno
+                return CAIRO_STATUS_WRITE_ERROR
+            }
+            offset += written
+        }
+        return CAIRO_STATUS_SUCCESS
     }
 }

@@ -27,6 +27,24 @@ package enum FileIO {
         return fd
     }
 
+    /// The bytes this user may still write on the file system holding `path`; nil when unknown.
+    package static func freeBytes(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// A Foundation file error in the words of its POSIX cause ("no space left on device"),
+    /// not Foundation's domain and code.
+    package static func reason(of error: Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return errnoText(Int32(ns.code)) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return errnoText(Int32(underlying.code))
+        }
+        return ns.localizedDescription
+    }
+
     package static func errnoText(_ code: Int32 = errno) -> String {
         String(cString: strerror(code)).lowercased()
     }

@@ -17,6 +17,11 @@ extension Store {
     @discardableResult
     public func exportJSON(to outdir: String, filter: EntryFilter = EntryFilter(), progress: ProgressHandler? = nil) throws -> ExportSummary {
         let mediaFolder = outdir + "/media"
+        // A dump that fails (a full disk) into a folder it made takes the folder with it; into
+        // one that was there, the attachments copied stay and the same command goes on from them.
+        let isNew = !FileManager.default.fileExists(atPath: outdir)
+        var finished = false
+        defer { if isNew && !finished { try? FileManager.default.removeItem(atPath: outdir) } }
         try FileIO.makeFolder(mediaFolder)
         let target = outdir + "/entries.jsonl"
         let temp = outdir + "/.entries.jsonl.tmp-" + StableID.random()
@@ -51,7 +56,7 @@ extension Store {
         } catch {
             try? out.close()
             unlink(temp)
-            throw (error as? StoreError) ?? StoreError(.io, path: target, detail: "\(error)")
+            throw (error as? StoreError) ?? StoreError(.io, path: target, detail: FileIO.reason(of: error))
         }
         guard rename(temp, target) == 0 else {
             let reason = FileIO.errnoText()
@@ -60,6 +65,7 @@ extension Store {
         }
         FileIO.syncFolder(outdir)
         progress?(total, total)
+        finished = true
         return summary
     }
 

@@ -60,7 +60,7 @@ final class Database {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw StoreError.sqlite(rc, message: message, path: path)
+            throw StoreError.sqlite(rc, message: message, path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -98,7 +98,7 @@ final class Database {
 
     func check(_ rc: Int32) throws {
         if rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW {
-            throw StoreError.sqlite(rc, message: String(cString: sqlite3_errmsg(handle)), path: path)
+            throw StoreError.sqlite(rc, message: String(cString: sqlite3_errmsg(handle)), path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 

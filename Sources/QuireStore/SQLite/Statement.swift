@@ -10,7 +10,7 @@ final class Statement {
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard rc == SQLITE_OK, let statement else {
-            throw StoreError.sqlite(rc, message: String(cString: sqlite3_errmsg(database.handle)) + " in: \(sql)", path: database.path)
+            throw StoreError.sqlite(rc, message: String(cString: sqlite3_errmsg(database.handle)) + " in: \(sql)", path: database.path, systemErrno: sqlite3_system_errno(database.handle))
         }
         self.handle = statement
         self.database = database
@@ -61,7 +61,7 @@ final class Statement {
         if rc == SQLITE_DONE { return false }
         let message = String(cString: sqlite3_errmsg(database.handle))
         sqlite3_reset(handle)
-        throw StoreError.sqlite(rc, message: message, path: database.path)
+        throw StoreError.sqlite(rc, message: message, path: database.path, systemErrno: sqlite3_system_errno(database.handle))
     }
 
     /// Runs the statement to completion, ignoring rows.

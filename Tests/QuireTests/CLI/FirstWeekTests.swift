@@ -265,4 +265,19 @@ import Testing
         let tuesday = try String(contentsOfFile: dir.path + "/md/2025/03/" + (notes.last ?? ""), encoding: .utf8)
         #expect(tuesday.contains("attachments/tuesday.wav"), "\(tuesday)")
     }
+
+    /// `search` finds journal names too and says so on stderr when nothing matches;
+    /// `import jrnl` without its file says the file is missing.
+    @Test func searchSaysWhenNothingMatchesAndFindsJournals() throws {
+        #expect(try run(["add", "--journal", "Travel", "--date", "yesterday", "今日は東京タワーに行きました。"]).status == 0)
+        #expect(try run(["add", "Nothing to do with it."]).status == 0)
+        let travel = try run(["search", "travel", "--from", "last monday"])
+        #expect(travel.status == 0 && travel.stdout.contains("東京タワー") && !travel.stdout.contains("Nothing"), "\(travel.stdout)")
+        let none = try run(["search", "zebra"])
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr == "No entry matches zebra.\n", "\(none.stderr)")
+        let filtered = try run(["search", "zebra", "--tag", "x"])
+        #expect(filtered.stderr == "No entry matches zebra with those filters.\n")
+        let forgot = try run(["import", "jrnl"])
+        #expect(forgot.status == 2 && forgot.stderr.contains("missing the jrnl file to import: quire import jrnl FILE"), "\(forgot.stderr)")
+    }
 }

@@ -91,7 +91,7 @@ struct RecordSchema: Sendable {
     ])
 
     static let entry = RecordSchema(.entry, table: "entries", [
-        ("journal", ["journal_id"], .reference(.journal), .lastWriterWins, false, "journal"),
+        ("journal", ["journal_id"], .reference(.journal), .lastWriterWins, true, "journal"),
         ("title", ["title"], .text, .lastWriterWinsKeepingLoser, true, "title"),
         ("body", ["body"], .text, .lastWriterWinsKeepingLoser, true, "body"),
         ("created", ["created", "created_us"], .instant, .lastWriterWins, false, "created"),
