@@ -75,7 +75,9 @@ enum ObsidianText {
                 }
                 if rest.hasPrefix("[["), out.last != "!", let close = rest.range(of: "]]") {
                     let inner = rest.dropFirst(2)[..<close.lowerBound]
-                    if !inner.isEmpty, !inner.contains("[") {
+                    // `[[x]](url)` is a CommonMark link whose text is "[x]", not a wiki link.
+                    let after = rest[close.upperBound...].first
+                    if !inner.isEmpty, !inner.contains("["), after != "(", after != "[" {
                         out += words(of: inner)
                         rest = rest[close.upperBound...]
                         continue
