@@ -23,7 +23,13 @@ enum PNGPassThrough {
             guard let found = try standIn(at: hit, marker: marker, images: images, handle: handle) else { continue }
             replaced.append(found)
         }
-        guard !replaced.isEmpty else { return }
+        // Every photo drawn must have been found: a cairo that writes its stand-ins otherwise
+        // would ship pages with the grey stand-in where the photo should be, unsaid.
+        let found = Set(replaced.map(\.index))
+        if let missing = images.indices.first(where: { !found.contains($0) }) {
+            throw Failure(reason: "PNG photo \(missing + 1) of \(images.count) was not where cairo should have put it; "
+                          + "this cairo writes images in a way Quire does not know")
+        }
         let last = try PageOrder.trailer(handle, size: size)
         try handle.seekToEnd()
         var offset = size, entries: [(number: Int, offset: UInt64)] = []
