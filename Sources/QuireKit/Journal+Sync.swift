@@ -8,6 +8,8 @@ extension Journal {
     /// Opens the journal's repository for the work of a `Syncer` (sync, restore, verify,
     /// prune, a watch), unlocked as `unlock` says, over connections made as ``connection``
     /// says. Use it for progress, cancelling (`isCancelled`) or several steps on one unlock.
+    /// Its sync, restore, prune and repairing verify take the store's sync lock themselves,
+    /// so no two of them, in any process or thread, ever work on one store at once.
     /// - Throws: `JournalError.noRemote`, `RepositoryError`, `RemoteError`.
     public func syncer(_ unlock: Unlock) throws -> Syncer {
         let connect = try connection.connector(for: try remoteSettings())

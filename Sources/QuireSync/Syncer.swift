@@ -94,6 +94,8 @@ public final class Syncer {
     /// Pull (`PullEngine`), then push (`PushEngine`). The pull's listing of `heads/` comes
     /// first, and confirms the repository.
     public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
         var report = SyncReport()
         let heads = try pull(into: &report, progress: progress)
         try push(heads: heads, into: &report, progress: progress)
@@ -108,6 +110,8 @@ public final class Syncer {
     /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository;
     ///   `SyncError.stale` for a repository older than `notBefore` (the caller discards the store).
     public func restore(notBefore: Date? = nil, progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
         try confirmRepository()
         try beginRestore()
         var report = SyncReport()
@@ -127,6 +131,8 @@ public final class Syncer {
     public func verify(readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         try confirmRepository()
         guard repair else { return try VerifyEngine(self, readData: readData, progress: progress).run() }
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
         let engine = RepairEngine(self, progress: progress)
         try engine.repairOwnLog(heads: try readHeads())
         try engine.repairPacks(onlyOwn: false)
@@ -138,6 +144,8 @@ public final class Syncer {
     /// Repacks packs mostly garbage (`RepackEngine`), writes a snapshot and deletes what no
     /// device needs any more (`PruneEngine`). Call after a sync, so this device's state is current.
     public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
+        let lock = try SyncLock(storeFolder: store.folder)
+        defer { withExtendedLifetime(lock) {} }
         try confirmRepository()
         return try PruneEngine(self, progress: progress).run()
     }

@@ -73,9 +73,61 @@ import Testing
 
     @Test func aSecondSyncOfTheSameStoreIsRefusedWhileOneRuns() throws {
         let journal = try created("a")
-        let held = try SyncLock(storeFolder: journal.store.folder)
+        // Held by another thread (as another process would): refused here.
+        let taken = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
+        let folder = journal.store.folder
+        Thread.detachNewThread {
+            do {
+                let held = try? SyncLock(storeFolder: folder)
+                taken.signal()
+                release.wait()
+                withExtendedLifetime(held) {}
+            }  // given back here, before the main thread hears of it
+            ended.signal()
+        }
+        #expect(taken.wait(timeout: .now() + Hang.limit) == .success)
         #expect { try journal.sync(.cachedKeyOnly) } throws: { ($0 as? SyncError)?.kind == .locked }
-        withExtendedLifetime(held) {}
+        release.signal()
+        #expect(ended.wait(timeout: .now() + Hang.limit) == .success)
+        #expect(throws: Never.self) { try journal.sync(.cachedKeyOnly) }
+    }
+
+    /// An app that drives `Syncer`s itself (progress, cancelling) holds the store's sync lock
+    /// too: two syncers of one store, on two threads, never sync at once. The first is held
+    /// at a named step while the second tries, so nothing here races the clock.
+    @Test func twoSyncersOfOneStoreNeverOverlap() throws {
+        let journal = try created("a")
+        _ = try journal.store.add(NewEntry(title: "written here"))
+        let first = try journal.syncer(.cachedKeyOnly), second = try journal.syncer(.cachedKeyOnly)
+        let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        first.installCheckpoints { point in
+            guard point == .segmentsMade else { return }
+            reached.signal()
+            release.wait()
+        }
+        let outcome = Outcome()
+        nonisolated(unsafe) let running = first  // used by that thread alone until `done`
+        Thread.detachNewThread {
+            do { outcome.set(try running.sync().segmentsPushed) } catch { outcome.set(error) }
+            done.signal()
+        }
+        #expect(reached.wait(timeout: .now() + Hang.limit) == .success, "the first sync reached its segments")
+        #expect { try second.sync() } throws: { ($0 as? SyncError)?.kind == .locked }
+        #expect { try second.prune() } throws: { ($0 as? SyncError)?.kind == .locked }
+        #expect { try journal.sync(.cachedKeyOnly) } throws: { ($0 as? SyncError)?.kind == .locked }
+        release.signal()
+        #expect(done.wait(timeout: .now() + Hang.limit) == .success)
+        #expect(outcome.pushed == 1, "\(String(describing: outcome.error))")
+        #expect(try second.sync().segmentsPushed == 0, "free again once the first is done")
+    }
+
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _pushed: Int?, _error: Error?
+        func set(_ pushed: Int) { lock.withLock { _pushed = pushed } }
+        func set(_ error: Error) { lock.withLock { _error = error } }
+        var pushed: Int? { lock.withLock { _pushed } }
+        var error: Error? { lock.withLock { _error } }
     }
 
     /// Restoring over a journal would point it at another repository: refused before
