@@ -49,6 +49,13 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         self.code = code
     }
 
+    /// A local file `path` could not be read or written (`what` says which), in the system's
+    /// words; a full disk or quota is `.noSpace`.
+    package static func file(_ path: String, _ what: String, errno code: Int32 = errno) -> StoreError {
+        let kind: Kind = code == ENOSPC || code == EDQUOT ? .noSpace : .io
+        return StoreError(kind, path: path, detail: what + (code == 0 ? "" : ": " + String(cString: strerror(code)).lowercased()))
+    }
+
     public var description: String {
         var parts: [String] = []
         if let path {

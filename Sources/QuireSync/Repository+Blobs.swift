@@ -1,4 +1,5 @@
 import Foundation
+import QuireStore
 import QuireCrypto
 import QuireRemote
 
@@ -67,7 +68,7 @@ extension Repository {
         try backend.get(object, range: nil, into: sink)
         try sink.finish(expecting: sha256, blob: id)
         guard rename(temp, destination) == 0 else {
-            throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
+            throw StoreError.file(destination, "cannot write")
         }
     }
 }

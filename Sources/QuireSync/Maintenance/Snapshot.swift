@@ -68,7 +68,7 @@ extension Syncer {
         defer { unlink(temp) }
         guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o600]),
               let out = FileHandle(forWritingAtPath: temp) else {
-            throw RemoteError(.localIO, detail: "cannot write a snapshot in \(store.folder)")
+            throw StoreError.file(store.folder, "cannot write a snapshot here")
         }
         var buffer = Data()
         func line(_ value: JSONValue) throws {

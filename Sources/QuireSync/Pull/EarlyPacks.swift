@@ -1,5 +1,6 @@
 import Foundation
 import QuireRemote
+import QuireStore
 
 /// Packs fetched while the passphrase's key derivation runs, for a device that has merged
 /// nothing yet (a restore, a new device): it will need every attachment, so the link,
@@ -131,12 +132,15 @@ final class EarlyPacks: @unchecked Sendable {
 /// it, gone with the last holder. Written by one thread, read once the writing is over.
 private final class HeldFile: HeldBytes, @unchecked Sendable {
     private let descriptor: Int32
+    /// Where it was made (unlinked since): named in errors.
+    private let path: String
     private(set) var end: Int64 = 0
     var start: Int64 { 0 }
 
     init(path: String) throws {
+        self.path = path
         descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw RemoteError(.localIO, detail: "cannot hold a pack in \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw StoreError.file(path, "cannot hold a pack") }
         unlink(path)
     }
 
@@ -144,14 +148,14 @@ private final class HeldFile: HeldBytes, @unchecked Sendable {
 
     func append(_ data: Data) throws {
         let written = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
-        guard written == data.count else { throw RemoteError(.localIO, detail: "cannot hold a pack: \(String(cString: strerror(errno)))") }
+        guard written == data.count else { throw StoreError.file(path, "cannot hold a pack") }
         end += Int64(written)
     }
 
     func read(_ range: Range<Int64>) throws -> Data {
         var data = Data(count: Int(range.count))
         let got = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(range.lowerBound)) }
-        guard got == range.count else { throw RemoteError(.localIO, detail: "cannot read a held pack: \(String(cString: strerror(errno)))") }
+        guard got == range.count else { throw StoreError.file(path, "cannot read a held pack") }
         return data
     }
 }

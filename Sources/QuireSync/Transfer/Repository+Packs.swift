@@ -50,7 +50,7 @@ extension Repository {
         } restart: { try file.reset(to: $0) }
         try file.finish(expecting: sha256, object: blob.object, blob: blob.id)
         guard rename(temp, destination) == 0 else {
-            throw RemoteError(.localIO, detail: "cannot write \(destination): \(String(cString: strerror(errno)))")
+            throw StoreError.file(destination, "cannot write")
         }
     }
 
@@ -186,7 +186,7 @@ final class HashingFile {
         hasher = SHA256()
         guard length > 0 else { return }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot read \(path) again") }
+        guard fd >= 0 else { throw StoreError.file(path, "cannot read again") }
         defer { close(fd) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
@@ -194,7 +194,7 @@ final class HashingFile {
         while offset < length {
             let n = pread(fd, buffer.baseAddress, Int(min(Int64(buffer.count), length - offset)), off_t(offset))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw RemoteError(.localIO, detail: "cannot read \(path) again") }
+            guard n > 0 else { throw StoreError.file(path, "cannot read again") }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             offset += Int64(n)
         }
