@@ -96,27 +96,15 @@ package struct AudioDecoder: Sendable {
         return " (" + String(line.prefix(200)) + ")"
     }
 
-    /// Runs a short command to its end, reading what it writes.
+    /// Runs a short command to its end, reading what it writes (`ChildProcess`).
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        // What it says on stderr goes to a file (two pipes read one after the other could
-        // block the command); what it writes on stdout is short.
-        let (log, logHandle) = try WorkerEngine.privateLog("quire-ffmpeg")
-        defer { unlink(log) }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = logHandle
-        process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
-        } catch {
-            throw TranscribeError(.noEngine, "\(executable) cannot be started (\(error.localizedDescription))")
+            let finished = try ChildProcess.run(executable, arguments)
+            return (finished.status, finished.outputText, finished.errors)
+        } catch ChildProcess.Failure.cannotStart(let reason) {
+            throw TranscribeError(.noEngine, "\(executable) cannot be started (\(reason))")
+        } catch ChildProcess.Failure.noLog(let reason) {
+            throw TranscribeError(.engineFailed, reason)
         }
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errorText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), errorText)
     }
 }

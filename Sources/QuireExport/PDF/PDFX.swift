@@ -58,36 +58,25 @@ enum PDFX {
                          "-dDownsampleGrayImages=true", "-dGrayImageResolution=300", "-dGrayImageDownsampleThreshold=1.0",
                          "-dColorImageDownsampleType=/Bicubic", "-dGrayImageDownsampleType=/Bicubic",
                          "-dAutoRotatePages=/None", "-sOutputFile=" + output, job, input]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gs)
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": work, "SOURCE_DATE_EPOCH": String(epoch), "LC_ALL": "C"]
-        let log = work + "/gs.log"
-        guard FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let logHandle = FileHandle(forWritingAtPath: log) else { throw ExportError(.io, path: log, detail: "cannot write Ghostscript's log") }
-        defer { try? logHandle.close() }
-        // It says "Page N" on stdout as it goes (and its banner, which is let go).
-        let pages = Pipe()
-        process.standardOutput = pages
-        process.standardError = logHandle
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw ExportError(.io, detail: "Ghostscript (\(gs)) cannot be started: \(error.localizedDescription)") }
-        var pending = Data()
-        while case let chunk = pages.fileHandleForReading.availableData, !chunk.isEmpty {
-            pending.append(chunk)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                pending = Data(pending[pending.index(after: newline)...])
-                if line.hasPrefix("Page "), let number = Int(line.dropFirst(5)) { page(number) }
+        // It says "Page N" on stdout as it goes (and its banner, which is let go); its
+        // complaints go to a log in the book's private folder.
+        let finished: ChildProcess.Finished
+        do {
+            finished = try withoutActuallyEscaping(page) { page in  // used only while it runs
+                try ChildProcess.run(gs, arguments, environment: ["PATH": "/usr/bin:/bin", "TMPDIR": work, "SOURCE_DATE_EPOCH": String(epoch), "LC_ALL": "C"],
+                                     logFolder: work) { line in
+                    if line.hasPrefix("Page "), let number = Int(line.dropFirst(5)) { page(number) }
+                }
             }
+        } catch ChildProcess.Failure.cannotStart(let reason) {
+            throw ExportError(.io, detail: "Ghostscript (\(gs)) cannot be started: \(reason)")
+        } catch {
+            throw ExportError(.io, path: work, detail: "cannot write Ghostscript's log")
         }
-        process.waitUntilExit()
-        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         // Ghostscript makes a plain PDF instead when something is not allowed in PDF/X; that
         // is not what was asked for.
-        if process.terminationStatus != 0 || said.contains("reverting to normal PDF") {
-            let line = said.split(whereSeparator: \.isNewline).first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? "exit status \(process.terminationStatus)"
-            throw ExportError(.io, detail: "Ghostscript could not make the PDF/X file: " + String(line.prefix(200)))
+        if finished.status != 0 || finished.errors.contains("reverting to normal PDF") {
+            throw ExportError(.io, detail: "Ghostscript could not make the PDF/X file: " + (finished.firstError ?? "exit status \(finished.status)"))
         }
         try stableIdentifier(in: output)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireStore
 
 /// `quire sync --watch` for one store as a systemd user service: the unit, its place
@@ -137,29 +138,12 @@ package struct UserService {
                       lastSync: try store.lastSync(), lastFailure: try store.lastSyncFailure())
     }
 
-    /// Runs systemctl quietly; its exit status, or nil when it cannot be started.
+    /// Runs systemctl quietly (`ChildProcess`); its exit status, or nil when it cannot be started.
     private func run(_ arguments: [String]) -> Int32? {
-        guard let process = start(arguments, output: nil) else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? ChildProcess.run("/usr/bin/env", [systemctl] + arguments))?.status
     }
 
     private func output(_ arguments: [String]) -> String? {
-        let pipe = Pipe()
-        guard let process = start(arguments, output: pipe) else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private func start(_ arguments: [String], output: Pipe?) -> Process? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [systemctl] + arguments
-        process.standardOutput = output ?? FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        return process
+        (try? ChildProcess.run("/usr/bin/env", [systemctl] + arguments))?.outputText
     }
 }
