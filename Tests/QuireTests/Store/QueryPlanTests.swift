@@ -1,0 +1,106 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import QuireExport
+@testable import QuireKit
+@testable import QuireStore
+
+/// Every statement sync, restore, search and the exports run, caught as SQLite runs it and
+/// asked for its plan (EXPLAIN QUERY PLAN) on a store of a few thousand entries: none reads
+/// a whole table of the journal where an index should find its rows. A scan that creeps in
+/// grows a step with the journal (100,000 entries: seconds where it was milliseconds); this
+/// finds it by the plan, never by the clock. Statements meant to read everything (the
+/// exports, a snapshot, a restore's index rebuild) are the named exceptions.
+@Suite struct QueryPlanTests {
+    /// The SQL each connection prepared and stepped, as written (parameters unbound).
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var sql: Set<String> = []
+        func add(_ text: String) { _ = lock.withLock { sql.insert(text) } }
+        var all: [String] { lock.withLock { sql.sorted() } }
+    }
+
+    static func watch(_ store: Store, into seen: Seen) {
+        let context = Unmanaged.passUnretained(seen).toOpaque()
+        sqlite3_trace_v2(store.database.handle, UInt32(SQLITE_TRACE_STMT), { _, context, statement, _ in
+            guard let context, let statement, let text = sqlite3_sql(OpaquePointer(statement)) else { return 0 }
+            Unmanaged<Seen>.fromOpaque(context).takeUnretainedValue().add(String(cString: text))
+            return 0
+        }, context)
+    }
+
+    /// The journal's tables that grow with it. (The outbox holds what is not pushed yet, read
+    /// whole by every push; `sent_segments` this device's segments until a prune, likewise.)
+    static let growing = ["entries", "media", "field_clocks", "revisions", "superseded", "entry_tags", "blobs", "journals", "device_names"]
+
+    /// Statements that read a whole table on purpose, by a piece of their text.
+    static let wholeTableReads = [
+        "FROM field_clocks c\n            JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device\n            ORDER BY c.record",  // a snapshot
+        "FROM revisions r JOIN devices d ON d.num = r.device\n            ORDER BY r.record",  // a snapshot's kept revisions
+        "FROM superseded s JOIN devices d ON d.num = s.device\n            ORDER BY s.record",  // a snapshot's ancestry
+        "INSERT INTO search (rowid, title, body, transcripts, tags, place)\n                SELECT rowid",  // a restore's one index build
+        "SELECT count(*) FROM entries WHERE deleted = 0",  // how many entries there are (status, an export's total)
+    ]
+
+    /// The plan's lines for `sql`, parameters bound to NULL.
+    static func plan(_ sql: String, in store: Store) -> [String]? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(store.database.handle, "EXPLAIN QUERY PLAN " + sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        var lines: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            if let detail = sqlite3_column_text(statement, 3) { lines.append(String(cString: detail)) }
+        }
+        return lines
+    }
+
+    /// "SCAN entries" without an index, on a table that grows: the step reads every row.
+    static func scans(_ plan: [String]) -> [String] {
+        plan.filter { line in
+            guard line.hasPrefix("SCAN "), !line.contains(" USING ") else { return false }
+            let table = line.dropFirst(5).split(separator: " ").first.map(String.init) ?? ""
+            return growing.contains(table)
+        }
+    }
+
+    @Test func noStepScansATableItShouldSeek() throws {
+        let dir = TempDir()
+        let folder = try VariedJournal.make(in: dir, generated: 2500)
+        let seen = Seen()
+        let journal = try Journal(folder: folder)
+        Self.watch(journal.store, into: seen)
+        // Sync: a first push of everything, an edit, a sync that sends it.
+        try journal.setRemote(RemoteAddress(url: "file://" + dir.path + "/repository"))
+        try journal.createRepository(passphrase: try secret("pw"), cost: testCost)
+        try journal.sync(.cachedKeyOnly)
+        let some = try #require(try journal.store.entries().dropFirst(100).first)
+        try journal.store.edit(entryID: some.id, EntryEdit(title: "Changed", addTags: ["new"]))
+        try journal.sync(.cachedKeyOnly)
+        try journal.sync(.cachedKeyOnly)  // nothing to do
+        try journal.prune(.cachedKeyOnly)
+        // Search: words, a prefix, a phrase, a filter.
+        for query in ["day", "Долг*", "\"long day\"", "東京"] { _ = try journal.store.search(query) }
+        _ = try journal.store.search("day", filter: EntryFilter(tags: ["voice"]))
+        // The exports (the PDF of one month: the same statements, fewer pages).
+        try journal.store.exportJSON(to: dir.path + "/dump")
+        try journal.exportMarkdown(to: dir.path + "/md")
+        try journal.exportBook(to: dir.path + "/book.epub")
+        var pdf = PDFOptions()
+        pdf.filter = EntryFilter(from: Timestamp(rfc3339: "2025-07-01T00:00:00Z"), to: Timestamp(rfc3339: "2025-07-31T23:59:59Z"))
+        try journal.exportPDF(to: dir.path + "/book.pdf", options: pdf)
+        // A restore elsewhere, watched too.
+        let restored = try Journal(folder: dir.path + "/restored", create: true)
+        Self.watch(restored.store, into: seen)
+        try restored.restore(from: RemoteAddress(url: "file://" + dir.path + "/repository"), .cachedKeyOr(passphrase: { try secret("pw") }))
+
+        let statements = seen.all
+        #expect(statements.count > 40, "the watch saw the work: \(statements.count) statements")
+        var problems: [String] = []
+        for sql in statements where !Self.wholeTableReads.contains(where: { sql.contains($0) }) {
+            guard let plan = Self.plan(sql, in: journal.store) else { continue }  // not plannable here (temp tables, pragmas)
+            let scans = Self.scans(plan)
+            if !scans.isEmpty { problems.append(scans.joined(separator: "; ") + "  ←  " + sql.split(whereSeparator: \.isNewline).joined(separator: " ")) }
+        }
+        #expect(problems.isEmpty, "\(problems.count) statements scan a growing table:\n\(problems.joined(separator: "\n"))")
+    }
+}
