@@ -81,7 +81,7 @@ package struct CoverSpread {
             try draw(on: canvas, image: image)
             canvas.endPage()
             try canvas.finish()
-            try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) })
+            try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) }, neutralInk: true)
             try PDFX.convert(temp, to: finished, settings: print, title: options.title, epoch: Self.epoch, work: work.path)
             return try OutputFolder.publish(finished, as: path, in: folder)
         } catch {

@@ -116,7 +116,7 @@ package struct PDFExporter {
             try canvas.finish()
             let geometry = PageGeometry(options.pageSize, rightToLeft: language.isRightToLeft)
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft,
-                                   boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) })
+                                   boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) }, neutralInk: print != nil)
             try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, in: temp)
             var finished = temp
             if let print {

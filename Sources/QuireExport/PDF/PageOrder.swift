@@ -20,8 +20,10 @@ enum PageOrder {
     /// Moves the last `count` pages of the PDF at `path` to just after page `after`; with
     /// `boxes`, gives the page at each position (1 = the first, in the new order) the boxes
     /// it returns in place of its `/MediaBox`.
+    /// With `neutralInk` (a print file), each page's content stream goes in the same update
+    /// with its neutral colours written as grey (`NeutralInk`).
     static func moveLast(_ count: Int, toAfter after: Int, in path: String, rightToLeft: Bool = false,
-                         boxes: ((_ position: Int) -> String)? = nil) throws {
+                         boxes: ((_ position: Int) -> String)? = nil, neutralInk: Bool = false) throws {
         guard count > 0 || rightToLeft || boxes != nil else { return }
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(reason: "cannot open it") }
         defer { try? handle.close() }
@@ -70,9 +72,53 @@ enum PageOrder {
                 update += "\(number) 0 obj\n" + body + "\nendobj\n"
             }
         }
-        update += closing(entries, at: size + UInt64(update.utf8.count), after: last)
+        var bytes = Data(update.utf8)
+        if neutralInk {
+            for kid in kids {
+                guard let number = Int(kid.split(separator: " ").first ?? ""),
+                      let contents = value(of: "Contents", in: try object(number, xref: xrefOffset, handle: handle)),
+                      let streamNumber = Int(contents.split(separator: " ").first ?? ""), contents.hasSuffix(" R") else {
+                    throw Failure(reason: "a page without one content stream")
+                }
+                guard let grey = NeutralInk.gray(try NeutralInk.inflate(try streamBytes(streamNumber, xref: xrefOffset, handle: handle))) else { continue }
+                let packed = try NeutralInk.deflate(grey)
+                entries.append((streamNumber, size + UInt64(bytes.count)))
+                bytes.append(Data("\(streamNumber) 0 obj\n<< /Length \(packed.count) /Filter /FlateDecode >>\nstream\n".utf8))
+                bytes.append(contentsOf: packed)
+                bytes.append(Data("\nendstream\nendobj\n".utf8))
+            }
+        }
+        bytes.append(Data(closing(entries, at: size + UInt64(bytes.count), after: last).utf8))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data(update.utf8))
+        try handle.write(contentsOf: bytes)
+    }
+
+    /// The raw (still encoded) bytes of stream object `number`: its `/Length` of them (a
+    /// number, or another object holding it, as cairo writes) after `stream`.
+    private static func streamBytes(_ number: Int, xref: UInt64, handle: FileHandle) throws -> [UInt8] {
+        let offset = try offset(of: number, xref: xref, handle: handle)
+        try handle.seek(toOffset: offset)
+        let head = try handle.read(upToCount: 512) ?? Data()
+        guard let marker = head.range(of: Data("stream".utf8)) else { throw Failure(reason: "object \(number) is not a stream") }
+        let dictionary = String(decoding: head[..<marker.lowerBound], as: UTF8.self)
+        guard dictionary.hasPrefix("\(number) 0 obj"), let length = value(of: "Length", in: dictionary) else {
+            throw Failure(reason: "stream \(number) has no length")
+        }
+        var count: Int?
+        if length.hasSuffix(" R"), let lengthNumber = Int(length.split(separator: " ").first ?? "") {
+            let holder = try object(lengthNumber, xref: xref, handle: handle)
+            count = holder.split(whereSeparator: \.isWhitespace).dropFirst(3).first.flatMap { Int($0) }
+        } else {
+            count = Int(length)
+        }
+        // The data starts after `stream` and its end of line (CR LF or LF).
+        var start = marker.upperBound - head.startIndex
+        if start < head.count, head[head.startIndex + start] == 0x0D { start += 1 }
+        if start < head.count, head[head.startIndex + start] == 0x0A { start += 1 }
+        guard let count, count >= 0, count < 1 << 30 else { throw Failure(reason: "stream \(number) has an unreadable length") }
+        try handle.seek(toOffset: offset + UInt64(start))
+        guard let data = try handle.read(upToCount: count), data.count == count else { throw Failure(reason: "stream \(number) is cut short") }
+        return [UInt8](data)
     }
 
     /// The page count of a print file (one cross-reference table, as Ghostscript writes it)
@@ -134,6 +180,18 @@ enum PageOrder {
 
     /// The text of object `number` (from `N 0 obj` to `endobj`), found through the table at `xref`.
     private static func object(_ number: Int, xref: UInt64, handle: FileHandle) throws -> String {
+        try handle.seek(toOffset: try offset(of: number, xref: xref, handle: handle))
+        var text = ""
+        while !text.contains("endobj") {
+            guard let chunk = try handle.read(upToCount: 65_536), !chunk.isEmpty else { throw Failure(reason: "object \(number) never ends") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard text.hasPrefix("\(number) 0 obj"), let end = text.range(of: "endobj") else { throw Failure(reason: "object \(number) is not where the table says") }
+        return String(text[..<end.lowerBound])
+    }
+
+    /// Where object `number` starts, as the cross-reference table at `xref` says.
+    private static func offset(of number: Int, xref: UInt64, handle: FileHandle) throws -> UInt64 {
         try handle.seek(toOffset: xref)
         let head = String(decoding: try handle.read(upToCount: 64) ?? Data(), as: UTF8.self)
         let lines = head.split(separator: "\n")
@@ -147,14 +205,7 @@ enum PageOrder {
         guard let entry = try handle.read(upToCount: 20), let offset = UInt64(String(decoding: entry.prefix(10), as: UTF8.self)) else {
             throw Failure(reason: "a damaged table entry")
         }
-        try handle.seek(toOffset: offset)
-        var text = ""
-        while !text.contains("endobj") {
-            guard let chunk = try handle.read(upToCount: 65_536), !chunk.isEmpty else { throw Failure(reason: "object \(number) never ends") }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard text.hasPrefix("\(number) 0 obj"), let end = text.range(of: "endobj") else { throw Failure(reason: "object \(number) is not where the table says") }
-        return String(text[..<end.lowerBound])
+        return offset
     }
 
     /// The value after `/key` in a dictionary's text: a number, or `N G R`.

@@ -114,6 +114,35 @@ import Testing
         #expect(intent != nil)
     }
 
+    /// A CMYK interior sets its text on the black plate alone: the neutral colours cairo writes
+    /// as RGB (`0 0 0 rg`) reach Ghostscript as grey, never as four-ink rich black; the
+    /// photos keep their colour.
+    @Test(.enabled(if: tools))
+    func aCMYKInteriorPrintsItsTextInBlackInkAlone() throws {
+        let (run, book) = try export([], to: "cmyk.pdf")
+        try #require(run.status == 0, "\(run.stderr)")
+        let plain = dir.path + "/cmyk-plain.pdf"
+        _ = try ExternalTool.run("qpdf", ["--qdf", "--object-streams=disable", book, plain])
+        let text = String(decoding: try #require(FileManager.default.contents(atPath: plain)), as: UTF8.self)
+        let operators = text.split(whereSeparator: \.isNewline).map { $0.split(separator: " ") }
+        func numbers(_ words: [Substring]) -> [Double] { words.dropLast().compactMap { Double($0) } }
+        let fourInk = operators.filter { ($0.last == "k" || $0.last == "K") && numbers($0).count == 4 }.map(numbers)
+        // A neutral made CMYK has cyan, magenta and yellow nearly equal and all present.
+        let richBlack = fourInk.filter { $0[0] > 0.3 && abs($0[0] - $0[1]) < 0.1 && abs($0[1] - $0[2]) < 0.1 }
+        #expect(richBlack.isEmpty, "neutrals in four inks: \(richBlack.prefix(3))")
+        #expect(operators.contains { $0.count == 2 && $0[1] == "g" && $0[0] == "0" }, "black text as grey 0")
+        #expect(text.contains("/DeviceCMYK") || text.contains("/ICCBased"), "the photos are still in colour")
+    }
+
+    @Test func neutralColoursBecomeGreyAndNothingElseChanges() throws {
+        let stream = Array("q 0 0 0 rg BT /f-0-0 9.5 Tf 0.35 0.35 0.35 RG 0.1 0.24 0.48 rg 1 1 1 rg (0 0 0 rgx) Tj 10 0 0 rg ET Q 5 0 0 0 rg".utf8)
+        let grey = try #require(NeutralInk.gray(stream))
+        #expect(String(decoding: grey, as: UTF8.self)
+                == "q 0 g BT /f-0-0 9.5 Tf 0.35 G 0.1 0.24 0.48 rg 1 g (0 0 0 rgx) Tj 10 0 0 rg ET Q 5 0 g")
+        #expect(NeutralInk.gray(Array("0.1 0.2 0.3 rg".utf8)) == nil)
+        #expect(try NeutralInk.inflate(try NeutralInk.deflate(stream)) == stream)
+    }
+
     @Test(.enabled(if: tools))
     func withoutGhostscriptThePrintFileIsRefusedInOneLineAndNothingIsWritten() throws {
         let (run, book) = try export([], to: "none.pdf", environment: ["PATH": dir.path])
