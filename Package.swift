@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers of DESIGN.md, each its own target so the compiler enforces who may import whom:
-// Store → (Crypto → Remote → Sync, Import, Export) → Kit → CLI. Only one file per layer imports its C module.
+// Support → Store → (Crypto → Remote → Sync, Import, Export, Transcribe) → Kit → CLI.
+// A C library is reached through its own system-library target, by as few files as can.
 let package = Package(
     name: "Quire",
     products: [

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection. The only file (with `Statement.swift` and `FTSTokenizer+Register`)
-/// that talks to the C API; everything above sees Swift types and `StoreError`.
+/// One SQLite connection. With the other files of `SQLite/` (`Statement`, the SQL functions,
+/// the FTS5 tokenizer's registration), the only code that talks to SQLite's C API;
+/// everything above sees Swift types and `StoreError`.
 final class Database {
     let handle: OpaquePointer
     let path: String
