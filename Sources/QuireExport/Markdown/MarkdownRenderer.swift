@@ -53,23 +53,27 @@ package enum MarkdownRenderer {
         guard let document = cmark_parser_finish(parser) else { return nil }
         defer { cmark_node_free(document) }
         showRawHTMLAsText(document)
-        cmark_consolidate_text_nodes(document)
-        ObsidianTree.markHighlights(document)
-        ObsidianTree.makeCallouts(document)
-        if mayHoldReferences(markdown) {
+        // Obsidian's marks, where the text has any: most entries have none, and these walk the tree.
+        if holds("==", in: shown) {
+            cmark_consolidate_text_nodes(document)
+            ObsidianTree.markHighlights(document)
+        }
+        if holds("[!", in: shown) { ObsidianTree.makeCallouts(document) }
+        if holds("quire:", in: markdown) {
             resolveReferences(document, resolve, entryLink)
         }
         return body(document, parser)
     }
 
-    /// Whether `text` holds `quire:` (both reference prefixes start so), by a byte search:
-    /// Foundation's `contains` folds the whole text first, and this runs for every entry.
-    private static func mayHoldReferences(_ text: String) -> Bool {
-        let needle: [UInt8] = Array("quire:".utf8)
+    /// Whether `text` holds `needle` (`quire:`, which both reference prefixes start with; an
+    /// Obsidian mark), by a byte search: Foundation's `contains` folds the whole text first,
+    /// and this runs for every entry.
+    static func holds(_ needle: String, in text: String) -> Bool {
+        let needle = Array(needle.utf8)
         var text = text
         return text.withUTF8 { bytes in
-            guard bytes.count >= needle.count else { return false }
-            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            guard let first = needle.first, bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == first {
                 if (1..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
             }
             return false

@@ -6,7 +6,7 @@
 /// it was; highlights and callouts are made in the parsed tree (`MarkdownRenderer`).
 enum ObsidianText {
     static func forBook(_ markdown: String) -> String {
-        guard markdown.contains("%%") || markdown.contains("[[") else { return markdown }
+        guard MarkdownRenderer.holds("%%", in: markdown) || MarkdownRenderer.holds("[[", in: markdown) else { return markdown }
         var out = ""
         out.reserveCapacity(markdown.utf8.count)
         var inComment = false

@@ -9,8 +9,8 @@ enum ObsidianTree {
     /// Pairs `==` in the text of every node: the first with the next among the same parent's
     /// text, opening before a non-space and closing after one. An unpaired one stays text.
     static func markHighlights(_ document: OpaquePointer) {
-        let texts = MarkdownRenderer.nodes(of: [CMARK_NODE_TEXT], in: document)
-        guard texts.contains(where: { MarkdownRenderer.literal($0).contains("==") }) else { return }
+        let texts = MarkdownRenderer.nodes(of: [CMARK_NODE_TEXT], in: document).filter { MarkdownRenderer.holds("==", in: MarkdownRenderer.literal($0)) }
+        guard !texts.isEmpty else { return }
         var parents: [OpaquePointer] = []
         for text in texts {
             guard let parent = cmark_node_parent(text), !parents.contains(parent) else { continue }
