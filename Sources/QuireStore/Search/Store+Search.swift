@@ -47,13 +47,17 @@ extension Store {
             || (0xAC00...0xD7AF).contains($0.value) } ? 40 : 16
         // Rank first, then make snippets for the page of results only: SQLite would otherwise
         // compute a snippet (re-tokenising the text) for every match before sorting.
+        // Without a filter the best rows are ranked from the index alone: joining every match
+        // to its entry and journal first cost 4× the ranking itself at 100,000 entries.
+        let best = conditions.isEmpty
+            ? "SELECT rowid FROM search WHERE search MATCH ?1"
+            : "SELECT s.rowid FROM search s JOIN entries e ON e.rowid = s.rowid JOIN journals j ON j.id = e.journal_id WHERE search MATCH ?1" + conditions
         return try database.prepare("""
             SELECT e.id, e.created, e.created_us, e.title, e.body,
                    snippet(search, -1, char(1), char(2), '…', \(tokens))
             FROM search JOIN entries e ON e.rowid = search.rowid
             WHERE search MATCH ?1 AND search.rowid IN (
-                SELECT s.rowid FROM search s JOIN entries e ON e.rowid = s.rowid JOIN journals j ON j.id = e.journal_id
-                WHERE search MATCH ?1\(conditions) ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) LIMIT \(max(1, limit)))
+                \(best) ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) LIMIT \(max(1, limit)))
             ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0), e.created_us DESC
             """).rows([.text(match)] + values) { row in
             let created = Timestamp(rfc3339: row.text(1)) ?? Timestamp(microseconds: row.int(2), offsetSeconds: 0)
@@ -66,3 +70,4 @@ extension Store {
         }
     }
 }
+
