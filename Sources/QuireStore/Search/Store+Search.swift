@@ -45,29 +45,35 @@ extension Store {
         // of them needs more tokens to show as much text.
         let tokens = query.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) || (0x3400...0x9FFF).contains($0.value)
             || (0xAC00...0xD7AF).contains($0.value) } ? 40 : 16
-        // Rank first, then make snippets for the page of results only: SQLite would otherwise
-        // compute a snippet (re-tokenising the text) for every match before sorting.
-        // Without a filter the best rows are ranked from the index alone: joining every match
-        // to its entry and journal first cost 4× the ranking itself at 100,000 entries.
-        let best = conditions.isEmpty
-            ? "SELECT rowid FROM search WHERE search MATCH ?1"
-            : "SELECT s.rowid FROM search s JOIN entries e ON e.rowid = s.rowid JOIN journals j ON j.id = e.journal_id WHERE search MATCH ?1" + conditions
-        return try database.prepare("""
-            SELECT e.id, e.created, e.created_us, e.title, e.body,
-                   snippet(search, -1, char(1), char(2), '…', \(tokens))
-            FROM search JOIN entries e ON e.rowid = search.rowid
-            WHERE search MATCH ?1 AND search.rowid IN (
-                \(best) ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) LIMIT \(max(1, limit)))
-            ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0), e.created_us DESC
-            """).rows([.text(match)] + values) { row in
-            let created = Timestamp(rfc3339: row.text(1)) ?? Timestamp(microseconds: row.int(2), offsetSeconds: 0)
-            var title = row.text(3)
-            if title.isEmpty {
-                title = Entry(id: "", journal: "", title: "", body: row.text(4), created: created, modified: created,
-                              tags: [], starred: false, location: nil, media: []).displayTitle
-            }
-            return SearchHit(id: row.text(0), created: created, title: title, snippet: row.text(5))
+        // Rank first, from the index, then read each of the page's rows by its rowid with its
+        // snippet. In one statement (`rowid IN (ranked)`) FTS5 walked every match a second
+        // time, and computed a snippet (re-tokenising the text) for every match before
+        // sorting. Without a filter the ranking needs no join: joining every match to its
+        // entry and journal first cost 4× the ranking itself at 100,000 entries.
+        let ranking = conditions.isEmpty
+            ? "SELECT rowid, bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) FROM search WHERE search MATCH ?1"
+            : "SELECT s.rowid, bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) FROM search s JOIN entries e ON e.rowid = s.rowid JOIN journals j ON j.id = e.journal_id WHERE search MATCH ?1" + conditions
+        let ranked = try database.prepare(ranking + " ORDER BY bm25(search, 4.0, 1.0, 1.0, 2.0, 1.0) LIMIT \(max(1, limit))")
+            .rows([.text(match)] + values) { ($0.int(0), $0.double(1)) }
+        let row = try database.cached("""
+            SELECT e.id, e.created, e.created_us, e.title, e.body, snippet(search, -1, char(1), char(2), '…', \(tokens))
+            FROM search JOIN entries e ON e.rowid = search.rowid WHERE search MATCH ?1 AND search.rowid = ?2
+            """)
+        var hits: [(hit: SearchHit, score: Double, created: Int64)] = []
+        for (rowid, score) in ranked {
+            guard let found = try row.first([.text(match), .integer(rowid)], { row -> (SearchHit, Int64) in
+                let created = Timestamp(rfc3339: row.text(1)) ?? Timestamp(microseconds: row.int(2), offsetSeconds: 0)
+                var title = row.text(3)
+                if title.isEmpty {
+                    title = Entry(id: "", journal: "", title: "", body: row.text(4), created: created, modified: created,
+                                  tags: [], starred: false, location: nil, media: []).displayTitle
+                }
+                return (SearchHit(id: row.text(0), created: created, title: title, snippet: row.text(5)), row.int(2))
+            }) else { continue }
+            hits.append((found.0, score, found.1))
         }
+        // Best first; among equals, the newest.
+        return hits.sorted { $0.score != $1.score ? $0.score < $1.score : $0.created > $1.created }.map(\.hit)
     }
 }
 
