@@ -78,7 +78,7 @@ final class Context {
     }
 
     /// Asks a yes-or-no question on the terminal; true only for an answer starting with y.
-    /// Nil when standard input is not a terminal (a script must say `--yes`).
+    /// Nil when standard input is not a terminal: there is no one to ask.
     func confirm(_ question: String) -> Bool? {
         guard isatty(STDIN_FILENO) == 1 else { return nil }
         FileHandle.standardError.write(Data((TerminalText.escaped(question) + " [y/N] ").utf8))

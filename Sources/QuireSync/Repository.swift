@@ -71,18 +71,14 @@ public final class Repository {
     }
 
     /// Throws `.alreadyExists` when `backend` holds a repository, and the backend's error
-    /// when it cannot be reached or listed.
-    /// A repository folder not there yet is made now (with its `keys` folder, which
-    /// `initialize` makes anyway), so a URL under a folder the server lacks is named before
-    /// anything else is asked.
+    /// when it cannot be reached or listed. The repository's `keys` folder is made now (as
+    /// `initialize` would), so a URL under a folder the server lacks is named before anything
+    /// else is asked.
     package static func checkFree(_ backend: Backend) throws {
-        do {
-            if try backend.list("").contains(where: { $0.name == configPath }) {
-                throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
-            }
-        } catch let error as RemoteError where error.kind == .notFound {
-            try backend.makeFolder(keysFolder)
+        if try configExists(backend) {
+            throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }
+        try backend.makeFolder(keysFolder)
     }
 
     private static func configExists(_ backend: Backend) throws -> Bool {

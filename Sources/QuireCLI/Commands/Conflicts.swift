@@ -12,11 +12,11 @@ struct ConflictsCommand: Command {
         When two machines change the same text field (title, body, transcript) before syncing,
         the later write wins and the other is kept here, never dropped. The list shows each
         kept version against the text now, line by line (+ the kept one's lines, - the
-        text's), naming machines by the names `quire device name` gave them. An edit made on top of
-        another is never a conflict, whatever order the machines sync in. Keeping one makes
-        it the text and lists the version it replaced here in its place; dismissing one lets
-        the text stand. Both sync: your other machines list the same. ID is the conflict's id (the
-        first 8 or more of its characters), as the list shows it.
+        text's), naming machines by the names `quire device name` gave them. An edit made
+        on top of another is never a conflict, whatever order the machines sync in. Keeping
+        one makes it the text and lists the version it replaced here in its place;
+        dismissing one lets the text stand. Both sync: your other machines list the same.
+        ID is the conflict's id (the first 8 or more of its characters), as the list shows it.
         """
     static let options: [OptionSpec] = [
         OptionSpec.flag("json", "a JSON array of {\"conflict\", \"record\", \"id\", \"field\", \"value\", \"device\", \"device_name\",\n\"current\", \"current_device\"}").only(""),

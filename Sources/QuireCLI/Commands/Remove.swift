@@ -9,8 +9,8 @@ struct RemoveCommand: Command {
 
         ID is an entry id (the entry and its attachments go) or an attachment id (only it goes),
         or a unique prefix of 8 or more characters. On a terminal it names what will go and
-        asks first (--yes does not ask); without one it does not ask. It then says what went. Deletions sync to your other
-        machines.
+        asks first (--yes does not ask); without one it does not ask. It then says what
+        went. Deletions sync to your other machines.
         """
     static let options: [OptionSpec] = [.flag("yes", "delete without asking on a terminal").short("y")]
 
@@ -44,7 +44,6 @@ struct RemoveCommand: Command {
             }
         }
         try remove()
-        let told = "Deleted " + what
-        context.printError(told + (try store.remoteSettings() != nil ? "; the deletion reaches your other machines at the next sync." : "."))
+        context.printError("Deleted " + what + (try store.remoteSettings() != nil ? "; the deletion reaches your other machines at the next sync." : "."))
     }
 }
