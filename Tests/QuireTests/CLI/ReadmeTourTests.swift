@@ -59,25 +59,7 @@ struct ReadmeTourTests {
         var entry = "", attachment = ""
 
         func bash(_ line: String) throws -> QuireRun {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", line]
-            process.currentDirectoryURL = URL(fileURLWithPath: work)
-            process.environment = environment
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let errData = DataBox()
-            let group = DispatchGroup()
-            group.enter()
-            DispatchQueue.global().async { errData.set(err: err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            group.wait()
-            process.waitUntilExit()
-            return QuireRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                            stderr: String(decoding: errData.err, as: UTF8.self))
+            try QuireBinary.run(["-c", line], environment: environment, cwd: work, executable: "/bin/bash")
         }
 
         let lines = try Self.tourLines()
