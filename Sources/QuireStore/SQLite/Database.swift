@@ -44,7 +44,8 @@ final class Database {
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
         guard log == 0 else {
             throw StoreError(.unreadable, path: path, detail: "cannot be read here: its latest changes are in \(path)-wal, "
-                             + "which this user may not share; copy the store folder somewhere you may write and open the copy")
+                             + "which cannot be read without writing beside it (this user may not write there, or the disk is full); "
+                             + "free some space, or copy the store folder somewhere you may write and open the copy")
         }
         let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#"))) ?? path
         return try open("file:" + encoded + "?immutable=1", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
