@@ -53,7 +53,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// words; a full disk or quota is `.noSpace`.
     package static func file(_ path: String, _ what: String, errno code: Int32 = errno) -> StoreError {
         let kind: Kind = code == ENOSPC || code == EDQUOT ? .noSpace : .io
-        return StoreError(kind, path: path, detail: what + (code == 0 ? "" : ": " + String(cString: strerror(code)).lowercased()))
+        return StoreError(kind, path: path, detail: what + (code == 0 ? "" : ": " + FileIO.errnoText(code)))
     }
 
     public var description: String {

@@ -38,8 +38,7 @@ struct SearchCommand: Command {
             return
         }
         if hits.isEmpty {
-            let filtered = !filter.journals.isEmpty || !filter.tags.isEmpty || filter.from != nil || filter.to != nil
-            context.printError("No entry matches \(query)" + (filtered ? " with those filters." : "."))
+            context.printError("No entry matches \(query)" + (filter.isEmpty ? "." : " with those filters."))
             return
         }
         let (open, close) = context.stdoutIsTerminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")

@@ -83,8 +83,3 @@ package struct BookContents {
         try BookLanguage.choose(requested: requested, votes: languageVotes, entries: entryCount)
     }
 }
-
-extension EntryFilter {
-    /// True when the filter selects every entry.
-    var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil }
-}

@@ -157,6 +157,9 @@ public struct EntryFilter: Sendable {
     /// ("on this day": `EntryFilter.onThisDay()`).
     public var monthDay: String?
 
+    /// True when the filter selects every entry.
+    public var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil && !starredOnly && monthDay == nil }
+
     public init(journals: [String] = [], tags: [String] = [], from: Timestamp? = nil, to: Timestamp? = nil) {
         self.journals = journals
         self.tags = tags
