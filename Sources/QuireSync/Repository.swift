@@ -24,7 +24,7 @@ public final class Repository {
     /// uncompressed ones are still read.
     ///
     /// A device that synced here before reads this file only when `heads/` does not show a
-    /// log it wrote or merged, or shows a name it does not know (`Syncer.confirmRepository`). So a format
+    /// log it wrote or merged, or shows a name it does not know (`Heads.confirm`). So a format
     /// that a Quire of this one's must not write into also leaves a name in `heads/` that is
     /// not a head (`format.4`, say): this Quire then reads the format here and says
     /// "upgrade Quire".
@@ -57,7 +57,7 @@ public final class Repository {
         let config = try JSONEncoder().encode(Config(format: format, id: id))
         // The folders every device writes into, made once here, so no device's first sync
         // spends round trips finding them missing.
-        for folder in [Syncer.headsFolder, LogSegment.folder, Pack.folder] { try backend.makeFolder(folder) }
+        for folder in [Heads.folder, LogSegment.folder, Pack.folder] { try backend.makeFolder(folder) }
         do {
             try backend.publishData(configPath, config)
         } catch let error as RemoteError where error.kind == .exists {

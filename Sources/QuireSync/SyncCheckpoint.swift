@@ -1,5 +1,5 @@
 /// The named points a sync, restore or prune passes, for tests: a test hears them in
-/// `Syncer.checkpoint` (to hold or refuse a transfer there), or has the `quire` process
+/// `SyncContext.checkpoint` (to hold or refuse a transfer there), or has the `quire` process
 /// killed at the N-th time it passes one (`QUIRE_CRASH_AT=NAME[:N]`), proving that every
 /// step can be interrupted and the next run converges. A name that is not here is refused,
 /// so a test can never wait on a point the code does not have.

@@ -41,6 +41,6 @@ extension SyncError {
     /// The server refused a body of `size` bytes and Quire cannot make its objects smaller.
     static func bodyLimit(_ size: Int64, _ error: RemoteError) -> SyncError {
         SyncError(.tooLarge, object: error.path,
-                  detail: "the server refuses request bodies of \(ByteCount.text(size)) (HTTP 413) and Quire needs at least \(ByteCount.text(Syncer.smallestObjectLimit))")
+                  detail: "the server refuses request bodies of \(ByteCount.text(size)) (HTTP 413) and Quire needs at least \(ByteCount.text(BlobUploads.smallestObjectLimit))")
     }
 }

@@ -69,11 +69,12 @@ extension Syncer {
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
         let syncer = Syncer(store: store, repository: repository)
-        syncer.repositoryConfirmed = confirmed
-        syncer.workerBackends = try workerBackends + (workerBackends.count..<max(0, workers)).map { _ in try connect() }
-        syncer.earlySegments = early
-        syncer.earlyPacks = packs
-        if let packs { syncer.downloadMeter.add(packs.bytesHeld) }
+        let context = syncer.context
+        context.repositoryConfirmed = confirmed
+        context.workerBackends = try workerBackends + (workerBackends.count..<max(0, workers)).map { _ in try connect() }
+        context.earlySegments = early
+        context.earlyPacks = packs
+        if let packs { context.downloadMeter.add(packs.bytesHeld) }
         return syncer
     }
 }

@@ -17,6 +17,19 @@ public struct SyncReport: Equatable, Sendable {
     /// Objects this device had published that the server lost, put back (`RepairEngine`).
     public var objectsRepaired = 0
     public init() {}
+
+    /// Adds what another step did.
+    mutating func add(_ other: SyncReport) {
+        segmentsPulled += other.segmentsPulled
+        segmentsPushed += other.segmentsPushed
+        changesPushed += other.changesPushed
+        recordsPushed += other.recordsPushed
+        fieldsMerged += other.fieldsMerged
+        conflicts += other.conflicts
+        blobsUploaded += other.blobsUploaded
+        blobsDownloaded += other.blobsDownloaded
+        objectsRepaired += other.objectsRepaired
+    }
 }
 
 /// Sync between a store and its repository (DESIGN.md, "Remote repository", "Merge",
@@ -25,85 +38,49 @@ public struct SyncReport: Equatable, Sendable {
 /// chain, their blobs fetched, and merged in one transaction each. Push: blobs first, then
 /// the segment (create-only), then the head; the outbox is cleared only after that.
 /// Every step is idempotent, so a sync killed anywhere converges on the next run.
+///
+/// This is the front: each operation takes the store's sync lock and runs an engine over the
+/// `SyncContext` (docs/ARCHITECTURE.md, "Sync").
 public final class Syncer {
-    public let store: Store
-    public let repository: Repository
-    /// Changes per segment: large first syncs become several segments of bounded size.
-    package var changesPerSegment = 5000
-    /// Changes merged in one transaction at most (unless one segment holds more): a pull of
-    /// many segments (a restore, a device long away) merges several per commit.
-    package var changesPerMerge = 20_000
-    /// The most segments one pull takes from one device's log: far beyond any real device
-    /// (a segment per sync, every five minutes for ninety years), far below a forged head.
-    static let maxNewSegments = 10_000_000
-    /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
-    package var collectionGrace: Double = 24 * 3600
-    /// Extra connections for downloading attachments in the background, each used by one
-    /// thread; when more than one segment is to be pulled, a quarter of them (at least one) read
-    /// segments ahead.
-    package var workerBackends: [Backend] = []
-    /// Segments fetched while the key derivation ran (`open`), taken before fetching one.
-    var earlySegments: EarlySegments?
-    /// Packs fetched meanwhile for a device that has merged nothing yet (`open`): the
-    /// downloads read them before asking the server.
-    var earlyPacks: EarlyPacks?
-    /// Plaintext bytes of segments read ahead and not yet merged, at most (`SegmentScout`).
-    package var readAheadLimit = 16 << 20
+    package let context: SyncContext
+    public var store: Store { context.store }
+    public var repository: Repository { context.repository }
+
     /// Asked between steps (each segment pulled or pushed, each pack uploaded, each
     /// attachment verified): once it returns true, the work stops with `SyncError.cancelled`
     /// at the next step. Every step is whole and idempotent, so the next sync simply
     /// continues. May be called from upload threads.
-    public var isCancelled: @Sendable () -> Bool = { false }
-
-    /// Throws `.cancelled` once the caller asked to stop.
-    func stopIfCancelled() throws {
-        if isCancelled() { throw SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped") }
+    public var isCancelled: @Sendable () -> Bool {
+        get { context.isCancelled }
+        set { context.isCancelled = newValue }
     }
-
-    /// Whether the repository at the URL is known to be this store's (`confirmRepository`).
-    var repositoryConfirmed = true
-
-    /// Segments are written compressed (repository format 3) once the repository is known to
-    /// be at that format (`moveRepositoryForward`); before, as format 2 wrote them.
-    var writesCompressed = false
-
-    /// Test hook: called at named points; a test may crash the process there.
-    var checkpoint: (SyncCheckpoint) -> Void = { _ in }
-    /// Bytes of attachments downloaded, and the line that shows them while a pull runs.
-    let downloadMeter = ByteMeter()
-    var pullProgress: PullProgress?
-
-    var backend: Backend { repository.backend }
-    static let headsFolder = "heads"
 
     package init(store: Store, repository: Repository) {
-        self.store = store
-        self.repository = repository
+        context = SyncContext(store: store, repository: repository)
     }
 
-    /// Routes the repository's and backend's step hooks to `checkpoint` (tests kill the
-    /// process at named points to prove every step can be interrupted).
+    /// Routes the repository's and backend's step hooks to the context's `checkpoint` (tests
+    /// kill the process at named points to prove every step can be interrupted).
     package func installCheckpoints(_ checkpoint: @escaping (SyncCheckpoint) -> Void) {
-        self.checkpoint = checkpoint
+        context.checkpoint = checkpoint
         repository.uploadChunk = { checkpoint(.blobUploadChunk) }
         repository.backend.onPublishStep { checkpoint(.publishTempWritten) }
     }
-
-    // MARK: - The front: each a few lines over an engine
 
     /// Pull (`PullEngine`), then push (`PushEngine`). The pull's listing of `heads/` comes
     /// first, and confirms the repository.
     public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
-        var report = SyncReport()
-        let heads = try pull(into: &report, progress: progress)
-        try push(heads: heads, into: &report, progress: progress)
+        let pull = PullEngine(context, progress: progress)
+        let heads = try pull.run()
+        var report = pull.report
+        report.add(try PushEngine.push(context, heads: heads, progress: progress))
         return report
     }
 
-    /// Brings everything in the repository into an empty store (`Syncer+Restore.swift`): a
-    /// pull whose merges do not wait for the attachments, which are taken in at the end.
+    /// Brings everything in the repository into an empty store (`RestoreSteps`): a pull whose
+    /// merges do not wait for the attachments, which are taken in at the end.
     /// Resumable: a restore interrupted anywhere continues when called again.
     /// With `notBefore`, a repository whose newest change is older is refused once its text
     /// is merged, before the attachments are taken in: a server that hides its newest heads.
@@ -113,15 +90,13 @@ public final class Syncer {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         try confirmRepository()
-        try beginRestore()
-        var report = SyncReport()
-        try pull(into: &report, progress: progress, finish: finishRestore(notBefore: notBefore, progress: progress))
-        try endRestore()
-        return report
+        let steps = RestoreSteps(context: context)
+        try steps.begin()
+        let pull = PullEngine(context, progress: progress, finish: steps.finish(notBefore: notBefore, progress: progress))
+        try pull.run()
+        try steps.end()
+        return pull.report
     }
-
-    /// What a download reads before asking the server: a pack fetched while the key was derived.
-    func heldPack(_ pack: String) -> HeldBytes? { earlyPacks?.window(pack) }
 
     /// Checks that every object the journal needs is present and authentic (`VerifyEngine`);
     /// with `readData`, attachments are downloaded and decrypted in full.
@@ -130,13 +105,13 @@ public final class Syncer {
     /// holds), and the report is of the repository after that.
     public func verify(readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         try confirmRepository()
-        guard repair else { return try VerifyEngine(self, readData: readData, progress: progress).run() }
+        guard repair else { return try VerifyEngine(context, readData: readData, progress: progress).run() }
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
-        let engine = RepairEngine(self, progress: progress)
-        try engine.repairOwnLog(heads: try readHeads())
+        let engine = RepairEngine(context, progress: progress)
+        try engine.repairOwnLog(heads: try Heads(context: context).read())
         try engine.repairPacks(onlyOwn: false)
-        var report = try VerifyEngine(self, readData: readData, progress: progress).run()
+        var report = try VerifyEngine(context, readData: readData, progress: progress).run()
         report.repaired = engine.repaired
         return report
     }
@@ -147,35 +122,7 @@ public final class Syncer {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         try confirmRepository()
-        return try PruneEngine(self, progress: progress).run()
-    }
-
-    // MARK: - Heads
-
-    /// Every device's newest segment number, from the names in `heads/`; the first listing
-    /// also confirms the repository (`confirmRepository`).
-    func readHeads() throws -> [String: [Int]] {
-        let (heads, strangers) = try Self.listHeads(over: backend)
-        if !repositoryConfirmed { try confirmRepository(heads: heads, strangers: strangers) }
-        return heads
-    }
-
-    /// The same over any connection (`EarlySegments` reads them before the repository is open).
-    static func readHeads(over backend: Backend) throws -> [String: [Int]] { try listHeads(over: backend).heads }
-
-    /// The heads listed, and how many other files `heads/` holds.
-    private static func listHeads(over backend: Backend) throws -> (heads: [String: [Int]], strangers: Int) {
-        let entries: [RemoteEntry]
-        do {
-            entries = try backend.list(headsFolder)
-        } catch let error as RemoteError where error.kind == .notFound {
-            entries = []
-        }
-        var heads: [String: [Int]] = [:], strangers = 0
-        for entry in entries where !entry.isFolder {
-            if let head = Head(name: entry.name) { heads[head.device, default: []].append(head.seq) } else { strangers += 1 }
-        }
-        return (heads, strangers)
+        return try PruneEngine(context, progress: progress).run()
     }
 
     /// Checks that the repository at the URL is there and is this journal's, with one request
@@ -183,24 +130,5 @@ public final class Syncer {
     /// `heads/`). For a caller that must know before it goes on: a watch that starts, a
     /// service that is installed.
     /// - Throws: `RepositoryError` (`.noRepository`, `.wrongRepository`, `.badConfig`), `RemoteError`.
-    public func confirmRepository() throws { try confirmRepository(heads: nil, strangers: 0) }
-
-    /// Makes sure the repository at the URL is the one this store syncs with, before anything
-    /// is taken from it or written to it. Opened with a cached key, nothing was asked yet: the
-    /// heads listing answers when it shows a log this store knows (its own, or one it merged)
-    /// at least as far as this store has it, and no name this Quire does not know (a newer
-    /// Quire's, whose format it may not write into). Device ids are random: only this
-    /// repository, or a copy of it, holds those names. Otherwise `quire-repo.json` is read, as
-    /// an unlock does: a different or missing repository, or one of a newer format, is a
-    /// hard error.
-    func confirmRepository(heads: [String: [Int]]?, strangers: Int) throws {
-        guard !repositoryConfirmed else { return }
-        if let heads, strangers == 0,
-           try store.syncLogs().contains(where: { device, log in log.seq > 0 && (heads[device]?.max() ?? 0) >= log.seq }) {
-            repositoryConfirmed = true
-            return
-        }
-        try repository.confirmIdentity()
-        repositoryConfirmed = true
-    }
+    public func confirmRepository() throws { try Heads(context: context).confirm() }
 }

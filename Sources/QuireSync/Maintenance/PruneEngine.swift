@@ -10,7 +10,7 @@ import QuireStore
 ///
 /// Attachments that neither this store's live records nor a remaining segment name (those of
 /// deleted records and entries, and uploads whose push never finished) are collected in two
-/// phases: marked by one prune, deleted by a later one once `Syncer.collectionGrace` has
+/// phases: marked by one prune, deleted by a later one once `SyncOptions.collectionGrace` has
 /// passed, they are still unnamed, and every device with a head has merged as far as this
 /// store had when it marked them — without server timestamps, a blob another device uploaded
 /// a moment ago looks exactly like garbage, so it gets time to be named. (A push checks on
@@ -22,24 +22,24 @@ final class PruneEngine {
     /// its store had merged every log then.
     static let candidatesPath = "gc/candidates"
 
-    private unowned let syncer: Syncer
-    private var store: Store { syncer.store }
-    private var backend: Backend { syncer.backend }
+    private let context: SyncContext
+    private var store: Store { context.store }
+    private var backend: Backend { context.backend }
     private let progress: ((String) -> Void)?
     /// What this prune did so far.
     private(set) var report = PruneReport()
     /// How far each log may be pruned (`PrunePlan.limits`).
     private var limit: [String: Int] = [:]
 
-    init(_ syncer: Syncer, progress: ((String) -> Void)?) {
-        self.syncer = syncer
+    init(_ context: SyncContext, progress: ((String) -> Void)?) {
+        self.context = context
         self.progress = progress
     }
 
     func run() throws -> PruneReport {
-        report.packsRepacked = try RepackEngine(syncer, progress: progress).run()
-        report.snapshot = try syncer.writeSnapshot()
-        let heads = try syncer.readHeads()
+        report.packsRepacked = try RepackEngine(context, progress: progress).run()
+        report.snapshot = try Snapshots(context: context).write()
+        let heads = try Heads(context: context).read()
         guard let limit = try PrunePlan.limits(covered: try store.syncLogs().mapValues(\.seq), heads: otherHeads(heads)) else {
             return report
         }
@@ -58,7 +58,7 @@ final class PruneEngine {
     private func otherHeads(_ heads: [String: [Int]]) -> [(device: String, seq: Int, path: String, merged: [String: JSONValue]?)] {
         heads.compactMap { device, seqs in
             guard device != store.deviceID, let newest = seqs.max() else { return nil }
-            let path = Syncer.headsFolder + "/" + Head(device: device, seq: newest).name
+            let path = Heads.path(device: device, seq: newest)
             return (device, newest, path, mergedPositions(device: device, seq: newest, head: path))
         }
     }
@@ -67,7 +67,7 @@ final class PruneEngine {
     /// segment, which says so since heads are names only, or from the sealed head of a Quire
     /// before that. Nil when neither can be read or says.
     private func mergedPositions(device: String, seq: Int, head: String) -> [String: JSONValue]? {
-        let box = syncer.repository.box
+        let box = context.repository.box
         if let sealed = try? backend.getData(head), !sealed.isEmpty {
             return try? WireFormat.head.decode(try box.open(sealed, path: head), path: head)["merged"]?.object
         }
@@ -104,7 +104,7 @@ final class PruneEngine {
         guard let referenced = try referencedObjects(), let stored = storedObjects() else { return }  // unsure: collect nothing
         let plan = PrunePlan.collection(stored: stored, referenced: referenced, marks: readMarks(), limit: limit,
                                         positions: try store.syncLogs().mapValues(\.seq),
-                                        now: Date().timeIntervalSince1970 * 1000, grace: syncer.collectionGrace * 1000)
+                                        now: Date().timeIntervalSince1970 * 1000, grace: context.options.collectionGrace * 1000)
         for blob in plan.delete {
             let object = Pack.isValidPath(blob) ? blob : Repository.blobPath(blob)
             progress?("collecting \(object)")
@@ -113,7 +113,7 @@ final class PruneEngine {
         report.blobsDeleted += plan.delete.count
         report.blobsMarked += plan.kept.count
         let body = Data(JSONWriter.value(.object(plan.kept.mapValues(\.json))).utf8)
-        try backend.putData(Self.candidatesPath, try syncer.repository.box.seal(body, path: Self.candidatesPath))
+        try backend.putData(Self.candidatesPath, try context.repository.box.seal(body, path: Self.candidatesPath))
     }
 
     /// The blobs this store needs (uploaded, or about to be named by a push that did not
@@ -123,12 +123,12 @@ final class PruneEngine {
     /// segments pushed while this prune ran name blobs too.
     private func referencedObjects() throws -> Set<String>? {
         var referenced = Set(try store.remoteBlobMap(neededOnly: true).values).union(try store.neededPacks())
-        for (device, seqs) in try syncer.readHeads() {
+        for (device, seqs) in try Heads(context: context).read() {
             let from = (limit[device] ?? 0) + 1
             guard let newest = seqs.max(), from <= newest else { continue }
             for seq in from...newest {
                 let path = LogSegment.path(device: device, seq: seq)
-                guard let sealed = try? backend.getData(path), let plain = try? syncer.repository.box.open(sealed, path: path),
+                guard let sealed = try? backend.getData(path), let plain = try? context.repository.box.open(sealed, path: path),
                       let segment = try? LogSegment.decode(plain, path: path) else { return nil }
                 referenced.formUnion(segment.blobs.values)
                 for location in segment.packed.values { referenced.formUnion(location.extents.map(\.pack)) }
@@ -155,7 +155,7 @@ final class PruneEngine {
     /// The marks of earlier prunes; none when there are none or they cannot be read.
     private func readMarks() -> [String: GCMark] {
         guard let sealed = try? backend.getData(Self.candidatesPath),
-              let plain = try? syncer.repository.box.open(sealed, path: Self.candidatesPath),
+              let plain = try? context.repository.box.open(sealed, path: Self.candidatesPath),
               let text = String(data: plain, encoding: .utf8), let o = try? JSONValue.parse(text).object else { return [:] }
         return o.compactMapValues(GCMark.init(json:))
     }

@@ -17,15 +17,15 @@ import QuireStore
 /// the announcement's head, the next pull takes the locations from this device's own log.
 /// Two devices repacking the same pack keep the same copy in the end.
 final class RepackEngine {
-    private unowned let syncer: Syncer
-    private var store: Store { syncer.store }
-    private var backend: Backend { syncer.backend }
+    private let context: SyncContext
+    private var store: Store { context.store }
+    private var backend: Backend { context.backend }
     private let progress: ((String) -> Void)?
     /// The server's body limit, as this store knows it (lowered when a pack is refused).
     private var bodyLimit: Int64?
 
-    init(_ syncer: Syncer, progress: ((String) -> Void)?) {
-        self.syncer = syncer
+    init(_ context: SyncContext, progress: ((String) -> Void)?) {
+        self.context = context
         self.progress = progress
     }
 
@@ -36,7 +36,7 @@ final class RepackEngine {
                               budget: RepackPlan.budget(bodyLimit: bodyLimit))
         guard !plan.moving.isEmpty else { return 0 }
         let moved = try upload(plan.moving)
-        syncer.checkpoint(.repackUploaded)
+        context.checkpoint(.repackUploaded)
         try announce(moved)
         return plan.packs.count
     }
@@ -73,9 +73,9 @@ final class RepackEngine {
             }
             let transfer = progress.map { TransferProgress("repacking", report: $0) }
             transfer?.expect(objects: plan.packs.count, bytes: plan.packs.reduce(0) { $0 + $1.padded })
-            let uploader = PackUploader(backends: syncer.uploadConnections(), keys: syncer.repository.keys, device: store.deviceID,
+            let uploader = PackUploader(backends: context.uploadConnections(), keys: context.repository.keys, device: store.deviceID,
                                         blobPath: { [blobs = store.blobs] in blobs.path(for: $0) })
-            uploader.isCancelled = syncer.isCancelled
+            uploader.isCancelled = context.isCancelled
             var extents: [String: [Int: BlobLocation.Extent]] = [:]
             var moved: [String: RemoteBlob] = [:]
             do {
@@ -93,7 +93,7 @@ final class RepackEngine {
                 }
                 return moved
             } catch let refused as PackUploader.TooLarge {
-                limit = try syncer.learnLimit(from: refused)
+                limit = try BlobUploads(context: context).learnLimit(from: refused)
             }
         }
     }
@@ -105,9 +105,10 @@ final class RepackEngine {
         let (seq, hash) = try store.syncLog(me) ?? (0, "")
         var segment = LogSegment(device: me, seq: seq + 1, previous: hash, changes: [], blobs: moved.mapValues(\.id))
         segment.packed = Dictionary(moved.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        let published = try syncer.publish(segment, progress: progress)
-        try syncer.publishHead(seq: segment.seq, previous: try syncer.readHeads()[me] ?? [])
-        syncer.checkpoint(.repackAnnounced)
+        let published = try LogWriter(context: context).publish(segment, progress: progress)
+        let heads = Heads(context: context)
+        try heads.publish(seq: segment.seq, previous: try heads.read()[me] ?? [])
+        context.checkpoint(.repackAnnounced)
         try store.setRemoteBlobs(moved.map { ($0.key, $0.value.id, $0.value.location?.text) }, confirmed: true)
         try store.setSyncLog(me, seq: segment.seq, hash: published)
     }

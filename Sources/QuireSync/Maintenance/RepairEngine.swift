@@ -17,15 +17,15 @@ import QuireStore
 /// store holds. Nothing here is taken from the server, so a server that hides objects on
 /// purpose gains nothing: it gets them again.
 final class RepairEngine {
-    private unowned let syncer: Syncer
-    private var store: Store { syncer.store }
-    private var backend: Backend { syncer.backend }
+    private let context: SyncContext
+    private var store: Store { context.store }
+    private var backend: Backend { context.backend }
     private let progress: ((String) -> Void)?
     /// Objects put back so far (segments, heads, packs, a covering snapshot).
     private(set) var repaired = 0
 
-    init(_ syncer: Syncer, progress: ((String) -> Void)?) {
-        self.syncer = syncer
+    init(_ context: SyncContext, progress: ((String) -> Void)?) {
+        self.context = context
         self.progress = progress
     }
 
@@ -88,12 +88,12 @@ final class RepairEngine {
         }
         if uncovered {
             progress?("writing a snapshot that covers what cannot be put back")
-            try syncer.writeSnapshot()
+            try Snapshots(context: context).write()
             repaired += 1
         }
         let headBehind = (heads[me]?.max() ?? 0) < pushed
         if headBehind {
-            try syncer.publishHead(seq: pushed, previous: heads[me] ?? [])
+            try Heads(context: context).publish(seq: pushed, previous: heads[me] ?? [])
             repaired += 1
         }
         return repaired > 0 || headBehind
@@ -131,12 +131,12 @@ final class RepairEngine {
         }
         var lacking: [String: [String]] = [:]
         for pack in missing {
-            try syncer.stopIfCancelled()
+            try context.stopIfCancelled()
             let rebuild = PackRebuild(pack: pack, locations: locations, held: { [store] in store.hasBlob($0) })
             if !rebuild.unrecoverable.isEmpty { lacking[pack] = rebuild.unrecoverable }
             guard rebuild.spans.contains(where: { $0.piece != nil }) else { continue }
             progress?("putting back \(pack)")
-            let source = PackSource(rebuild.stretches, size: rebuild.size, keys: syncer.repository.keys,
+            let source = PackSource(rebuild.stretches, size: rebuild.size, keys: context.repository.keys,
                                     path: { [blobs = store.blobs] in blobs.path(for: $0) })
             let folder = String(pack[..<(pack.lastIndex(of: "/") ?? pack.endIndex)])
             if listed[folder]?[pack] != nil {
@@ -155,21 +155,22 @@ final class RepairEngine {
     }
 }
 
-extension Syncer {
+extension RepairEngine {
     /// Within a sync, before anything is pulled: puts back this device's lost objects when
     /// the listing shows its head gone or behind, or when the daily look is due. Returns the
-    /// heads as they now are.
-    func repairIfNeeded(heads: [String: [Int]], into report: inout SyncReport, progress: ((String) -> Void)?) throws -> [String: [Int]] {
-        let behind = try RepairEngine.ownHeadIsBehind(heads, store: store)
-        guard try behind || store.selfCheckIsDue(now: Date()) else { return heads }
-        let repair = RepairEngine(self, progress: progress)
+    /// heads as they now are, and how many objects went back.
+    static func runIfNeeded(_ context: SyncContext, heads: [String: [Int]],
+                            progress: ((String) -> Void)?) throws -> (heads: [String: [Int]], repaired: Int) {
+        let store = context.store
+        let behind = try ownHeadIsBehind(heads, store: store)
+        guard try behind || store.selfCheckIsDue(now: Date()) else { return (heads, 0) }
+        let repair = RepairEngine(context, progress: progress)
         try repair.repairOwnLog(heads: heads)
         try repair.repairPacks(onlyOwn: true)
         try store.recordSelfCheck(at: Date())
-        report.objectsRepaired += repair.repaired
-        guard repair.repaired > 0 else { return heads }
+        guard repair.repaired > 0 else { return (heads, 0) }
         var now = heads
         now[store.deviceID] = [try store.syncLog(store.deviceID)?.seq ?? 0]
-        return now
+        return (now, repair.repaired)
     }
 }

@@ -4,11 +4,25 @@ import QuireRemote
 import QuireStore
 
 /// Reading snapshots: the newest, its positions (for verify), and merging one in.
-extension Syncer {
+extension Snapshots {
     /// The newest snapshot (the one that has merged the most), or nil.
-    func newestSnapshot() throws -> (device: String, seq: Int)? {
+    func newest() throws -> (device: String, seq: Int)? {
         // Any snapshot is a valid starting point; the one written latest covers the most.
-        try Snapshot.list(backend).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
+        try Snapshot.list(context.backend).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
+    }
+
+    /// Merges a snapshot and moves this store's log positions forward to it; returns what it
+    /// merged and took in.
+    func adopt(_ snapshot: (device: String, seq: Int), progress: ((String) -> Void)?) throws -> SyncReport {
+        // The snapshot names its attachments before its records: they download meanwhile.
+        let prefetcher = Downloads.prefetcher(context)
+        defer { prefetcher?.close() }
+        let (positions, report) = try load(device: snapshot.device, seq: snapshot.seq, downloads: prefetcher, progress: progress)
+        let logs = try store.syncLogs()
+        for (device, position) in positions where position.seq > (logs[device]?.seq ?? 0) && device != store.deviceID {
+            try store.setSyncLog(device, seq: position.seq, hash: position.hash)
+        }
+        return report
     }
 
     /// Downloads a snapshot, authenticating every chunk, into a private temporary file in the
@@ -17,8 +31,8 @@ extension Syncer {
         let temp = try store.blobs.temporaryPath()
         do {
             let file = try FileSink(path: temp)
-            let decryptor = try BlobCipher.Decryptor(keys: repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
-            try backend.get(path, range: nil, into: SnapshotSink(decryptor))
+            let decryptor = try BlobCipher.Decryptor(keys: context.repository.keys, blobID: Snapshot.streamID(path), object: path) { try file.write($0) }
+            try context.backend.get(path, range: nil, into: SnapshotSink(decryptor))
             try decryptor.finish()
             return temp
         } catch let error as CryptoError {
@@ -32,7 +46,7 @@ extension Syncer {
 
     /// Downloads and authenticates a snapshot in full and returns only its log positions
     /// (for `verify`, which changes nothing locally).
-    func snapshotPositions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [RemoteBlob]) {
+    func positions(device: String, seq: Int) throws -> (positions: [String: (seq: Int, hash: String)], blobs: [RemoteBlob]) {
         let path = Snapshot.path(device: device, seq: seq)
         let temp = try decryptSnapshot(path)
         defer { unlink(temp) }
@@ -52,11 +66,14 @@ extension Syncer {
         return (positions, blobs)
     }
 
-    /// Downloads, authenticates and merges a snapshot; returns its log positions.
-    /// Streams: decrypted into a private file, then read line by line, merged in batches.
-    /// With `downloads`, every attachment is asked for as soon as the map names it.
-    func loadSnapshot(device: String, seq: Int, downloads: BlobPrefetcher? = nil, into report: inout SyncReport,
-                      progress: ((String) -> Void)? = nil) throws -> [String: (seq: Int, hash: String)] {
+    /// Downloads, authenticates and merges a snapshot; returns its log positions and what it
+    /// merged and took in. Streams: decrypted into a private file, then read line by line,
+    /// merged in batches. With `downloads`, every attachment is asked for as soon as the map
+    /// names it.
+    func load(device: String, seq: Int, downloads: BlobPrefetcher? = nil,
+              progress: ((String) -> Void)? = nil) throws -> (positions: [String: (seq: Int, hash: String)], report: SyncReport) {
+        var report = SyncReport()
+        let intake = BlobIntake(context: context)
         let path = Snapshot.path(device: device, seq: seq)
         progress?("reading \(path)")
         let temp = try decryptSnapshot(path)
@@ -91,9 +108,9 @@ extension Syncer {
                     needed.append((local, remote))
                 }
             }
-            try takeInWritten(written, into: &report)
-            try takeIn(needed, using: downloads, into: &report)
-            let merged = try naming(path) { try store.merge(batch) { try checkAttachments(after: batch) { map[$0] } } }
+            report.blobsDownloaded += try intake.takeInWritten(written)
+            report.blobsDownloaded += try intake.takeIn(needed, using: downloads)
+            let merged = try context.naming(path) { try store.merge(batch) { try intake.checkAttachments(after: batch) { map[$0] } } }
             report.fieldsMerged += merged.applied
             report.conflicts += merged.conflicts
             batch.removeAll(keepingCapacity: true)
@@ -125,7 +142,7 @@ extension Syncer {
                 if store.hasBlob(local) {
                 } else if let text = o["d"]?.string {
                     guard let bytes = Data(base64Encoded: text) else { failure = bad("a malformed inline attachment"); return }
-                    do { try Self.checkCarried(bytes, local: local, object: path) } catch { failure = error as? SyncError; return }
+                    do { try BlobIntake.checkCarried(bytes, local: local, object: path) } catch { failure = error as? SyncError; return }
                     let temp = try store.blobs.temporaryPath()
                     carried[local] = temp
                     try FileIO.writeNewFile(temp, bytes)
@@ -138,7 +155,7 @@ extension Syncer {
         if let failure { throw failure }
         guard !header else { throw bad("it is empty") }
         try flush()
-        return positions
+        return (positions, report)
     }
 }
 

@@ -54,11 +54,16 @@ struct Snapshot {
     }
 }
 
-extension Syncer {
+/// Writing, finding, reading and merging snapshots for a sync's engines (prune writes them,
+/// a new device's pull adopts the newest, verify reads its positions).
+struct Snapshots {
+    let context: SyncContext
+    var store: Store { context.store }
+
     /// Writes a snapshot of this store's state: plaintext JSON lines to a private temporary
     /// file in the store, then encrypted while uploading (create-only).
     @discardableResult
-    func writeSnapshot() throws -> String {
+    func write() throws -> String {
         let me = store.deviceID
         let logs = try store.syncLogs()
         guard (logs[me]?.seq ?? 0) > 0 else { throw SyncError(.missing, detail: "nothing pushed yet: sync first, then snapshot") }
@@ -93,9 +98,9 @@ extension Syncer {
         let written = Int64(try out.offset())
         try out.write(contentsOf: Data(repeating: 0x0A, count: Int(Padding.plaintextPadding(for: written))))
         try out.close()
-        let source = try EncryptingSource(path: temp, keys: repository.keys, blobID: Snapshot.streamID(path))
+        let source = try EncryptingSource(path: temp, keys: context.repository.keys, blobID: Snapshot.streamID(path))
         do {
-            try backend.publish(path, from: source)
+            try context.backend.publish(path, from: source)
         } catch let error as RemoteError where error.kind == .exists {
             // A snapshot at this position exists (an earlier run): it holds this state.
         }

@@ -9,9 +9,9 @@ import QuireStore
 /// unneeded (with `readData`, downloaded and decrypted in full). Never stops at the first
 /// problem.
 final class VerifyEngine {
-    private unowned let syncer: Syncer
-    private var store: Store { syncer.store }
-    private var backend: Backend { syncer.backend }
+    private let context: SyncContext
+    private var store: Store { context.store }
+    private var backend: Backend { context.backend }
     private let readData: Bool
     private let progress: ((String) -> Void)?
     /// What was looked at and found so far.
@@ -25,14 +25,14 @@ final class VerifyEngine {
     private var extentsIn: [String: Int] = [:]
     private var held: (pack: String, bytes: Data)?
 
-    init(_ syncer: Syncer, readData: Bool, progress: ((String) -> Void)?) {
-        self.syncer = syncer
+    init(_ context: SyncContext, readData: Bool, progress: ((String) -> Void)?) {
+        self.context = context
         self.readData = readData
         self.progress = progress
     }
 
     func run() throws -> VerifyReport {
-        let heads = try syncer.readHeads()
+        let heads = try Heads(context: context).read()
         try checkRollback(heads)
         let start = try checkSnapshot()
         let unneeded = try store.unneededRemoteBlobs()
@@ -57,7 +57,7 @@ final class VerifyEngine {
     private func checkRollback(_ heads: [String: [Int]]) throws {
         let logs = try store.syncLogs()
         if heads.isEmpty && !logs.isEmpty {
-            problem(Syncer.headsFolder, "no change logs at all, but this journal synced here before")
+            problem(Heads.folder, "no change logs at all, but this journal synced here before")
         }
         for (device, seen) in logs.sorted(by: { $0.key < $1.key }) where seen.seq > 0 {
             let newest = heads[device]?.max() ?? 0
@@ -67,11 +67,12 @@ final class VerifyEngine {
 
     /// Checks the newest snapshot in full; returns where each chain starts after it.
     private func checkSnapshot() throws -> [String: (seq: Int, hash: String)] {
-        guard let snapshot = try syncer.newestSnapshot() else { return [:] }
+        let snapshots = Snapshots(context: context)
+        guard let snapshot = try snapshots.newest() else { return [:] }
         let path = Snapshot.path(device: snapshot.device, seq: snapshot.seq)
         progress?("checking \(path)")
         do {
-            let found = try syncer.snapshotPositions(device: snapshot.device, seq: snapshot.seq)
+            let found = try snapshots.positions(device: snapshot.device, seq: snapshot.seq)
             for blob in found.blobs { blobs[blob.id] = (blob, path) }
             return found.positions
         } catch let error as SyncError {
@@ -88,11 +89,12 @@ final class VerifyEngine {
         var previous = "", first = 1
         if let known, !(try segmentExists(device: device, seq: 1)) { (first, previous) = (known.seq + 1, known.hash) }
         guard first <= newest else { return }
+        let reader = SegmentReader(context: context)
         for seq in first...newest {
             let path = LogSegment.path(device: device, seq: seq)
             progress?("checking \(path)")
             do {
-                let (segment, hash) = try syncer.fetchSegment(path: path, device: device, seq: seq, previous: previous)
+                let (segment, hash) = try reader.fetch(path: path, device: device, seq: seq, previous: previous)
                 previous = hash
                 report.segments += 1
                 // The values every restore checks before it merges them.
@@ -114,7 +116,7 @@ final class VerifyEngine {
         let started = Date()
         let order = blobs.sorted { ($0.value.blob.location?.extents.first?.pack ?? "", $0.key) < ($1.value.blob.location?.extents.first?.pack ?? "", $1.key) }
         for (id, (blob, referrer)) in order {
-            try syncer.stopIfCancelled()
+            try context.stopIfCancelled()
             report.blobs += 1
             progress?("\(readData ? "reading" : "checking") \(report.blobs)/\(blobs.count) attachments"
                       + (TransferProgress.timeLeft(since: started, done: Double(report.blobs - 1), of: Double(blobs.count)) ?? ""))
@@ -127,7 +129,7 @@ final class VerifyEngine {
             }
             guard readData else { continue }
             do {
-                try syncer.repository.verify(blob, held: whole)
+                try context.repository.verify(blob, held: whole)
                 report.blobsRead += 1
             } catch let error as CryptoError {
                 problem(error.object ?? blob.object, error.detail)

@@ -58,7 +58,7 @@ final class EarlySegments: @unchecked Sendable {
         // A new device starts from the newest snapshot, if there is one: its segments are
         // not what it needs first.
         if logs.isEmpty && (try? Snapshot.list(backend).isEmpty) != true { return }
-        guard let heads = try? Syncer.readHeads(over: backend) else { return }
+        guard let heads = try? Heads.read(over: backend) else { return }
         var held = 0
         for (device, seqs) in heads.sorted(by: { $0.key < $1.key }) {
             guard let head = seqs.max() else { continue }

@@ -4,7 +4,7 @@ import Foundation
 /// alone, with no request: which segments of which device to fetch, or that a new device
 /// starts from a snapshot first. Also where the server's word cannot be right: an emptied
 /// repository, a vanished or rolled-back log, a head that claims an impossible number of
-/// segments. The runner (`Syncer.pull`) fetches, checks and merges what it says.
+/// segments. The runner (`PullEngine`) fetches, checks and merges what it says.
 struct PullPlan: Equatable {
     /// The segments to fetch, in order: each device's log from the one after this store's
     /// position up to its newest head.
@@ -30,7 +30,7 @@ struct PullPlan: Equatable {
     ///   - afterSnapshot: the positions come from a snapshot just adopted, which may be ahead
     ///     of a head the server shows (checked against the heads before it was adopted).
     init(heads: [String: [Int]], logs: [String: (seq: Int, hash: String)], mayStartFromSnapshot: Bool, location: String,
-         afterSnapshot: Bool = false, headsFolder: String = Syncer.headsFolder, maxNewSegments: Int = Syncer.maxNewSegments) throws {
+         afterSnapshot: Bool = false, headsFolder: String = Heads.folder, maxNewSegments: Int = SyncOptions.maxNewSegments) throws {
         if heads.isEmpty && !logs.isEmpty {
             throw SyncError(.emptied, object: headsFolder,
                             detail: "the repository at \(location) shows no change logs, but this journal synced with it before")

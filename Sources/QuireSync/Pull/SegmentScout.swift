@@ -32,7 +32,7 @@ final class SegmentScout: @unchecked Sendable {
     private var ended = false
     private var next: AnyIterator<(String, Int)>
     /// Plaintext bytes of decoded segments kept at most (a decoded segment takes a few times
-    /// that): `Syncer.readAheadLimit`, 16 MiB.
+    /// that): `SyncOptions.readAheadLimit`, 16 MiB.
     private let keptLimit: Int
     /// Segments fetched while the key derivation ran.
     private let early: EarlySegments?

@@ -19,10 +19,11 @@ import QuireStore
 ///    (a crash before it leaves segments nobody reads; the next push overwrites them).
 /// 4. Only then is the push confirmed.
 final class PushEngine {
-    private unowned let syncer: Syncer
-    private var store: Store { syncer.store }
-    /// What this push did (with what the caller's report held before it).
-    private(set) var report: SyncReport
+    private let context: SyncContext
+    private var store: Store { context.store }
+    private let uploads: BlobUploads
+    /// What this push did.
+    private(set) var report = SyncReport()
     private let transfer: TransferProgress?
     private let connections: [Backend]
     private let sender: SegmentSender
@@ -41,50 +42,66 @@ final class PushEngine {
     /// a time and always before the head that publishes them.
     private var copies: [(seq: Int, data: Data)] = []
 
-    init(_ syncer: Syncer, report: SyncReport, progress: ((String) -> Void)?) throws {
-        self.syncer = syncer
-        self.report = report
-        transfer = progress.map { TransferProgress("uploading", report: $0) }
-        connections = syncer.uploadConnections()
-        sender = SegmentSender(syncer, connections: connections, progress: progress)
-        pending = try syncer.store.pendingRecords()
-        budget = SegmentBudget(limit: try syncer.store.remoteSettings()?.maxObjectSize)
-        (seq, hash) = try syncer.store.syncLog(syncer.store.deviceID) ?? (0, "")
+    /// Pushes what is pending, if anything is. A segment the server refused as too large: its
+    /// limit is learned (halved each time, down to the smallest Quire fits) and the push made
+    /// again in smaller segments. Nothing was confirmed, and the segments already sent are
+    /// rewritten under the same names.
+    static func push(_ context: SyncContext, heads: [String: [Int]], progress: ((String) -> Void)? = nil) throws -> SyncReport {
+        let uploads = BlobUploads(context: context)
+        while true {
+            guard try context.store.hasPendingChanges() else { return SyncReport() }
+            try uploads.moveRepositoryForward()
+            let engine = try PushEngine(context, progress: progress)
+            do {
+                try engine.run(heads: heads)
+                return engine.report
+            } catch let refused as PackUploader.TooLarge {
+                _ = try uploads.learnLimit(from: refused)
+            }
+        }
     }
 
-    func run(heads: [String: [Int]]) throws {
+    private init(_ context: SyncContext, progress: ((String) -> Void)?) throws {
+        self.context = context
+        uploads = BlobUploads(context: context)
+        transfer = progress.map { TransferProgress("uploading", report: $0) }
+        connections = context.uploadConnections()
+        sender = SegmentSender(context, connections: connections, progress: progress)
+        pending = try context.store.pendingRecords()
+        budget = SegmentBudget(limit: try context.store.remoteSettings()?.maxObjectSize)
+        (seq, hash) = try context.store.syncLog(context.store.deviceID) ?? (0, "")
+    }
+
+    private func run(heads: [String: [Int]]) throws {
         defer {
             sender.abandon()
             packs?.uploader.abandon()
         }
         try startAttachments()
         while next < pending.records.count {
-            try syncer.stopIfCancelled()
-            if let packs { syncer.collectUpload(packs, report: &report) }
+            try context.stopIfCancelled()
+            packs?.collect()
             try pushSegment()
         }
         report.recordsPushed += pushedRecords.count
-        syncer.checkpoint(.segmentsMade)
+        context.checkpoint(.segmentsMade)
         try landPacks()
         try sender.drain()
         try keepCopies()
         let me = store.deviceID
-        try syncer.publishHead(seq: seq, previous: heads[me] ?? [])
+        try Heads(context: context).publish(seq: seq, previous: heads[me] ?? [])
         try store.setSyncLog(me, seq: seq, hash: hash)
         try store.confirmRemoteBlobs(Array(blobMap.keys))
-        syncer.checkpoint(.headPublished)
+        context.checkpoint(.headPublished)
         try store.markPushed(upTo: pending.watermark)
     }
 
     /// Starts the packs of every pending attachment the server lacks; with one connection,
     /// waits for them (they have it until they are up).
     private func startAttachments() throws {
-        packs = try syncer.startUpload(try store.pendingBlobs(pending.records).sorted(), into: &blobMap, over: connections,
-                                       report: &report, progress: transfer)
-        if let underway = packs, connections.count < 2 {
-            try syncer.finishUpload(underway, report: &report)
-            packs = nil
-        }
+        (blobMap, packs) = try uploads.start(try store.pendingBlobs(pending.records).sorted(), known: blobMap, over: connections,
+                                             progress: transfer)
+        if connections.count < 2 { try landPacks() }
         if packs != nil { sender.hold() }
     }
 
@@ -92,7 +109,7 @@ final class PushEngine {
     private func pushSegment() throws {
         var chunk: [SyncChange] = []
         var referenced: [String: RemoteBlob] = [:]
-        var fill = SegmentFill(budget: budget, maxChanges: syncer.changesPerSegment)
+        var fill = SegmentFill(budget: budget, maxChanges: context.options.changesPerSegment)
         while next < pending.records.count && fill.hasRoom {
             let record = pending.records[next]
             let changes = try store.changes(of: record)
@@ -107,7 +124,9 @@ final class PushEngine {
             if blobMap[blob] == nil {
                 try landPacks()
                 try sender.drain()
-                try syncer.upload([blob], into: &blobMap, report: &report, progress: transfer)
+                let late = try uploads.upload([blob], known: blobMap, progress: transfer)
+                blobMap = late.located
+                report.blobsUploaded += late.uploaded
             }
             // Named only: its bytes travel once, in their pack (segments of Quires before
             // this one also carried small ones inline; those are still read).
@@ -116,7 +135,7 @@ final class PushEngine {
         guard !chunk.isEmpty else { return }
         var segment = LogSegment(device: store.deviceID, seq: seq + 1, previous: hash, changes: chunk, blobs: referenced.mapValues(\.id))
         segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        let ready = try syncer.seal(segment)
+        let ready = try LogWriter(context: context).seal(segment)
         copies.append((ready.seq, ready.data))
         if copies.reduce(0, { $0 + $1.data.count }) >= 8 << 20 { try keepCopies() }
         try sender.send(ready)
@@ -136,7 +155,8 @@ final class PushEngine {
     /// Waits for the packs, then lets the segments still to go use their connections.
     private func landPacks() throws {
         guard let underway = packs else { return }
-        try syncer.finishUpload(underway, report: &report)
+        try underway.finish()
+        report.blobsUploaded += underway.uploaded
         packs = nil
         try sender.release()
     }

@@ -11,18 +11,18 @@ import QuireRemote
 /// `release`. A segment may name a pack still uploading: no head names the segment before
 /// every pack is stored (`PackUploader`, invariant 2).
 final class SegmentSender {
-    private unowned let syncer: Syncer
+    private let context: SyncContext
     private let progress: ((String) -> Void)?
     private let connections: [Backend]
     private var holding = false
-    private var held: Syncer.SealedSegment?
+    private var held: SealedSegment?
     private var lanes: UploadLanes?
 
     /// Bytes of sealed segments waiting or under way at once.
     static let budget = 16 << 20
 
-    init(_ syncer: Syncer, connections: [Backend], progress: ((String) -> Void)?) {
-        self.syncer = syncer
+    init(_ context: SyncContext, connections: [Backend], progress: ((String) -> Void)?) {
+        self.context = context
         self.connections = connections
         self.progress = progress
     }
@@ -33,18 +33,18 @@ final class SegmentSender {
         holding = true
     }
 
-    func send(_ segment: Syncer.SealedSegment) throws {
+    func send(_ segment: SealedSegment) throws {
         // While packs upload, their line (objects, bytes, rate, time left) is the one shown.
         if !holding { progress?("pushing \(segment.path)") }
-        syncer.checkpoint(.segmentPublishStart)
+        context.checkpoint(.segmentPublishStart)
         if segment.seq == 1 {
             // Its folder is new: made first, not found missing by a PUT of the whole segment.
-            try syncer.backend.makeFolder(LogSegment.folder + "/" + syncer.store.deviceID)
+            try context.backend.makeFolder(LogSegment.folder + "/" + context.store.deviceID)
             try putHere(segment)
         } else if let lanes {
             try queue(segment, on: lanes)
         } else if let first = held {
-            let lanes = holding ? UploadLanes(connections: [syncer.backend], budget: Self.budget, threaded: true)
+            let lanes = holding ? UploadLanes(connections: [context.backend], budget: Self.budget, threaded: true)
                                 : UploadLanes(connections: connections, budget: Self.budget)
             self.lanes = lanes
             held = nil
@@ -90,22 +90,22 @@ final class SegmentSender {
     }
 
     /// Over the sync's own connection, now.
-    private func putHere(_ segment: Syncer.SealedSegment) throws {
-        try Self.put(segment, over: syncer.backend)
-        syncer.checkpoint(.segmentPublished)
+    private func putHere(_ segment: SealedSegment) throws {
+        try Self.put(segment, over: context.backend)
+        context.checkpoint(.segmentPublished)
     }
 
-    private func queue(_ segment: Syncer.SealedSegment, on lanes: UploadLanes) throws {
+    private func queue(_ segment: SealedSegment, on lanes: UploadLanes) throws {
         try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
         reportPublished()
     }
 
     /// Hears of the segments the lanes stored since last asked (checkpoints run on this thread).
     private func reportPublished() {
-        for _ in 0..<(lanes?.takeCompleted() ?? 0) { syncer.checkpoint(.segmentPublished) }
+        for _ in 0..<(lanes?.takeCompleted() ?? 0) { context.checkpoint(.segmentPublished) }
     }
 
-    private static func put(_ segment: Syncer.SealedSegment, over backend: Backend) throws {
+    private static func put(_ segment: SealedSegment, over backend: Backend) throws {
         do {
             try backend.putData(segment.path, segment.data)
         } catch let error as RemoteError where error.kind == .tooLarge {

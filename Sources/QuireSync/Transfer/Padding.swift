@@ -13,7 +13,7 @@ enum Padding {
     static let precision = 6
     /// The smallest step: a tiny object is one of few sizes.
     static let minimumStep: Int64 = 512
-    /// The smallest step of a segment that names no attachment (`Syncer.seal`): it holds
+    /// The smallest step of a segment that names no attachment (`LogWriter.seal`): it holds
     /// text, ids and clocks only, and the server learns how much was written in a sync to
     /// within this step, instead of 512 bytes. A sync after one edit is then its text and a
     /// few hundred bytes, not a kilobyte. A segment naming attachments keeps the 512-byte

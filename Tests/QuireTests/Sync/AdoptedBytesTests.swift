@@ -28,7 +28,7 @@ import Testing
         for restore in [false, true] {
             let b = try world.makeDevice("b-\(workers)-\(restore)")
             let syncer = try world.syncer(b)
-            syncer.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
+            syncer.context.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
             #expect {
                 _ = restore ? try syncer.restore() : try syncer.sync()
             } throws: { error in
@@ -44,8 +44,8 @@ import Testing
     /// The same for bytes a segment of an older Quire carried inline (`blobs_inline`).
     @Test func carriedBytesMustBeTheirIdToo() throws {
         #expect(throws: SyncError.self) {
-            try Syncer.checkCarried(Data("not it".utf8), local: SHA256.hex(of: Array("it".utf8)), object: "log/x/1")
+            try BlobIntake.checkCarried(Data("not it".utf8), local: SHA256.hex(of: Array("it".utf8)), object: "log/x/1")
         }
-        try Syncer.checkCarried(Data("it".utf8), local: SHA256.hex(of: Array("it".utf8)), object: "log/x/1")
+        try BlobIntake.checkCarried(Data("it".utf8), local: SHA256.hex(of: Array("it".utf8)), object: "log/x/1")
     }
 }

@@ -23,14 +23,14 @@ import Testing
             _ = try a.attach(to: entry.id, NewAttachment(path: world.file("f\(i).bin", bytes), filename: "f\(i).bin"))
         }
         let syncer = try world.syncer(a)
-        syncer.changesPerSegment = 7
+        syncer.context.options.changesPerSegment = 7
         _ = try syncer.sync()
         return world
     }
 
     func restorer(_ world: SyncWorld, _ store: Store, workers: Int = 8) throws -> Syncer {
         let syncer = try world.syncer(store)
-        syncer.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
+        syncer.context.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
         return syncer
     }
 
@@ -42,7 +42,7 @@ import Testing
         let fresh = try world.makeDevice("fresh")
         let counting = CountingBackend(world.backend)
         let syncer = try world.syncer(fresh, backend: counting)
-        syncer.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
+        syncer.context.workerBackends = (0..<workers).map { _ in LocalBackend(root: world.dir.path + "/repo") }
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 40)
         #expect(report.segmentsPulled > 10)
@@ -67,7 +67,7 @@ import Testing
         let world = try world(entries: 40)
         let fresh = try world.makeDevice("fresh")
         let syncer = try restorer(world, fresh)
-        syncer.readAheadLimit = 1  // full after any one segment
+        syncer.context.options.readAheadLimit = 1  // full after any one segment
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 40)
         #expect(report.segmentsPulled > 10)
@@ -83,7 +83,7 @@ import Testing
     @Test func segmentsFetchedDuringTheKeyDerivationAreThoseThePullNeeds() throws {
         let world = try world(entries: 40)
         let device = world.stores[0].deviceID
-        let head = try #require(try world.syncer(world.stores[0]).readHeads()[device]?.max())
+        let head = try #require(try Heads(context: world.syncer(world.stores[0]).context).read()[device]?.max())
         #expect(head > 5)
         func path(_ seq: Int) -> String { LogSegment.path(device: device, seq: seq) }
 
@@ -137,13 +137,13 @@ import Testing
         let reads = SmallAttachmentTests.PackReads(world.backend)
         let syncer = try world.syncer(fresh, backend: reads)
         let workers = (0..<4).map { _ in SmallAttachmentTests.PackReads(LocalBackend(root: world.dir.path + "/repo")) }
-        syncer.workerBackends = workers
-        syncer.earlyPacks = all
+        syncer.context.workerBackends = workers
+        syncer.context.earlyPacks = all
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 40)
         #expect(reads.packReads.isEmpty && workers.allSatisfy { $0.packReads.isEmpty }, "every attachment came from the held packs")
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
-        #expect(all.bytesHeld == 0 && syncer.earlyPacks == nil, "let go once the restore is whole")
+        #expect(all.bytesHeld == 0 && syncer.context.earlyPacks == nil, "let go once the restore is whole")
     }
 
     /// Packs read early only in part: an attachment that begins in the held bytes takes
@@ -163,8 +163,8 @@ import Testing
         let main = RetriedPackReads(world.backend)
         let syncer = try world.syncer(fresh, backend: main)
         let workers = (0..<4).map { _ in RetriedPackReads(LocalBackend(root: world.dir.path + "/repo")) }
-        syncer.workerBackends = workers
-        syncer.earlyPacks = early
+        syncer.context.workerBackends = workers
+        syncer.context.earlyPacks = early
         #expect(try syncer.restore().blobsDownloaded == 40)
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
         // Some attachment began in the held bytes and had only its rest read from the server.
@@ -471,7 +471,7 @@ import Testing
         let own = PackReads(world.backend)
         let syncer = try world.syncer(fresh, backend: own)
         let connections = (0..<workers).map { _ in PackReads(LocalBackend(root: world.dir.path + "/repo")) }
-        syncer.workerBackends = connections
+        syncer.context.workerBackends = connections
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 30)
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))

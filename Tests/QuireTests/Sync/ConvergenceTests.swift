@@ -68,7 +68,7 @@ import Testing
                 // Replay: merge an old segment again, out of order, into some device.
                 let store = world.stores[rng.below(3)]
                 let syncer = try world.syncer(store)
-                let heads = try syncer.readHeads()
+                let heads = try Heads(context: syncer.context).read()
                 if let (device, seqs) = heads.randomElement(using: &rng), let newest = seqs.max() {
                     let seq = 1 + rng.below(newest)
                     let sealed = try world.backend.getData(LogSegment.path(device: device, seq: seq))

@@ -81,7 +81,7 @@ import Testing
         try b.add(NewEntry(title: "b again")); try world.sync(b)
         #expect(!b.hasBlob(photo.blobID) && !b.hasBlob(voice.blobID) && b.hasBlob(kept.blobID))
         let syncer = try world.syncer(a)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         let early = try syncer.prune()
         #expect(early.blobsDeleted == 0 && early.blobsMarked == 2, "C has not merged the deletion yet")
         #expect(try onServer(world, a, photo.blobID) && onServer(world, a, voice.blobID))
@@ -117,7 +117,7 @@ import Testing
         try a.remove(entryID: e1.id)
         try world.sync(a); try b.add(NewEntry(title: "b")); try world.sync(b); try world.sync(a)
         let syncer = try world.syncer(a)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         #expect(try syncer.prune().blobsDeleted == 1)
         // B downloaded the photo once and its repository id is still known there; attaching
         // the same bytes again must not trust that.
@@ -146,7 +146,7 @@ import Testing
         try a.remove(entryID: e.id)
         try world.sync(a); try b.add(NewEntry(title: "b")); try world.sync(b); try world.sync(a)
         let syncer = try world.syncer(a)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         #expect(try syncer.prune().blobsDeleted == 1)
         // The backup brings the entry (and its attachment's bytes) back on A.
         try a.importJSONLines(at: backup + "/entries.jsonl")
@@ -170,8 +170,8 @@ import Testing
         try world.sync(c)
         #expect(!c.hasBlob(voice.blobID))
         try b.setTranscript(mediaID: voice.id, text: "two")
-        var report = SyncReport()
-        try world.syncer(b).push(heads: try world.syncer(b).readHeads(), into: &report)
+        let pusher = try world.syncer(b).context
+        _ = try PushEngine.push(pusher, heads: try Heads(context: pusher).read())
         for object in try world.objects(of: voice.blobID, in: a) { try world.backend.delete(object) }
         try world.sync(c)   // the blob is missing, but nothing live here needs it
         try world.sync(b); try world.sync(a)

@@ -29,7 +29,7 @@ import Testing
 
     private func workerSyncer(_ world: SyncWorld, _ store: Store) throws -> Syncer {
         let syncer = try world.syncer(store)
-        syncer.workerBackends = [LocalBackend(root: world.dir.path + "/repo"), LocalBackend(root: world.dir.path + "/repo")]
+        syncer.context.workerBackends = [LocalBackend(root: world.dir.path + "/repo"), LocalBackend(root: world.dir.path + "/repo")]
         return syncer
     }
 

@@ -64,7 +64,7 @@ import Testing
         #expect(try world.syncer(a).prune().segmentsDeleted == 0)
 
         // A head as an older Quire sealed it says B merged A's log up to 5: A's 4 goes, 5 stays.
-        let head = Syncer.headsFolder + "/" + Head(device: b.deviceID, seq: bNewest).name
+        let head = Heads.folder + "/" + Head(device: b.deviceID, seq: bNewest).name
         let body = WireFormat.head.encode(["device": .string(b.deviceID), "seq": .number(Double(bNewest)), "hash": .string(""),
                                            "merged": .object([a.deviceID: .number(5)])])
         try world.backend.putData(head, try repository.box.seal(body, path: head))
@@ -133,7 +133,7 @@ import Testing
         let first = try syncer.prune()
         #expect(first.blobsDeleted == 0 && first.blobsMarked == 1)
         #expect(try world.backend.getData(Repository.blobPath(orphan)).count > 0)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         let second = try syncer.prune()
         #expect(second.blobsDeleted == 1)
         #expect(throws: RemoteError.self) { _ = try world.backend.getData(Repository.blobPath(orphan)) }

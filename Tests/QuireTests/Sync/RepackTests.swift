@@ -46,7 +46,7 @@ import Testing
         let (a, b) = (world.stores[0], world.stores[1])
         let (live, old) = try mostlyGarbagePack(world)
         let syncer = try world.syncer(a)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         let first = try syncer.prune()
         #expect(first.packsRepacked == 1)
         // Moved: a new pack of this device, a generation up; the old pack waits.
@@ -80,7 +80,7 @@ import Testing
         let (a, c) = (world.stores[0], world.stores[2])
         let (live, old) = try mostlyGarbagePack(world)
         let syncer = try world.syncer(a)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         #expect(try syncer.prune().packsRepacked == 1)
         // C stays away while A and B sync, write and prune again.
         for round in 0..<2 {
@@ -106,8 +106,8 @@ import Testing
         let (a, b) = (world.stores[0], world.stores[1])
         let (live, old) = try mostlyGarbagePack(world)
         let (pa, pb) = (try world.syncer(a), try world.syncer(b))
-        pa.collectionGrace = 0
-        pb.collectionGrace = 0
+        pa.context.options.collectionGrace = 0
+        pb.context.options.collectionGrace = 0
         #expect(try pa.prune().packsRepacked == 1)
         #expect(try pb.prune().packsRepacked == 1)  // b has not pulled a's announcement
         let copies = try Set(world.objects(of: live[0], in: a) + world.objects(of: live[0], in: b))
@@ -140,7 +140,7 @@ import Testing
         let syncer = try world.syncer(a)
         #expect(try syncer.prune().packsRepacked == 1)
         try everyoneSyncs(world, note: "after")
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         _ = try syncer.prune()
         _ = try syncer.prune()
         let left = try world.backend.list(Pack.folder + "/" + a.deviceID).filter { !$0.isFolder }.map { Pack.folder + "/" + a.deviceID + "/" + $0.name }

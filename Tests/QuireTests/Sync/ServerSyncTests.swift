@@ -26,7 +26,7 @@ import Testing
             try a.attach(to: s.id, NewAttachment(path: world.file("p\(i).jpg", pseudoRandomBytes(50_000, seed: UInt64(40 + i)))))
         }
         let syncer = try world.syncer(a)
-        syncer.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
+        syncer.context.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
         _ = try syncer.sync()
         let learned = try #require(try a.remoteSettings()?.maxObjectSize)
         #expect(learned <= 1 << 20)
@@ -79,7 +79,7 @@ import Testing
         // And with background downloads over five more connections, as `quire restore` does.
         let parallel = try world.makeDevice("restored-in-parallel")
         let syncer = try world.syncer(parallel)
-        syncer.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
+        syncer.context.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 2)
         #expect(try world.dump(parallel) == world.dump(a))
@@ -102,7 +102,7 @@ import Testing
         try a.remove(entryID: e1.id)
         try world.sync(a); try b.add(NewEntry(title: "b")); try world.sync(b); try world.sync(a)
         let syncer = try world.syncer(a)
-        syncer.collectionGrace = 0
+        syncer.context.options.collectionGrace = 0
         #expect(try syncer.prune().blobsDeleted == 1)
         let remote = try #require(try world.remote(of: gone.blobID, in: a))
         #expect(remote.location != nil, "attachments are packed")
@@ -114,7 +114,7 @@ import Testing
         try world.sync(a)
         let restored = try world.makeDevice("restored")
         let restorer = try world.syncer(restored)
-        restorer.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
+        restorer.context.workerBackends = try (0..<5).map { _ in try Backends.twin(of: backend) }
         _ = try restorer.restore()
         #expect(try world.dump(restored) == world.dump(a) && world.dump(a) == world.dump(b))
         #expect(try world.syncer(restored).verify(readData: true).problems.isEmpty)

@@ -130,7 +130,7 @@ import Testing
         }
         try world.sync(a)
         let learned = try #require(try a.remoteSettings()?.maxObjectSize)
-        #expect(learned <= 1 << 20 && learned >= Syncer.smallestObjectLimit)
+        #expect(learned <= 1 << 20 && learned >= BlobUploads.smallestObjectLimit)
         #expect(limited.largestStored <= 1 << 20)
         try world.sync(b)
         #expect(try world.dump(b) == world.dump(a))
@@ -151,15 +151,13 @@ import Testing
         let world = try SyncWorld(devices: 1)
         let a = world.stores[0]
         let blobs = try thirtySmallAttachments(in: world)
-        var map: [String: RemoteBlob] = [:], report = SyncReport()
-        try world.syncer(a).upload(blobs.sorted(), into: &map, report: &report, progress: nil)
-        #expect(report.blobsUploaded == 30 && Set(map.values.compactMap { $0.location?.extents.first?.pack }).count == 1)
+        let (map, uploaded) = try BlobUploads(context: world.syncer(a).context).upload(blobs.sorted(), known: [:], progress: nil)
+        #expect(uploaded == 30 && Set(map.values.compactMap { $0.location?.extents.first?.pack }).count == 1)
         let counting = CountingBackend(world.backend)
         let again = try world.syncer(a, backend: counting)
         let opened = counting.requests
-        var second: [String: RemoteBlob] = [:], secondReport = SyncReport()
-        try again.upload(blobs.sorted(), into: &second, report: &secondReport, progress: nil)
-        #expect(secondReport.blobsUploaded == 0 && second == map)
+        let (second, secondUploaded) = try BlobUploads(context: again.context).upload(blobs.sorted(), known: [:], progress: nil)
+        #expect(secondUploaded == 0 && second == map)
         #expect(counting.requests - opened == 1, "\(counting.requests - opened) requests")
     }
 
@@ -200,7 +198,7 @@ import Testing
         for i in 0..<40 { try a.add(NewEntry(title: "e\(i)", body: String(repeating: "слово ", count: 50))) }
         let counting = CountingBackend(world.backend)
         let syncer = try world.syncer(a, backend: counting)
-        syncer.changesPerSegment = 20
+        syncer.context.options.changesPerSegment = 20
         let asked = Counter()
         syncer.isCancelled = { asked.next() >= 2 }  // the first two steps go, then stop
         #expect { _ = try syncer.sync() } throws: { ($0 as? SyncError)?.kind == .cancelled }
@@ -221,7 +219,7 @@ import Testing
         let (a, b) = (world.stores[0], world.stores[1])
         let (syncer, gate) = try gatedPush(in: world, words: "слово ")
         var storedAtFirstSegment: Int?, storedAtHead: Int?, seenMeanwhile: Int?
-        syncer.checkpoint = { point in
+        syncer.context.checkpoint = { point in
             if point == .segmentPublished && storedAtFirstSegment == nil {
                 storedAtFirstSegment = gate.stored
                 seenMeanwhile = (try? world.sync(b)).flatMap { _ in try? b.entryCount() }
@@ -245,7 +243,7 @@ import Testing
     @Test func whilePacksUploadTheirProgressIsTheLineShown() throws {
         let world = try SyncWorld(devices: 1)
         let (syncer, gate) = try gatedPush(in: world, words: "mot ")
-        syncer.checkpoint = { point in if point == .segmentPublished { gate.open() } }
+        syncer.context.checkpoint = { point in if point == .segmentPublished { gate.open() } }
         var lines: [String] = []
         _ = try syncer.sync { lines.append($0) }
         let packsDone = try #require(lines.lastIndex { $0.hasPrefix("uploading 1/1 objects") }, "\(lines)")
@@ -263,7 +261,7 @@ import Testing
         // Every segment is made and handed to its upload while the pack is held; then the
         // server refuses the pack. A failed push still waits for the segment uploads under way.
         var made = 0
-        syncer.checkpoint = { point in
+        syncer.context.checkpoint = { point in
             if point == .segmentsMade { gate.refuse() }
             if point == .segmentPublishStart { made += 1 }
         }
@@ -332,8 +330,8 @@ private func gatedPush(in world: SyncWorld, words: String) throws -> (Syncer, Pa
     for i in 0..<40 { try a.add(NewEntry(title: "e\(i)", body: String(repeating: words, count: 50))) }
     let gate = PackGate()
     let syncer = try world.syncer(a)
-    syncer.changesPerSegment = 20
-    syncer.workerBackends = (0..<8).map { _ in GatedBackend(LocalBackend(root: world.dir.path + "/repo"), gate: gate) }
+    syncer.context.options.changesPerSegment = 20
+    syncer.context.workerBackends = (0..<8).map { _ in GatedBackend(LocalBackend(root: world.dir.path + "/repo"), gate: gate) }
     return (syncer, gate)
 }
 

@@ -6,12 +6,15 @@ import QuireStore
 /// Restore's steps around its pull (`Syncer.restore`). Constant memory: one segment (bounded
 /// in size) and one 64 KiB blob chunk at a time. The store remembers which repository it is
 /// restoring, so an interrupted restore continues where it stopped.
-extension Syncer {
+struct RestoreSteps {
+    let context: SyncContext
+    private var store: Store { context.store }
+
     /// Claims the store for a restore of this repository, or finds it already claimed.
     /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository.
-    func beginRestore() throws {
+    func begin() throws {
         if let resuming = try store.restoringFrom() {
-            guard resuming == repository.id else {
+            guard resuming == context.repository.id else {
                 throw SyncError(.notEmpty, detail: "this store was restoring another repository; restore into a new folder")
             }
             return
@@ -19,17 +22,17 @@ extension Syncer {
         guard try store.entryCount() == 0, try store.syncLogs().isEmpty, !(try store.hasPendingChanges()) else {
             throw SyncError(.notEmpty, detail: "restore needs a new, empty store; this one already holds a journal")
         }
-        try store.setRestoring(repository.id)
+        try store.setRestoring(context.repository.id)
     }
 
     /// The pull's last step: the search index is built while the last attachments download,
-    /// then every attachment still lacking is taken in.
-    func finishRestore(notBefore: Date?, progress: ((String) -> Void)?) -> (BlobPrefetcher?, inout SyncReport) throws -> Void {
-        { downloads, report in
-            if let notBefore { try self.checkFreshness(notBefore) }
+    /// then every attachment still lacking is taken in. Returns how many were.
+    func finish(notBefore: Date?, progress: ((String) -> Void)?) -> (BlobPrefetcher?) throws -> Int {
+        { [self] downloads in
+            if let notBefore { try checkFreshness(notBefore) }
             progress?("building the search index")
-            try self.store.indexRestoredText()
-            try self.takeInLacking(using: downloads, into: &report)
+            try store.indexRestoredText()
+            return try BlobIntake(context: context).takeInLacking(using: downloads)
         }
     }
 
@@ -37,14 +40,14 @@ extension Syncer {
     func checkFreshness(_ date: Date) throws {
         let newest = try store.newestChange()
         guard let newest, newest.time >= date else {
-            throw SyncError(.stale, object: backend.location, detail: newest.map {
+            throw SyncError(.stale, object: context.backend.location, detail: newest.map {
                 "its newest change is from \($0.timestamp) (device \($0.device.prefix(8))), before the date asked for: the server may hide newer ones"
             } ?? "it holds no change at all")
         }
     }
 
     /// The store is whole: no longer restoring, and synced now.
-    func endRestore() throws {
+    func end() throws {
         try store.setRestoring(nil)
         try store.recordSync(at: Timestamp.now())
     }

@@ -5,7 +5,11 @@ import QuireStore
 
 /// How attachments a pull needs come into the store: carried inside a segment or snapshot,
 /// downloaded in the background, or one by one; each batch adopted in one transaction.
-extension Syncer {
+/// Each step returns how many it took in.
+struct BlobIntake {
+    let context: SyncContext
+    private var store: Store { context.store }
+
     /// Fetches the attachments segments name that this store lacks — through the background
     /// downloads when there are any, else one by one — and takes them in as one batch, in
     /// order up to the first that failed. One missing on the server is passed over: its
@@ -13,7 +17,7 @@ extension Syncer {
     /// collects such blobs), and the merge refuses the segment if a live record needs it.
     /// Without `waiting` (a restore), only those the segments carry are taken in; the rest
     /// are asked for and left to download (`takeInLacking`).
-    func fetchBlobs(of segments: [LogSegment], using prefetcher: BlobPrefetcher?, waiting: Bool = true, into report: inout SyncReport) throws {
+    func fetchBlobs(of segments: [LogSegment], using prefetcher: BlobPrefetcher?, waiting: Bool = true) throws -> Int {
         var needed: [(local: String, remote: RemoteBlob)] = []
         var carried: [(local: String, remote: String, bytes: Data)] = []
         var known: [(local: String, remote: String, location: String?)] = []
@@ -40,27 +44,27 @@ extension Syncer {
         // asks again, which changes nothing).
         // Without waiting (a restore), small ones are left to the batch asked for at its end.
         prefetcher?.request(waiting ? needed : needed.filter { !BlobPrefetcher.readsAlong($0.remote) })
-        try takeInCarried(carried, into: &report)
-        if waiting { try takeIn(needed, using: prefetcher, passingOverMissing: true, into: &report) }
+        let fromSegments = try takeInCarried(carried)
+        return try fromSegments + (waiting ? takeIn(needed, using: prefetcher, passingOverMissing: true) : 0)
     }
 
     /// Takes in every attachment the journal needs and lacks, from where the segments and
     /// snapshots merged said it is (downloads asked for earlier go on where they are): the
     /// end of a restore, whose merges did not wait for them. One missing on the server is
     /// an error: a live record needs it.
-    func takeInLacking(using prefetcher: BlobPrefetcher?, into report: inout SyncReport) throws {
+    func takeInLacking(using prefetcher: BlobPrefetcher?) throws -> Int {
         let lacking = try store.lackingRemoteBlobs().map {
             (local: $0.local, remote: RemoteBlob(id: $0.remote, location: BlobLocation(text: $0.location)))
         }
-        guard !lacking.isEmpty else { return }
-        let started = prefetcher == nil ? startPrefetcher() : nil
+        guard !lacking.isEmpty else { return 0 }
+        let started = prefetcher == nil ? Downloads.prefetcher(context) : nil
         defer { started?.close() }
-        try takeIn(lacking, using: prefetcher ?? started, into: &report)
+        return try takeIn(lacking, using: prefetcher ?? started)
     }
 
     /// Takes attachments a segment carried inline into the store: written to temporary files,
     /// then taken in as one batch.
-    func takeInCarried(_ carried: [(local: String, remote: String, bytes: Data)], into report: inout SyncReport) throws {
+    func takeInCarried(_ carried: [(local: String, remote: String, bytes: Data)]) throws -> Int {
         var written: [DownloadedBlob] = []
         defer { for blob in written { unlink(blob.path) } }  // gone once adopted; left over only after an error
         for item in carried {
@@ -69,7 +73,7 @@ extension Syncer {
             written.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote))
             try FileIO.writeNewFile(temp, item.bytes)
         }
-        try takeInWritten(written, into: &report)
+        return try takeInWritten(written)
     }
 
     /// Bytes a segment or snapshot carried must be the attachment it names them as.
@@ -82,11 +86,11 @@ extension Syncer {
 
     /// Takes attachments written (not yet flushed) to temporary files in the store in: their
     /// data flushed together, then adopted as one batch.
-    func takeInWritten(_ written: [DownloadedBlob], into report: inout SyncReport) throws {
-        guard !written.isEmpty else { return }
-        for _ in written { checkpoint(.blobDownloaded) }
+    func takeInWritten(_ written: [DownloadedBlob]) throws -> Int {
+        guard !written.isEmpty else { return 0 }
+        for _ in written { context.checkpoint(.blobDownloaded) }
         try store.adoptDownloadedBlobs(written, flushed: false)
-        report.blobsDownloaded += written.count
+        return written.count
     }
 
     /// Inside a merge's transaction: refuses it when a live attachment it touched lacks its
@@ -106,30 +110,31 @@ extension Syncer {
     /// server does not keep the others out: they are taken in, and the first missing one's
     /// error is thrown at the end (with `passingOverMissing`, missing ones are skipped). Any
     /// other failure stops the batch there, what came before it taken in, and is thrown.
-    func takeIn(_ needed: [(local: String, remote: RemoteBlob)], using prefetcher: BlobPrefetcher?, passingOverMissing: Bool = false,
-                into report: inout SyncReport) throws {
+    func takeIn(_ needed: [(local: String, remote: RemoteBlob)], using prefetcher: BlobPrefetcher?,
+                passingOverMissing: Bool = false) throws -> Int {
         func isMissing(_ error: Error) -> Bool { (error as? SyncError)?.kind == .missing }
         var missing: Error?
         guard let prefetcher, !needed.isEmpty else {
+            var downloaded = 0
             for item in needed {
                 do {
                     try downloadBlob(local: item.local, remote: item.remote)
-                    report.blobsDownloaded += 1
+                    downloaded += 1
                 } catch where isMissing(error) {
                     if !passingOverMissing && missing == nil { missing = error }
                 }
             }
             if let missing { throw missing }
-            return
+            return downloaded
         }
         prefetcher.request(needed)
         var arrived: [DownloadedBlob] = []
         defer { for blob in arrived { unlink(blob.path) } }  // gone once adopted; left over only after an error
         var failure: Error?
         for item in needed {
-            switch prefetcher.take(item.local, whileWaiting: { self.pullProgress?.refresh() }) {
+            switch prefetcher.take(item.local, whileWaiting: { context.pullProgress?.refresh() }) {
             case .success(let temp):
-                checkpoint(.blobDownloaded)
+                context.checkpoint(.blobDownloaded)
                 arrived.append(DownloadedBlob(path: temp, id: item.local, remoteID: item.remote.id))
             case .failure(let error) where isMissing(error):
                 if !passingOverMissing && missing == nil { missing = error }
@@ -139,19 +144,19 @@ extension Syncer {
             if failure != nil { break }
         }
         try store.adoptDownloadedBlobs(arrived)
-        report.blobsDownloaded += arrived.count
         if let failure = failure ?? missing { throw failure }
+        return arrived.count
     }
 
     func downloadBlob(local: String, remote: RemoteBlob) throws {
         let temp = try store.blobs.temporaryPath()
         defer { unlink(temp) }
         do {
-            try repository.download(remote, to: temp, sha256: local, meter: downloadMeter, held: heldPack)
+            try context.repository.download(remote, to: temp, sha256: local, meter: context.downloadMeter, held: context.heldPack)
         } catch let error as RemoteError where error.kind == .notFound {
             throw SyncError(.missing, object: remote.object, detail: "an attachment is missing on the server")
         }
-        checkpoint(.blobDownloaded)
+        context.checkpoint(.blobDownloaded)
         try store.adoptDownloadedBlobs([DownloadedBlob(path: temp, id: local, remoteID: remote.id)])
     }
 }
