@@ -36,9 +36,9 @@ let package = Package(
         .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),
-        .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireStore", "QuireCrypto", "QuireRemote"]),
+        .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
-        .target(name: "QuireExport", dependencies: ["QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireExport", dependencies: ["QuireSupport", "QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireTranscribe", dependencies: ["QuireStore", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe"]),

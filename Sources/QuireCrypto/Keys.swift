@@ -3,7 +3,7 @@ import Foundation
 
 /// A repository's keys: the random 256-bit master key and the subkeys derived from it
 /// (BLAKE2b-based `crypto_kdf`), one per purpose, so no key is used for two things.
-package final class RepositoryKeys: @unchecked Sendable {
+package final class RepositoryKeys: @unchecked Sendable {  // immutable after init: SecureBytes read only
     package let master: SecureBytes
     let records: SecureBytes
     let blobs: SecureBytes

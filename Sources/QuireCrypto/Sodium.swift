@@ -2,7 +2,7 @@ import CSodium
 import Foundation
 
 /// Key material in memory libsodium guards (guard pages, mlock) and wipes when freed.
-public final class SecureBytes: @unchecked Sendable {
+public final class SecureBytes: @unchecked Sendable {  // the pointer is written once, at init; libsodium guards it
     public let count: Int
     let pointer: UnsafeMutableRawPointer
 

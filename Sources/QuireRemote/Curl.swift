@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// One HTTP exchange.
 struct HTTPRequest {
@@ -72,44 +73,47 @@ package struct HTTPSettings: Sendable {
 /// The authentication scheme each server (scheme, host and port) asked for, and the one an
 /// earlier run learned (`remembered`: "basic" or "digest"), tried first so that a sync's
 /// first request does not meet a 401: a round trip and half a kilobyte saved every sync.
-package final class AuthSchemes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var learned: [String: Int] = [:]
-    private var guess: Int?
-    private var news: String?
+package final class AuthSchemes: Sendable {
+    private struct State {
+        var learned: [String: Int] = [:]
+        var guess: Int?
+        var news: String?
+    }
+
+    private let state = Mutex(State())
 
     package init() {}
 
     /// Takes what an earlier run learned ("basic", "digest"), unless this run has learned or
     /// forgotten something since.
     package func remember(_ name: String?) {
-        lock.withLock { if news == nil { guess = Self.method(named: name) } }
+        state.withLock { if $0.news == nil { $0.guess = Self.method(named: name) } }
     }
 
     subscript(origin: String) -> Int? {
-        get { lock.withLock { learned[origin] } }
+        get { state.withLock { $0.learned[origin] } }
         set {
-            lock.withLock {
-                learned[origin] = newValue
-                if let newValue, newValue != guess { news = Self.name(of: newValue) }
+            state.withLock { state in
+                state.learned[origin] = newValue
+                if let newValue, newValue != state.guess { state.news = Self.name(of: newValue) }
             }
         }
     }
 
     /// The remembered scheme, until a server answers that it wants another.
-    var remembered: Int? { lock.withLock { guess } }
+    var remembered: Int? { state.withLock { $0.guess } }
 
     /// The remembered scheme was wrong (the server changed): forgotten, for this run and the next.
     func forgetRemembered() {
-        lock.withLock {
-            guess = nil
-            news = news ?? ""
+        state.withLock { state in
+            state.guess = nil
+            state.news = state.news ?? ""
         }
     }
 
     /// What to remember for the next run, when it differs from what was remembered: a
     /// scheme's name, or "" to forget; nil when there is nothing new.
-    package var toRemember: String? { lock.withLock { news } }
+    package var toRemember: String? { state.withLock { $0.news } }
 
     private static func method(named name: String?) -> Int? {
         switch name {

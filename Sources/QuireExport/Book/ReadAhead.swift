@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 
 /// Runs a producer on a thread of its own, at most `depth` items ahead of the thread that
 /// takes them: the reading and preparing half of an export on one core, the writing half on
@@ -9,31 +10,33 @@ import Foundation
 ///
 /// The producer alone uses what its closure captures until it ends: Sendable by that
 /// discipline (the closure is wrapped), not by locking.
-final class ReadAhead<Item: Sendable>: @unchecked Sendable {
+final class ReadAhead<Item: Sendable>: Sendable {
     /// Thrown by `put` once the taker has stopped, to unwind the producer.
     struct Stopped: Error {}
 
-    private let condition = NSCondition()
-    private var queue: [Item] = []
-    private var head = 0
-    private var ended = false
-    private var failure: (any Error)?
-    private var stopped = false
-    private var running = true
+    private struct Queue {
+        var items: [Item] = []
+        var head = 0
+        var ended = false
+        var failure: (any Error)?
+        var stopped = false
+        var running = true
+    }
+
+    private let queue = Shared(Queue())
     private let depth: Int
 
     /// Starts `produce` at once; it hands over items with `put`.
     init(depth: Int, _ produce: @escaping (_ put: (Item) throws -> Void) throws -> Void) {
         self.depth = max(depth, 1)
-        let owned = OwnedByProducer(produce)
+        let owned = Owned(produce)  // the producer's thread alone calls it
         let thread = Thread { [self] in
             var error: (any Error)?
             do { try owned.value(put) } catch let thrown { error = thrown }
-            condition.withLock {
-                if let error, !(error is Stopped) { failure = error }
-                ended = true
-                running = false
-                condition.broadcast()
+            queue.withLock { queue in
+                if let error, !(error is Stopped) { queue.failure = error }
+                queue.ended = true
+                queue.running = false
             }
         }
         // As deep as the main thread's: a hostile entry's nesting recurses in the Markdown tree.
@@ -42,47 +45,36 @@ final class ReadAhead<Item: Sendable>: @unchecked Sendable {
     }
 
     private func put(_ item: Item) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while !stopped && queue.count - head >= depth { condition.wait() }
-        if stopped { throw Stopped() }
-        queue.append(item)
-        condition.broadcast()
+        try queue.wait(until: { $0.stopped || $0.items.count - $0.head < depth }) { queue in
+            if queue.stopped { throw Stopped() }
+            queue.items.append(item)
+        }
     }
 
     /// The next item, waiting for it; nil once the producer has ended and all are taken.
     /// Throws the producer's error, after the items it put before it.
     func next() throws -> Item? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == queue.count && !ended { condition.wait() }
-        if head < queue.count {
-            let item = queue[head]
-            head += 1
-            if head >= 64, head * 2 >= queue.count {
-                queue.removeFirst(head)
-                head = 0
+        try queue.wait(until: { $0.head < $0.items.count || $0.ended }) { queue in
+            if queue.head < queue.items.count {
+                let item = queue.items[queue.head]
+                queue.head += 1
+                if queue.head >= 64, queue.head * 2 >= queue.items.count {
+                    queue.items.removeFirst(queue.head)
+                    queue.head = 0
+                }
+                return item
             }
-            condition.broadcast()
-            return item
+            if let failure = queue.failure { throw failure }
+            return nil
         }
-        if let failure { throw failure }
-        return nil
     }
 
     /// Tells the producer to stop at its next `put` and waits until it has ended.
     func stop() {
-        condition.lock()
-        defer { condition.unlock() }
-        stopped = true
-        condition.broadcast()
-        while running { condition.wait() }
-        queue.removeAll()
-        head = 0
-    }
-
-    private final class OwnedByProducer: @unchecked Sendable {
-        let value: (_ put: (Item) throws -> Void) throws -> Void
-        init(_ value: @escaping (_ put: (Item) throws -> Void) throws -> Void) { self.value = value }
+        queue.withLock { $0.stopped = true }
+        queue.wait(until: { !$0.running }) { queue in
+            queue.items.removeAll()
+            queue.head = 0
+        }
     }
 }

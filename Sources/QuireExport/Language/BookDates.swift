@@ -10,7 +10,7 @@ import QuireStore
 /// Linux's Foundation has no `DateFormatter.formattingContext`: headings are capitalised
 /// through `Date.FormatStyle`'s capitalisation context instead, which follows CLDR's
 /// context transforms (ru "март" stands as "Март" in a heading, stays "марта" in a date).
-package final class BookDates: @unchecked Sendable {
+package final class BookDates: Sendable {
     package let locale: Locale
     /// Standalone month names as a heading shows them, January first.
     package let monthNames: [String]

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Text is laid out on two threads (entries ahead of the pages, the pages' own words on the
 /// page thread), and Pango is not thread-safe: every call into it holds `lock`.
-final class FontContext: @unchecked Sendable {
+final class FontContext: @unchecked Sendable {  // every Pango call holds `lock`
     fileprivate let lock = NSLock()
     private let map: UnsafeMutablePointer<PangoFontMap>
     fileprivate let context: OpaquePointer
@@ -49,7 +49,7 @@ final class FontContext: @unchecked Sendable {
 /// to the text, so the PDF can be searched and copied), its height, and the link areas.
 /// Made on any thread; drawn on the page's (`PDFCanvas.draw`), with cairo alone: cairo's
 /// scaled fonts are safe to share between threads, Pango's objects are not.
-final class TextLayout: @unchecked Sendable {
+final class TextLayout: @unchecked Sendable {  // made on one thread, then only read (cairo fonts are thread-safe)
     struct Line {
         /// Top of the line box and its baseline, from the layout's top; x of its start.
         let top: Double

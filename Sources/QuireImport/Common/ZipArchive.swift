@@ -5,7 +5,7 @@ import QuireStore
 /// A zip archive read in place with libzip: its names checked once, its entries streamed,
 /// never unpacked onto disk or whole into memory. The only file of the Import layer that
 /// talks to libzip.
-final class ZipArchive: @unchecked Sendable {
+final class ZipArchive: @unchecked Sendable {  // entries are read by one import thread at a time
     private let archive: OpaquePointer
     let path: String
     /// Entry names (files only) to their index.

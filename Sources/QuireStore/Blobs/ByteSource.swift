@@ -14,7 +14,7 @@ package protocol ByteStream: AnyObject {
 /// Where an imported attachment's bytes come from: a file beneath the import's folder, or a
 /// stream an importer opens on demand. `key` names the bytes' origin, so the same file named
 /// by two entries is read once.
-package struct AttachmentSource: @unchecked Sendable {
+package struct AttachmentSource: @unchecked Sendable {  // `open` is called by one import thread at a time
     package let key: String
     /// How errors name it (`export.zip: photos/ab12….jpeg`).
     package let shown: String

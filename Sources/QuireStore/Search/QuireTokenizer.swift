@@ -115,7 +115,7 @@ package enum QuireTokenizer {
     /// Folding and stemming cost microseconds per word, and text repeats its words (Zipf),
     /// so results are memoised. One cache per SQLite connection (which one thread uses at a
     /// time), keyed by an FNV-1a hash of the word's bytes and checked against them; bounded.
-    package final class Cache: @unchecked Sendable {
+    package final class Cache: @unchecked Sendable {  // one per SQLite connection, used by one thread at a time
         private struct Slot {
             var key: [UInt8]
             var value: [UInt8]

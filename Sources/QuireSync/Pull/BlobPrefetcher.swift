@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireCrypto
 import QuireRemote
 import QuireStore
@@ -12,7 +13,7 @@ import QuireStore
 /// to be merged ahead of the merging and asks for their attachments early, so downloads run
 /// while earlier segments merge. Nothing here touches the database: the pulling thread takes
 /// finished files in (`take`) in segment order, so crash safety is that of the serial path.
-final class BlobPrefetcher: @unchecked Sendable {
+final class BlobPrefetcher: Sendable {
     private enum State {
         case queued(remote: RemoteBlob, temp: String)
         case running(temp: String)
@@ -20,27 +21,36 @@ final class BlobPrefetcher: @unchecked Sendable {
         case failed(Error)
     }
 
-    private let condition = NSCondition()
-    private var states: [String: State] = [:]   // by local (SHA-256) id
-    private var taken = Set<String>()
-    private var queue: [String] = []             // local ids, oldest first
-    private var queueHead = 0
-    private var closed = false
+    /// What the pulling thread and the download jobs share.
+    private struct Downloads {
+        var states: [String: State] = [:]   // by local (SHA-256) id
+        var taken = Set<String>()
+        var queue: [String] = []             // local ids, oldest first
+        var queueHead = 0
+        var closed = false
+        /// Bytes read so far: each chunk wakes a `take` waiting, to refresh the progress line.
+        var bytes: Int64 = 0
+    }
+
+    private let shared = Shared(Downloads())
     private let pool: WorkerPool<Repository>
-    private let makeTemp: () throws -> String
+    private let makeTemp: @Sendable () throws -> String
     /// Packs already in hand (`EarlyPacks`, in files), read before asking the server.
     private let held: @Sendable (String) -> HeldBytes?
     /// The bytes downloaded so far, by every worker.
     let meter: ByteMeter
+    /// The same, counted here too, so a `take` waiting hears of them.
+    private let heard: ByteMeter
 
     /// Downloads on `pool`'s threads, each with its connection's own `Repository`; `close`
     /// closes the pool.
     init(pool: WorkerPool<Repository>, meter: ByteMeter = ByteMeter(), held: (@Sendable (String) -> HeldBytes?)? = nil,
-         temporaryPath: @escaping () throws -> String) {
+         temporaryPath: @escaping @Sendable () throws -> String) {
         makeTemp = temporaryPath
         self.meter = meter
         self.held = held ?? { _ in nil }
         self.pool = pool
+        heard = ByteMeter(forwardingTo: meter) { [shared] n in shared.withLock { $0.bytes += Int64(n) } }
     }
 
     /// Asks for attachment `local` (repository id `remote`) unless it is asked for already.
@@ -49,19 +59,19 @@ final class BlobPrefetcher: @unchecked Sendable {
     /// Asks for several at once: queued together, so small ones of one pack are read
     /// together (a worker woken by the first finds the rest queued beside it).
     func request(_ items: [(local: String, remote: RemoteBlob)]) {
-        condition.lock()
-        defer { condition.unlock() }
-        var queued = 0
-        for (local, remote) in items where !closed && states[local] == nil && !taken.contains(local) {
-            do {
-                states[local] = .queued(remote: remote, temp: try makeTemp())
-                queue.append(local)
-                queued += 1
-            } catch {
-                states[local] = .failed(error)
+        let queued = shared.withLock { state in
+            var queued = 0
+            for (local, remote) in items where !state.closed && state.states[local] == nil && !state.taken.contains(local) {
+                do {
+                    state.states[local] = .queued(remote: remote, temp: try makeTemp())
+                    state.queue.append(local)
+                    queued += 1
+                } catch {
+                    state.states[local] = .failed(error)
+                }
             }
+            return queued
         }
-        condition.broadcast()
         pool.submit((0..<queued).map { _ in { [self] in downloadNext(with: $0) } })
     }
 
@@ -74,46 +84,43 @@ final class BlobPrefetcher: @unchecked Sendable {
     }
 
     /// Waits until `local` is downloaded (the temporary file's path) or failed (the error),
-    /// calling `whileWaiting` every half second meanwhile (to show progress). The caller
-    /// owns the file afterwards.
+    /// calling `whileWaiting` as bytes arrive meanwhile (to show progress). The caller owns
+    /// the file afterwards.
     func take(_ local: String, whileWaiting: () -> Void = {}) -> Result<String, Error> {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            switch states[local] {
+        shared.wait(until: { state in
+            switch state.states[local] {
+            case .queued?, .running?: false
+            default: true
+            }
+        }, meanwhile: whileWaiting) { state in
+            switch state.states[local] {
             case .done(let temp)?:
-                states[local] = nil
-                taken.insert(local)
+                state.states[local] = nil
+                state.taken.insert(local)
                 return .success(temp)
             case .failed(let error)?:
-                states[local] = nil
+                state.states[local] = nil
                 return .failure(error)
-            case nil:
-                return .failure(SyncError(.missing, detail: "an attachment was never asked for"))
             default:
-                if !condition.wait(until: Date().addingTimeInterval(0.5)) {
-                    condition.unlock()
-                    whileWaiting()
-                    condition.lock()
-                }
+                return .failure(SyncError(.missing, detail: "an attachment was never asked for"))
             }
         }
     }
 
     /// Stops the workers after their current download and removes every file nobody took.
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        shared.withLock { $0.closed = true }
         pool.close()
+        let states = shared.withLock { state in
+            defer { state.states = [:] }
+            return state.states
+        }
         for state in states.values {
             switch state {
             case .queued(_, let temp), .running(let temp), .done(let temp): unlink(temp)
             case .failed: break
             }
         }
-        states = [:]
     }
 
     /// Small attachments (one extent each) of one pack asked for near each other are read
@@ -131,20 +138,18 @@ final class BlobPrefetcher: @unchecked Sendable {
 
     /// One pool job: the attachment first in the queue not yet read along with another.
     private func downloadNext(with repository: Repository) {
-        condition.lock()
-        var first: Job?
-        while first == nil && !closed && queueHead < queue.count {
-            let local = queue[queueHead]
-            queueHead += 1
-            if case .queued(let remote, let temp)? = states[local] { first = Job(local: local, remote: remote, temp: temp) }
+        let claimed: ([Job], (pack: String, range: Range<Int64>)?)? = shared.withLock { state in
+            var first: Job?
+            while first == nil && !state.closed && state.queueHead < state.queue.count {
+                let local = state.queue[state.queueHead]
+                state.queueHead += 1
+                if case .queued(let remote, let temp)? = state.states[local] { first = Job(local: local, remote: remote, temp: temp) }
+            }
+            guard let first else { return nil }
+            state.states[first.local] = .running(temp: first.temp)
+            return Self.companions(of: first, in: &state)
         }
-        guard let first else {
-            condition.unlock()
-            return
-        }
-        states[first.local] = .running(temp: first.temp)
-        let (jobs, window) = companions(of: first)
-        condition.unlock()
+        guard let (jobs, window) = claimed else { return }
 
         // A window that could not be read (a server fault after retries) leaves each to be
         // read on its own, which names what is wrong with it.
@@ -153,42 +158,38 @@ final class BlobPrefetcher: @unchecked Sendable {
         if let read, let window {
             // Only what came from the server counts: the held part came before.
             let kept = early?.end(of: window.range).map { $0 - window.range.lowerBound } ?? 0
-            meter.add(read.bytes.count - Int(kept))
+            heard.add(read.bytes.count - Int(kept))
         }
         for job in jobs {
             let outcome: State
             do {
-                try repository.download(job.remote, to: job.temp, sha256: job.local, meter: meter, held: { pack in pack == window?.pack ? read : self.held(pack) })
+                try repository.download(job.remote, to: job.temp, sha256: job.local, meter: heard, held: { pack in pack == window?.pack ? read : self.held(pack) })
                 outcome = .done(temp: job.temp)
             } catch let error as RemoteError where error.kind == .notFound {
                 outcome = .failed(SyncError(.missing, object: job.remote.object, detail: "an attachment is missing on the server"))
             } catch {
                 outcome = .failed(error)
             }
-            condition.lock()
-            states[job.local] = outcome
-            condition.broadcast()
-            condition.unlock()
+            shared.withLock { $0.states[job.local] = outcome }
         }
     }
 
     /// `first` and the queued small attachments of its pack that one ranged read can bring
     /// with it (marked running), with that read's range; `first` alone when none can.
-    /// Called with the lock held.
-    private func companions(of first: Job) -> ([Job], (pack: String, range: Range<Int64>)?) {
+    private static func companions(of first: Job, in state: inout Downloads) -> ([Job], (pack: String, range: Range<Int64>)?) {
         guard let extent = Self.soleExtent(first.remote), extent.length <= Self.windowLimit else { return ([first], nil) }
         var jobs = [first]
         var (start, end, useful) = (extent.offset, extent.offset + extent.length, extent.length)
-        var index = queueHead
+        var index = state.queueHead
         // Only a stretch of the queue is looked at: what was asked for together.
-        while index < queue.count && index - queueHead < 1024 {
-            let local = queue[index]
+        while index < state.queue.count && index - state.queueHead < 1024 {
+            let local = state.queue[index]
             index += 1
-            guard case .queued(let remote, let temp)? = states[local], let other = Self.soleExtent(remote), other.pack == extent.pack else { continue }
+            guard case .queued(let remote, let temp)? = state.states[local], let other = Self.soleExtent(remote), other.pack == extent.pack else { continue }
             let (newStart, newEnd) = (min(start, other.offset), max(end, other.offset + other.length))
             guard newEnd - newStart <= Self.windowLimit, (useful + other.length) * 2 >= newEnd - newStart else { continue }
             (start, end, useful) = (newStart, newEnd, useful + other.length)
-            states[local] = .running(temp: temp)
+            state.states[local] = .running(temp: temp)
             jobs.append(Job(local: local, remote: remote, temp: temp))
         }
         return jobs.count > 1 ? (jobs, (extent.pack, start..<end)) : (jobs, nil)

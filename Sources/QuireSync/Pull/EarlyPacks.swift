@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireRemote
 import QuireStore
 
@@ -13,74 +14,71 @@ import QuireStore
 /// unlinked as soon as they are made, so nothing is left behind, whatever happens. Only
 /// bytes are held: each attachment is authenticated as it is decrypted, like any read from
 /// the server, and packs never change once written.
-final class EarlyPacks: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var held: [String: HeldFile] = [:]
-    private var heldBytes = 0
-    private var queue: [String] = []
-    /// The packs are being listed (by the first connection; the others wait for the list).
-    private var listing = true
-    private var stopped = false
-    private var running = 0
+final class EarlyPacks: Sendable {
+    private struct Held {
+        var held: [String: HeldFile] = [:]
+        var heldBytes = 0
+        var queue: [String] = []
+        /// The packs are being listed (by the first connection; the others wait for the list).
+        var listing = true
+        var stopped = false
+    }
+
+    private let shared = Shared(Held())
+    private let pool = Shared<WorkerPool<Backend>?>(nil)
     let limit: Int
     let chunk: Int
     /// A fresh path for a pack's file (in the store, beside its downloads).
-    private let makePath: () throws -> String
+    private let makePath: @Sendable () throws -> String
 
     init(limit: Int = 48 << 20, chunk: Int = 2 << 20,
-         makePath: @escaping () throws -> String = { NSTemporaryDirectory() + "/quire-early-" + UUID().uuidString }) {
+         makePath: @escaping @Sendable () throws -> String = { NSTemporaryDirectory() + "/quire-early-" + UUID().uuidString }) {
         self.limit = limit
         self.chunk = chunk
         self.makePath = makePath
     }
 
     /// Lists the packs over the first of `backends` and reads them over all of them, each on
-    /// a thread of its own, until `stop` or `limit`.
+    /// a thread of a pool of their own, until `stop` or `limit`.
     func start(over backends: [Backend]) {
         guard !backends.isEmpty else { return }
-        running = backends.count
-        let owned = backends.map { Owned($0) }  // each used by its thread alone until `stop` returns
-        for (index, connection) in owned.enumerated() {
-            let thread = Thread { [self] in
-                defer {
-                    condition.withLock { running -= 1 }
-                    condition.broadcast()
-                }
-                if index == 0 { list(over: connection.value) } else { condition.withLock { while queue.isEmpty && !stopped && listing { condition.wait() } } }
-                fetch(over: connection.value)
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
+        let pool = WorkerPool(backends)
+        self.pool.withLock { $0 = pool }
+        // The first job lists; the others wait for the list. Each takes a thread of its own
+        // (as many jobs as threads), so the waiting ones never hold up the listing.
+        pool.submit([{ [self] in
+            list(over: $0)
+            fetch(over: $0)
+        }] + (1..<backends.count).map { _ in { [self] in
+            shared.wait(until: { !$0.queue.isEmpty || $0.stopped || !$0.listing }) { _ in }
+            fetch(over: $0)
+        } })
     }
 
     /// Ends the fetching; returns once every connection is free again. What was held stays.
     func stop() {
-        condition.withLock {
-            stopped = true
-            condition.broadcast()
-            while running > 0 { condition.wait() }
-        }
+        shared.withLock { $0.stopped = true }
+        awaitEnd()
     }
 
     /// Waits until the fetching ended by itself (tests wait on this event, never on the clock).
     func awaitEnd() {
-        condition.withLock { while running > 0 { condition.wait() } }
+        pool.withLock { $0 }?.close()
     }
 
     /// The bytes of `pack` held, from its start, if any.
     func window(_ pack: String) -> HeldBytes? {
-        condition.withLock { held[pack] }
+        shared.withLock { $0.held[pack] }
     }
 
     /// Bytes held in all.
-    var bytesHeld: Int { condition.withLock { heldBytes } }
+    var bytesHeld: Int { shared.withLock { $0.heldBytes } }
 
     /// Lets the held packs go (the downloads are done).
     func release() {
-        condition.withLock {
-            held = [:]
-            heldBytes = 0
+        shared.withLock { state in
+            state.held = [:]
+            state.heldBytes = 0
         }
     }
 
@@ -92,34 +90,33 @@ final class EarlyPacks: @unchecked Sendable {
                 names.append(folder + "/" + pack.name)
             }
         }
-        condition.withLock {
-            queue = names.filter(Pack.isValidPath).sorted()
-            listing = false
+        shared.withLock { state in
+            state.queue = names.filter(Pack.isValidPath).sorted()
+            state.listing = false
         }
-        condition.broadcast()
     }
 
     /// Takes the next pack and reads it chunk by chunk, until none is left, `stop` or `limit`.
     private func fetch(over backend: Backend) {
         while true {
-            let next: String? = condition.withLock {
-                guard !stopped, heldBytes < limit, !queue.isEmpty else { return nil }
-                return queue.removeFirst()
+            let next: String? = shared.withLock { state in
+                guard !state.stopped, state.heldBytes < limit, !state.queue.isEmpty else { return nil }
+                return state.queue.removeFirst()
             }
             guard let pack = next else { return }
             var offset: Int64 = 0
             while true {
-                let room = condition.withLock { stopped ? 0 : limit - heldBytes }
+                let room = shared.withLock { $0.stopped ? 0 : limit - $0.heldBytes }
                 guard room > 0 else { return }
                 let sink = DataSink(limit: chunk)
                 // A pack that cannot be read now is read later by the downloads, and named then;
                 // so is one this machine cannot keep.
                 guard (try? backend.get(pack, range: offset..<(offset + Int64(min(chunk, room))), into: sink)) != nil,
-                      !sink.data.isEmpty, let file = offset == 0 ? try? HeldFile(path: makePath()) : condition.withLock({ held[pack] }),
+                      !sink.data.isEmpty, let file = offset == 0 ? try? HeldFile(path: makePath()) : shared.withLock({ $0.held[pack] }),
                       (try? file.append(sink.data)) != nil else { break }
-                condition.withLock {
-                    held[pack] = file
-                    heldBytes += sink.data.count
+                shared.withLock { state in
+                    state.held[pack] = file
+                    state.heldBytes += sink.data.count
                 }
                 offset += Int64(sink.data.count)
                 if sink.data.count < min(chunk, room) { break }  // the pack's end
@@ -130,7 +127,7 @@ final class EarlyPacks: @unchecked Sendable {
 
 /// A pack's bytes held in a file of their own, unlinked at once: open while anything holds
 /// it, gone with the last holder. Written by one thread, read once the writing is over.
-private final class HeldFile: HeldBytes, @unchecked Sendable {
+private final class HeldFile: HeldBytes, @unchecked Sendable {  // written by one thread, read only once writing is over
     private let descriptor: Int32
     /// Where it was made (unlinked since): named in errors.
     private let path: String

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireRemote
 
 /// Segments fetched while the passphrase's key derivation runs (a second of Argon2id at the
@@ -8,51 +9,44 @@ import QuireRemote
 /// attachments that much sooner. Only bytes are kept: they are authenticated when opened,
 /// like any segment fetched later, and only segments a head names (which never change) are
 /// fetched. At most `limit` bytes; `stop` ends the fetching after the request under way.
-final class EarlySegments: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var sealed: [String: Data] = [:]
-    private var stopped = false
-    private var running = false
+final class EarlySegments: Sendable {
+    private struct Fetched {
+        var sealed: [String: Data] = [:]
+        var stopped = false
+    }
+
+    private let shared = Shared(Fetched())
+    private let pool = Shared<WorkerPool<Backend>?>(nil)
     let limit: Int
 
     init(limit: Int = 16 << 20) { self.limit = limit }
 
-    /// Starts fetching over `backend` on a thread of its own: every device's segments after
-    /// `logs` (this store's positions), up to its head.
+    /// Starts fetching over `backend` on a thread of its own (a pool of one): every device's
+    /// segments after `logs` (this store's positions), up to its head.
     func start(over backend: Backend, after logs: [String: Int]) {
-        running = true
-        let owned = Owned(backend)  // used by this thread alone until `stop` returns
-        let thread = Thread { [self] in
-            defer {
-                condition.withLock { running = false }
-                condition.broadcast()
-            }
-            fetch(over: owned.value, after: logs)
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        let pool = WorkerPool([backend])
+        self.pool.withLock { $0 = pool }
+        pool.submit([{ [self] in fetch(over: $0, after: logs) }])
     }
 
     /// Ends the fetching; returns once its connection is free again.
     func stop() {
-        condition.withLock {
-            stopped = true
-            while running { condition.wait() }
-        }
+        shared.withLock { $0.stopped = true }
+        awaitEnd()
     }
 
     /// Waits until the fetching ended by itself: every segment it could fetch is in (tests
     /// wait on this event, never on the clock).
     func awaitEnd() {
-        condition.withLock { while running { condition.wait() } }
+        pool.withLock { $0 }?.close()
     }
 
     /// The sealed bytes of the segment at `path`, if they were fetched (once: then forgotten).
     func take(_ path: String) -> Data? {
-        condition.withLock { sealed.removeValue(forKey: path) }
+        shared.withLock { $0.sealed.removeValue(forKey: path) }
     }
 
-    private var isStopped: Bool { condition.withLock { stopped } }
+    private var isStopped: Bool { shared.withLock { $0.stopped } }
 
     private func fetch(over backend: Backend, after logs: [String: Int]) {
         // A new device starts from the newest snapshot, if there is one: its segments are
@@ -68,7 +62,7 @@ final class EarlySegments: @unchecked Sendable {
                 // A segment that cannot be fetched now is fetched later, and named then.
                 guard let data = try? backend.getData(path) else { break }
                 held += data.count
-                condition.withLock { sealed[path] = data }
+                shared.withLock { $0.sealed[path] = data }
                 seq += 1
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireCrypto
 import QuireStore
 
@@ -12,7 +13,7 @@ import QuireStore
 /// reading a segment per round trip was what a restore 30 ms away waited on.
 /// It reads no further ahead than `keptLimit` bytes of kept segments: the pulling thread
 /// takes them in order, so it never waits on the scout for long, and memory stays bounded.
-final class SegmentScout: @unchecked Sendable {
+final class SegmentScout: Sendable {
     /// A segment read ahead: decoded, and the hash of its sealed bytes (the next one names it).
     struct Read {
         var segment: LogSegment
@@ -20,17 +21,22 @@ final class SegmentScout: @unchecked Sendable {
         var size: Int
     }
 
-    private let condition = NSCondition()
-    private var stopped = false
-    private let finished = DispatchGroup()
-    private var kept: [String: Read] = [:]
-    private var keptBytes = 0
-    private var taken = Set<String>()
-    /// Segments a thread is reading now.
-    private var reading = Set<String>()
-    /// Every segment of the plan is read or being read.
-    private var ended = false
-    private var next: AnyIterator<(String, Int)>
+    /// What the readers and the pulling thread share.
+    private struct Reading {
+        var stopped = false
+        var kept: [String: Read] = [:]
+        var keptBytes = 0
+        var taken = Set<String>()
+        /// Segments a thread is reading now.
+        var reading = Set<String>()
+        /// Every segment of the plan is read or being read.
+        var ended = false
+        /// Readers still reading.
+        var readers = 0
+        var next: AnyIterator<(String, Int)>
+    }
+
+    private let shared: Shared<Reading>
     /// Plaintext bytes of decoded segments kept at most (a decoded segment takes a few times
     /// that): `SyncOptions.readAheadLimit`, 16 MiB.
     private let keptLimit: Int
@@ -48,10 +54,10 @@ final class SegmentScout: @unchecked Sendable {
         self.early = early
         precondition(readers < pool.width, "the prefetcher needs a thread of the pool")
         // Lazily: a plan is ranges of segment numbers, never a list of them.
-        next = AnyIterator(segments.lazy.flatMap { plan in plan.seqs.lazy.map { (plan.device, $0) } }.makeIterator())
-        for _ in 0..<readers { finished.enter() }
+        shared = Shared(Reading(readers: readers,
+                                next: AnyIterator(segments.lazy.flatMap { plan in plan.seqs.lazy.map { (plan.device, $0) } }.makeIterator())))
         pool.submit((0..<readers).map { _ in { [self] repository in
-            defer { finished.leave() }
+            defer { shared.withLock { $0.readers -= 1 } }
             while let path = claim() {
                 read(path, with: repository, prefetcher: prefetcher, blobs: blobs)
             }
@@ -60,17 +66,15 @@ final class SegmentScout: @unchecked Sendable {
 
     /// The next segment to read, once there is room; nil when there is none or the scout stopped.
     private func claim() -> String? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !stopped && keptBytes >= keptLimit { condition.wait() }
-        guard !stopped, let (device, seq) = next.next() else {
-            ended = true
-            condition.broadcast()
-            return nil
+        shared.wait(until: { $0.stopped || $0.keptBytes < keptLimit }) { state in
+            guard !state.stopped, let (device, seq) = state.next.next() else {
+                state.ended = true
+                return nil
+            }
+            let path = LogSegment.path(device: device, seq: seq)
+            state.reading.insert(path)
+            return path
         }
-        let path = LogSegment.path(device: device, seq: seq)
-        reading.insert(path)
-        return path
     }
 
     private func read(_ path: String, with repository: Repository, prefetcher: BlobPrefetcher, blobs: BlobStore) {
@@ -80,14 +84,13 @@ final class SegmentScout: @unchecked Sendable {
            let segment = try? LogSegment.decode(plain, path: path) {
             read = Read(segment: segment, sealedHash: Digest.hex(sealed), size: max(plain.count, segment.decodedBytes))
         }
-        condition.withLock {
-            reading.remove(path)
-            if let read, !taken.contains(path) {
-                kept[path] = read
-                keptBytes += read.size
+        shared.withLock { state in  // the pulling thread may be waiting for it
+            state.reading.remove(path)
+            if let read, !state.taken.contains(path) {
+                state.kept[path] = read
+                state.keptBytes += read.size
             }
         }
-        condition.broadcast()  // the pulling thread may be waiting for it
         guard let segment = read?.segment else { return }
         // Small ones wait for the batch the pull asks for (`BlobPrefetcher.readsAlong`).
         prefetcher.request(segment.toDownload.sorted(by: { $0.key < $1.key })
@@ -100,23 +103,22 @@ final class SegmentScout: @unchecked Sendable {
     /// fetches it itself and reports what is wrong.
     /// The caller asks for segments in the plan's order, the order the scout reads them in.
     func take(_ path: String) -> Read? {
-        condition.lock()
-        defer { condition.unlock() }
         // Not yet claimed while the scout has room and segments left, or being read now.
-        while kept[path] == nil && !stopped && (reading.contains(path) || (!ended && keptBytes < keptLimit)) {
-            condition.wait()
+        shared.wait(until: { state in
+            state.kept[path] != nil || state.stopped || !(state.reading.contains(path) || (!state.ended && state.keptBytes < keptLimit))
+        }) { state in
+            state.taken.insert(path)
+            guard let read = state.kept.removeValue(forKey: path) else { return nil }
+            state.keptBytes -= read.size
+            return read
         }
-        taken.insert(path)
-        guard let read = kept.removeValue(forKey: path) else { return nil }
-        keptBytes -= read.size
-        condition.broadcast()
-        return read
     }
 
     func stop() {
-        condition.withLock { stopped = true }
-        condition.broadcast()
-        finished.wait()
-        condition.withLock { kept = [:]; keptBytes = 0 }
+        shared.withLock { $0.stopped = true }
+        shared.wait(until: { $0.readers == 0 }) { state in
+            state.kept = [:]
+            state.keptBytes = 0
+        }
     }
 }

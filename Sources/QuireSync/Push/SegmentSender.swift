@@ -6,7 +6,7 @@ import QuireRemote
 /// push rewrites them. A lone segment (a sync after one edit) goes over the sync's own
 /// connection, already past any auth challenge; so does a device's first, after its log's
 /// folder is made, which the others would each find missing at once. Any more go over
-/// `connections` while the pushing thread makes the next ones (`UploadLanes`); while packs
+/// `connections` while the pushing thread makes the next ones (a `WorkerPool`); while packs
 /// still hold those (`hold`), over the sync's own connection on a thread of its own, until
 /// `release`. A segment may name a pack still uploading: no head names the segment before
 /// every pack is stored (`PackUploader`, invariant 2).
@@ -16,7 +16,7 @@ final class SegmentSender {
     private let connections: [Backend]
     private var holding = false
     private var held: SealedSegment?
-    private var lanes: UploadLanes?
+    private var lanes: WorkerPool<Backend>?
 
     /// Bytes of sealed segments waiting or under way at once.
     static let budget = 16 << 20
@@ -44,8 +44,9 @@ final class SegmentSender {
         } else if let lanes {
             try queue(segment, on: lanes)
         } else if let first = held {
-            let lanes = holding ? UploadLanes(connections: [context.backend], budget: Self.budget, threaded: true)
-                                : UploadLanes(connections: connections, budget: Self.budget)
+            // Over one connection and not holding, each goes on this thread, one by one.
+            let lanes = holding ? WorkerPool([context.backend], budget: Self.budget)
+                                : WorkerPool(connections, budget: Self.budget, inline: connections.count == 1)
             self.lanes = lanes
             held = nil
             try queue(first, on: lanes)
@@ -77,7 +78,7 @@ final class SegmentSender {
         guard let own = lanes else { return }
         let left = try own.handBack()
         reportPublished()
-        let spread = UploadLanes(connections: connections, budget: Self.budget)
+        let spread = WorkerPool(connections, budget: Self.budget, inline: connections.count == 1)
         lanes = spread
         for (job, bytes) in left { try spread.submit(bytes: bytes, job) }
     }
@@ -95,7 +96,7 @@ final class SegmentSender {
         context.checkpoint(.segmentPublished)
     }
 
-    private func queue(_ segment: SealedSegment, on lanes: UploadLanes) throws {
+    private func queue(_ segment: SealedSegment, on lanes: WorkerPool<Backend>) throws {
         try lanes.submit(bytes: segment.data.count) { try Self.put(segment, over: $0) }
         reportPublished()
     }

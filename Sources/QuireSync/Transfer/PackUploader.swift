@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireCrypto
 import QuireRemote
 
@@ -23,15 +24,14 @@ import QuireRemote
 /// 3. every part read back is authenticated chunk by chunk and must end with its final tag,
 ///    so a pack cut short or damaged afterwards is never taken as good.
 /// A push that dies leaves at most unnamed packs behind: garbage, never a wrong attachment.
-final class PackUploader: @unchecked Sendable {
+final class PackUploader {
     private let backends: [Backend]
     private let keys: RepositoryKeys
     private let device: String
     private let blobPath: @Sendable (String) -> String
-    private let condition = NSCondition()
     /// Called as each chunk is sealed, on the upload threads (tests crash there).
     var chunkSealed: (() -> Void)?
-    /// Asked before each pack is started (`Syncer.isCancelled`).
+    /// Asked before each pack is started (`SyncContext.isCancelled`).
     var isCancelled: @Sendable () -> Bool = { false }
 
     init(backends: [Backend], keys: RepositoryKeys, device: String, blobPath: @escaping @Sendable (String) -> String) {
@@ -47,14 +47,13 @@ final class PackUploader: @unchecked Sendable {
         let error: RemoteError
     }
 
-    /// What the upload jobs and the caller's thread share, under `condition`.
-    private final class Shared: @unchecked Sendable {
-        var next = 0, running = 0, sent: Int64 = 0
+    /// What the upload jobs tell the caller's thread.
+    private struct Progress {
+        var sent: Int64 = 0
         var done: [Int] = []
-        var failure: Error?
     }
 
-    private var shared = Shared()
+    private var progress = Shared(Progress())
     private var pool: WorkerPool<Backend>?
     private var reported: Int64 = 0
 
@@ -73,46 +72,26 @@ final class PackUploader: @unchecked Sendable {
     /// Starts uploading pack `i` of `packs` to `paths[i]` and returns at once.
     func start(_ packs: [PackPlan.Pack], to paths: [String]) {
         precondition(packs.count == paths.count, "one path per pack")
-        let shared = Shared()
-        self.shared = shared
-        reported = 0
         pool?.close()
-        let pool = WorkerPool(Array(backends.prefix(packs.count)))
+        let shared = Shared(Progress())
+        progress = shared
+        reported = 0
+        // The caller waits on `shared`; a job ending, or a failure dropping the others, wakes it.
+        let pool = WorkerPool(Array(backends.prefix(packs.count)), onChange: { shared.withLock { _ in } })
         self.pool = pool
-        shared.running = packs.count
-        pool.submit(packs.indices.map { _ in { [self] in upload(next: packs, to: paths, shared: shared, over: $0) } })
-    }
-
-    /// One pool job: the next pack, unless a failure or a cancel stopped the upload.
-    private func upload(next packs: [PackPlan.Pack], to paths: [String], shared: Shared, over backend: Backend) {
-        let cancelled = isCancelled()
-        condition.lock()
-        if cancelled && shared.failure == nil {
-            shared.failure = SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped")
-        }
-        defer {
-            condition.withLock { shared.running -= 1 }
-            condition.broadcast()
-        }
-        guard shared.failure == nil, shared.next < packs.count else {
-            condition.unlock()
-            return
-        }
-        let index = shared.next
-        shared.next += 1
-        condition.unlock()
-        let pack = packs[index]
-        let source = PackSource(pack, keys: keys, path: blobPath)
-        source.onBytes = { [condition] n in condition.withLock { shared.sent += Int64(n) } }
-        source.chunkSealed = chunkSealed
-        do {
-            try backend.put(paths[index], from: source)
-            condition.withLock { shared.done.append(index) }
-        } catch let error as RemoteError where error.kind == .tooLarge {
-            condition.withLock { if shared.failure == nil { shared.failure = TooLarge(size: pack.padded, error: error) } }
-        } catch {
-            condition.withLock { if shared.failure == nil { shared.failure = error } }
-        }
+        let (keys, blobPath, chunkSealed, isCancelled) = (keys, blobPath, chunkSealed, isCancelled)
+        pool.submit(packs.indices.map { index in { backend in
+            if isCancelled() { throw SyncError(.cancelled, detail: "cancelled; the next sync continues where this one stopped") }
+            let source = PackSource(packs[index], keys: keys, path: blobPath)
+            source.onBytes = { n in shared.withLock { $0.sent += Int64(n) } }
+            source.chunkSealed = chunkSealed
+            do {
+                try backend.put(paths[index], from: source)
+            } catch let error as RemoteError where error.kind == .tooLarge {
+                throw TooLarge(size: packs[index].padded, error: error)
+            }
+            shared.withLock { $0.done.append(index) }
+        } })
     }
 
     /// Hands over what finished since the last call, without waiting: `finished(index)` for
@@ -128,37 +107,36 @@ final class PackUploader: @unchecked Sendable {
     /// stopped the uploads; then throws that failure.
     func finish(progress: (Int64) -> Void, finished: (Int) throws -> Void) throws {
         while collect(waiting: true, progress: progress, finished: finished) {}
-        pool?.close()
-        if let failure = condition.withLock({ shared.failure }) { throw failure }
+        try pool?.finish()
     }
 
     /// After a failure elsewhere: stops new uploads and waits for those under way (their
     /// connections are then free), recording nothing.
     func abandon() {
-        condition.withLock {
-            if shared.failure == nil { shared.failure = SyncError(.cancelled, detail: "abandoned") }
-        }
+        pool?.fail(SyncError(.cancelled, detail: "abandoned"))
         pool?.close()
     }
 
-    private func collect(waiting: Bool, progress: (Int64) -> Void, finished: (Int) throws -> Void) -> Bool {
-        let shared = self.shared
-        condition.lock()
-        while waiting && shared.done.isEmpty && shared.running > 0 && shared.sent == reported {
-            _ = condition.wait(until: Date().addingTimeInterval(0.25))
+    private func collect(waiting: Bool, progress report: (Int64) -> Void, finished: (Int) throws -> Void) -> Bool {
+        let reported = self.reported
+        let pool = self.pool
+        // Idle: every pack stored or failed, or dropped by the first failure.
+        var idle = false
+        let (batch, sent) = progress.wait(until: { state in
+            idle = pool?.isIdle ?? true
+            return !waiting || idle || !state.done.isEmpty || state.sent != reported
+        }) { state in
+            defer { state.done.removeAll() }
+            return (state.done, state.sent)
         }
-        let batch = shared.done
-        shared.done.removeAll()
-        let sent = shared.sent, running = shared.running
-        condition.unlock()
-        if sent > reported { progress(sent - reported); reported = sent }
+        if sent > reported { report(sent - reported); self.reported = sent }
         for index in batch {
             do {
                 try finished(index)
             } catch {
-                condition.withLock { if shared.failure == nil { shared.failure = error } }
+                pool?.fail(error)
             }
         }
-        return running > 0 || !batch.isEmpty
+        return !idle || !batch.isEmpty
     }
 }

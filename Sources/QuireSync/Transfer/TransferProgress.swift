@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import QuireStore
 
 /// What a transfer has done, for a line a person reads on a terminal the way restic shows it:
@@ -56,11 +57,29 @@ package final class TransferProgress {
 
 /// Bytes counted from several threads (the download connections), read by the one showing
 /// progress.
-final class ByteMeter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count: Int64 = 0
-    func add(_ n: Int) { lock.withLock { count += Int64(n) } }
-    var total: Int64 { lock.withLock { count } }
+final class ByteMeter: Sendable {
+    private let count = Mutex<Int64>(0)
+    private let next: ByteMeter?
+    private let heard: (@Sendable (Int) -> Void)?
+
+    init() {
+        next = nil
+        heard = nil
+    }
+
+    /// A meter that also adds to `next`, and tells `heard` of each addition.
+    init(forwardingTo next: ByteMeter, heard: @escaping @Sendable (Int) -> Void) {
+        self.next = next
+        self.heard = heard
+    }
+
+    func add(_ n: Int) {
+        count.withLock { $0 += Int64(n) }
+        next?.add(n)
+        heard?(n)
+    }
+
+    var total: Int64 { count.withLock { $0 } }
 }
 
 /// A pull's progress line: segments merged out of those to pull, attachments taken in with

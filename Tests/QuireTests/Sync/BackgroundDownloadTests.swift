@@ -350,7 +350,8 @@ import Testing
         let source = world.stores[0]
         let repository = try Repository.open(backend: world.backend, passphrase: try secret("pw"), expectedID: world.repositoryID)
         let target = try world.makeDevice("target")
-        let prefetcher = BlobPrefetcher(pool: WorkerPool([repository])) { try target.blobs.temporaryPath() }
+        let blobs = target.blobs
+        let prefetcher = BlobPrefetcher(pool: WorkerPool([repository])) { try blobs.temporaryPath() }
         let media = try source.entries().flatMap(\.media)
         for item in media {
             let record = try #require(try source.remoteBlobRecord(item.blobID))
