@@ -1,7 +1,7 @@
 /// The Crypto layer's one error type. `unauthenticated` is the single answer for anything
 /// that fails to decrypt or verify — damaged, truncated, swapped or forged — naming the object.
-public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct CryptoError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
         /// Ciphertext that does not authenticate: damaged, truncated, reordered or not ours.
         case unauthenticated
         /// No key file opens with this passphrase.
@@ -17,7 +17,7 @@ public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     public let object: String?
     public let detail: String
 
-    public init(_ kind: Kind, object: String? = nil, detail: String) {
+    package init(_ kind: Kind, object: String? = nil, detail: String) {
         self.kind = kind
         self.object = object
         self.detail = detail

@@ -18,7 +18,7 @@ public struct KeyFile: Codable, Equatable, Sendable {
     public struct Cost: Sendable, Equatable {
         package var opslimit: UInt64
         package var memlimit: UInt64
-        public init(opslimit: UInt64, memlimit: UInt64) {
+        package init(opslimit: UInt64, memlimit: UInt64) {
             self.opslimit = opslimit
             self.memlimit = memlimit
         }
@@ -34,7 +34,7 @@ public struct KeyFile: Codable, Equatable, Sendable {
         /// The most a key file may ask for: libsodium's SENSITIVE level (4 passes over 1 GiB,
         /// a few seconds here). A key file comes from the server; a hostile one must not make
         /// an unlock take minutes or allocate more memory than a laptop has to spare.
-        public static let ceiling = Cost(opslimit: 4, memlimit: 1 << 30)
+        package static let ceiling = Cost(opslimit: 4, memlimit: 1 << 30)
     }
 
     static let format1 = 1

@@ -24,7 +24,7 @@ public final class SecureBytes: @unchecked Sendable {  // the pointer is written
     }
 
     /// Random bytes.
-    public static func random(count: Int) throws -> SecureBytes {
+    package static func random(count: Int) throws -> SecureBytes {
         let bytes = try SecureBytes(count: count)
         randombytes_buf(bytes.pointer, count)
         return bytes
@@ -33,7 +33,7 @@ public final class SecureBytes: @unchecked Sendable {  // the pointer is written
     deinit { sodium_free(pointer) }
 
     /// The bytes, for the duration of `body` only.
-    public func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    package func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 

@@ -3,8 +3,8 @@ import QuireStore
 
 /// The one error type of the Export layer: what went wrong and, where it helps, the file
 /// (a template, the output, a cover image). Never entry text.
-public struct ExportError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct ExportError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
         /// A template cannot be read, parsed, or does not render to well-formed XML.
         case template
         /// An option's value cannot be used (a cover that is not an image, a missing folder).
@@ -17,7 +17,7 @@ public struct ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String?
     public var detail: String
 
-    public init(_ kind: Kind, path: String? = nil, detail: String) {
+    package init(_ kind: Kind, path: String? = nil, detail: String) {
         self.kind = kind
         self.path = path
         self.detail = detail

@@ -69,7 +69,7 @@ public struct Connection {
 }
 
 /// What a journal refuses to do, in words a person can act on.
-public enum JournalError: Error, Equatable, CustomStringConvertible {
+public enum JournalError: Error, CustomStringConvertible {
     /// No remote is set (`setRemote` first).
     case noRemote
     /// The journal already syncs with a repository; it cannot make another its own.

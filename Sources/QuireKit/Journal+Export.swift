@@ -1,9 +1,26 @@
 import Foundation
 import QuireExport
+import QuireImport
 import QuireStore
 
-/// The journal as a book and as Markdown (the JSON-lines dump is `Store.exportJSON`).
+/// The journal out, and sources in: every export and import of the CLI goes through here.
 extension Journal {
+    /// Imports `path` as `format` (Day One, jrnl, a Markdown folder, Quire's JSON lines), every
+    /// entry into `journal` when one is named. One transaction: a source refused part-way
+    /// leaves the store as it was.
+    @discardableResult
+    public func importEntries(from path: String, format: ImportFormat, journal: String? = nil,
+                              progress: ProgressHandler? = nil) throws -> ImportSummary {
+        try format.run(path, into: store, journal: journal, progress: progress)
+    }
+
+    /// Writes the journal (or the entries `filter` picks) as Quire's JSON lines, with the
+    /// attachments' files, into `folder`: what `importEntries(format: .jsonLines)` reads back.
+    @discardableResult
+    public func exportJSONLines(to folder: String, filter: EntryFilter = EntryFilter(), progress: ProgressHandler? = nil) throws -> ExportSummary {
+        try store.exportJSON(to: folder, filter: filter, progress: progress)
+    }
+
     /// Writes the journal (or the entries `filter` picks) as an EPUB 3 book at `path`.
     @discardableResult
     public func exportBook(to path: String, options: EPUBOptions = EPUBOptions(), templates: TemplateSet? = nil,

@@ -12,7 +12,7 @@ extension Journal {
         /// One outcome per note asked for, in the order asked.
         public var outcomes: [Transcriber.Outcome]
 
-        public init(transcriber: String, outcomes: [Transcriber.Outcome]) {
+        package init(transcriber: String, outcomes: [Transcriber.Outcome]) {
             self.transcriber = transcriber
             self.outcomes = outcomes
         }

@@ -33,7 +33,7 @@ public final class Journal {
     package var prepare: (Syncer) -> Void = { _ in }
 
     /// A journal over an open store.
-    public init(store: Store) {
+    package init(store: Store) {
         self.store = store
         connection.rememberConditionalPut = { [store] in try? store.setConditionalPut($0) }
     }

@@ -1,7 +1,7 @@
 /// The Remote layer's one error type. Callers branch on `kind` (`isTransient`,
 /// `.notFound`, `.exists`), never on message text; nothing here carries a password.
-public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct RemoteError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
         case notFound
         /// A create-only write found the name taken.
         case exists
@@ -39,7 +39,7 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// names the place a person typed, not a bare path inside it.
     public var location: String?
 
-    public init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String) {
+    package init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String) {
         self.kind = kind
         self.path = path
         self.status = status
@@ -47,7 +47,7 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Worth asking again: the server may answer next time.
-    public var isTransient: Bool { kind == .transient || kind == .noAnswer || kind == .refused }
+    package var isTransient: Bool { kind == .transient || kind == .noAnswer || kind == .refused }
 
     public var description: String {
         var text = path.map { $0.isEmpty ? "/" : $0 } ?? ""

@@ -3,11 +3,11 @@ import Foundation
 /// A journal store: a folder holding `journal.sqlite` (WAL) and `blobs/`.
 /// Not thread-safe: use one `Store` per thread (SQLite handles other processes).
 public final class Store {
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Create the folder and database when missing.
-        public var create: Bool
+        package var create: Bool
         /// How long to wait for another process's write lock before failing as `.busy`.
-        public var busyTimeoutMilliseconds: Int32
+        package var busyTimeoutMilliseconds: Int32
         package var clock: WallClock
         /// SQLite page cache. Small keeps sync and restore within their memory budget; a bulk
         /// import asks for more so a large transaction does not spill pages mid-way.
@@ -15,11 +15,11 @@ public final class Store {
         /// Open the store for reading alone when this process may not write it (a backup
         /// copy, a mounted snapshot, another user's files); a store it may write opens as usual.
         /// Writing to a store opened so fails as `.readOnly`.
-        public var readOnlyIfUnwritable = false
+        package var readOnlyIfUnwritable = false
         /// Tests only: stop after this many migrations, to build an older schema.
         var migrationLimit: Int?
 
-        public init(create: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) {
+        package init(create: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) {
             self.create = create
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.clock = .system
@@ -36,7 +36,7 @@ public final class Store {
     public let blobs: BlobStore
     public let deviceID: String
     /// Opened for reading alone (`Options.readOnlyIfUnwritable`).
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     /// This device's row in `devices`, used in `field_clocks.device`.
     let deviceNumber: Int64
     let database: Database
@@ -48,7 +48,7 @@ public final class Store {
     /// its schema. A store written by a newer Quire is refused before anything is changed.
     /// - Throws: `StoreError` `.unreadable` (no store, not a database, permissions),
     ///   `.newerSchema`, `.busy`.
-    public init(folder: String, options: Options = Options()) throws {
+    package init(folder: String, options: Options = Options()) throws {
         let folder = (folder as NSString).standardizingPath
         let databasePath = folder + "/" + Self.databaseName
         let manager = FileManager.default

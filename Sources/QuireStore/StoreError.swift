@@ -3,8 +3,8 @@ import CSQLite
 
 /// The one error type of the Store layer. It carries a kind for callers to branch on and
 /// context (path, line, SQLite code) — never entry text. The CLI turns it into one line.
-public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
         /// The store folder or database cannot be opened or is not a Quire store.
         case unreadable
         /// Another process holds the store's write lock.
@@ -41,7 +41,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// SQLite's result code, if it came from SQLite.
     public var code: Int32?
 
-    public init(_ kind: Kind, path: String? = nil, line: Int? = nil, detail: String, code: Int32? = nil) {
+    package init(_ kind: Kind, path: String? = nil, line: Int? = nil, detail: String, code: Int32? = nil) {
         self.kind = kind
         self.path = path
         self.line = line

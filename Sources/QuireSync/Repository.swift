@@ -28,7 +28,7 @@ public final class Repository {
     /// that a Quire of this one's must not write into also leaves a name in `heads/` that is
     /// not a head (`format.4`, say): this Quire then reads the format here and says
     /// "upgrade Quire".
-    public static let format = 3
+    package static let format = 3
 
     struct Config: Codable {
         var format: Int

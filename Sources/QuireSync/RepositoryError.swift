@@ -3,8 +3,8 @@ import QuireRemote
 
 /// The Sync layer's error: what went wrong with the repository as a whole. Remote and crypto
 /// failures pass through as they are (`RemoteError`, `CryptoError`).
-public struct RepositoryError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct RepositoryError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
         /// Nothing (or no Quire repository) at the URL.
         case noRepository
         /// `remote init` found a repository already there.
@@ -20,7 +20,7 @@ public struct RepositoryError: Error, Equatable, Sendable, CustomStringConvertib
     public let kind: Kind
     public let detail: String
 
-    public init(_ kind: Kind, detail: String) {
+    package init(_ kind: Kind, detail: String) {
         self.kind = kind
         self.detail = detail
     }

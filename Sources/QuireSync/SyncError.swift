@@ -1,8 +1,8 @@
 import QuireRemote
 import QuireStore
 /// What sync, restore and verify report about the repository's history.
-public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct SyncError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
         /// An object that does not authenticate, or is not what its name says.
         case damaged
         /// An object that should be there is not.
@@ -28,7 +28,7 @@ public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     public let object: String?
     public let detail: String
 
-    public init(_ kind: Kind, object: String? = nil, detail: String) {
+    package init(_ kind: Kind, object: String? = nil, detail: String) {
         self.kind = kind
         self.object = object
         self.detail = detail

@@ -16,7 +16,7 @@ public struct SyncReport: Equatable, Sendable {
     public var blobsDownloaded = 0
     /// Objects this device had published that the server lost, put back (`RepairEngine`).
     public var objectsRepaired = 0
-    public init() {}
+    package init() {}
 
     /// Adds what another step did.
     mutating func add(_ other: SyncReport) {
@@ -43,8 +43,8 @@ public struct SyncReport: Equatable, Sendable {
 /// `SyncContext` (docs/ARCHITECTURE.md, "Sync").
 public final class Syncer {
     package let context: SyncContext
-    public var store: Store { context.store }
-    public var repository: Repository { context.repository }
+    package var store: Store { context.store }
+    package var repository: Repository { context.repository }
 
     /// Asked between steps (each segment pulled or pushed, each pack uploaded, each
     /// attachment verified): once it returns true, the work stops with `SyncError.cancelled`

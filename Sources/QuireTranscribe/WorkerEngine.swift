@@ -7,8 +7,8 @@ import QuireStore
 /// model and languages, then one answer per request `{"audio": path, "language": tag}`.
 /// The command runs once for a whole run, so its model loads once. Its error output goes to
 /// a temporary file, read back only to explain a failure.
-public final class WorkerEngine: TranscriptionEngine {
-    public private(set) var info: EngineInfo
+package final class WorkerEngine: TranscriptionEngine {
+    package private(set) var info: EngineInfo
     private let executable: String
     private let arguments: [String]
     private let environment: [String: String]
@@ -25,7 +25,7 @@ public final class WorkerEngine: TranscriptionEngine {
     ///     on, so no secret of Quire's and no `PYTHONPATH` reaches it), beside a plain `PATH`,
     ///     `LANG` and `HOME` unless given.
     ///   - folder: where it runs (its own folder; never the one the user stands in).
-    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], folder: String? = nil) {
+    package init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], folder: String? = nil) {
         self.info = EngineInfo(engine: name, model: "", languages: [])
         self.executable = executable
         self.arguments = arguments
@@ -38,7 +38,7 @@ public final class WorkerEngine: TranscriptionEngine {
 
     deinit { stop() }
 
-    public func start() throws {
+    package func start() throws {
         guard process == nil else { return }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TranscribeError(.noEngine, "\(info.engine): \(executable) is not there")
@@ -76,7 +76,7 @@ public final class WorkerEngine: TranscriptionEngine {
                           languages: ready["languages"]?.array?.compactMap(\.string) ?? [])
     }
 
-    public func transcribe(wav path: String, language: String?) throws -> [EngineSegment] {
+    package func transcribe(wav path: String, language: String?) throws -> [EngineSegment] {
         guard let input else { throw TranscribeError(.engineFailed, "\(info.engine) is not running") }
         var request = JSONWriter()
         request.object { o in
@@ -103,7 +103,7 @@ public final class WorkerEngine: TranscriptionEngine {
         }
     }
 
-    public func stop() {
+    package func stop() {
         try? input?.close()
         input = nil
         // Its answers unread go first: a worker blocked writing to us then ends at once.

@@ -211,15 +211,15 @@ struct ExportCommand: Command {
         }
         switch format {
         case "json":
-            let store = try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes)
-            let summary = try store.exportJSON(to: output, filter: filter, progress: context.progress("exporting"))
+            let journal = Journal(store: try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes))
+            let summary = try journal.exportJSONLines(to: output, filter: filter, progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("media_files", .int(summary.mediaFiles))])
             tell("Wrote \(Format.count(summary.entries, "entry", "entries")) and \(Format.count(summary.mediaFiles, "attachment file")) to \(output)/entries.jsonl and \(output)/media/.")
         case "markdown":
             let templates = try TemplateSet(overrides: arguments.value("templates"))
-            let store = try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes)
-            let summary = try MarkdownExporter(store: store, filter: filter, templates: templates, language: language)
-                .write(to: output, progress: context.progress("exporting"))
+            let journal = Journal(store: try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes))
+            let summary = try journal.exportMarkdown(to: output, filter: filter, language: language, templates: templates,
+                                                     progress: context.progress("exporting"))
             json.object([("entries", .int(summary.entries)), ("attachments", .int(summary.attachments)),
                          ("language", .string(summary.language)), ("language_source", .string(summary.languageSource))])
             tell("Wrote \(Format.count(summary.entries, "entry", "entries")) as Markdown and \(Format.count(summary.attachments, "attachment")) into \(output) (index: \(output)/index.md, in \(summary.language)).")
@@ -233,9 +233,8 @@ struct ExportCommand: Command {
             options.withAudio = arguments.flag("with-audio")
             options.language = language
             let templates = try TemplateSet(overrides: arguments.value("templates"))
-            let store = try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes)
-            let summary = try EPUBExporter(store: store, options: options, templates: templates)
-                .write(to: output, progress: context.progress("writing book"))
+            let journal = Journal(store: try context.openStore(reading: true, cacheMebibytes: Self.cacheMebibytes))
+            let summary = try journal.exportBook(to: output, options: options, templates: templates, progress: context.progress("writing book"))
             json.object([("entries", .int(summary.entries)), ("chapters", .int(summary.chapters)), ("images", .int(summary.images)),
                          ("recordings", .int(summary.recordings)), ("overlays", .int(summary.overlays)), ("bytes", .int(Int(summary.bytes))),
                          ("language", .string(summary.language)), ("language_source", .string(summary.languageSource))])

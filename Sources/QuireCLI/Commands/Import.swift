@@ -50,19 +50,15 @@ struct ImportCommand: Command {
         let store: Store
         if all.count == 2 {
             let (format, path) = (all[0], all[1])
-            let importers: [String: (Store, ProgressHandler?) throws -> ImportSummary] = [
-                "dayone": { try DayOneImporter(path: path).run(into: $0, journal: journal, progress: $1) },
-                "jrnl": { try JrnlImporter(path: path).run(into: $0, journal: journal, progress: $1) },
-                "markdown": { try MarkdownFolderImporter(path: path).run(into: $0, journal: journal, progress: $1) },
-            ]
-            guard let importer = importers[format] else {
+            guard let importer = ImportFormat(rawValue: format), importer != .jsonLines else {
                 throw CLIError.usage("unknown import format '\(format)' (formats: dayone, jrnl, markdown; or give a FILE.jsonl alone)")
             }
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
             store = try context.openStore(create: true, cacheMebibytes: 64)
             if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
             do {
-                summary = try importer(store, context.progress("importing"))
+                summary = try Journal(store: store).importEntries(from: path, format: importer, journal: journal,
+                                                                  progress: context.progress("importing"))
             } catch let error as ImportError {
                 throw Self.withGuess(error, path: path, asked: format)
             }
@@ -74,9 +70,9 @@ struct ImportCommand: Command {
             }
             let path = try arguments.positionals("FILE.jsonl")[0]
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
-            let isFolder = SourceGuess.isFolder(path)
+            let isFolder = ImportFormat.isFolder(path)
             let what = isFolder ? "is a folder, not a file of Quire's JSON lines" : "is not Quire's JSON lines"
-            if let guess = SourceGuess.of(path), guess != .jsonLines {
+            if let guess = ImportFormat.guess(path), guess != .jsonLines {
                 throw CLIError.failure("\(path) \(what); it looks like a \(guess.description(of: path))", hint: "did you mean `\(guess.command(for: path))`?")
             }
             if isFolder {
@@ -87,7 +83,8 @@ struct ImportCommand: Command {
             }
             store = try context.openStore(create: true, cacheMebibytes: 64)
             if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
-            summary = try store.importJSONLines(at: path, journal: journal, progress: context.progress("importing"))
+            summary = try Journal(store: store).importEntries(from: path, format: .jsonLines, journal: journal,
+                                                              progress: context.progress("importing"))
         }
         // What this import brought in without a transcript: awaiting now and not before.
         var heard: Result<Journal.TranscriptionReport, TranscribeError>?
@@ -123,7 +120,7 @@ struct ImportCommand: Command {
 
     /// An importer's refusal, with the importer that fits better where the source tells.
     static func withGuess(_ error: ImportError, path: String, asked: String) -> Error {
-        guard let guess = SourceGuess.of(path), guess.rawValue != asked else { return error }
+        guard let guess = ImportFormat.guess(path), guess.rawValue != asked else { return error }
         return CLIError.failure(Messages.text(of: error) + " (it looks like a \(guess.description(of: path)))",
                                 hint: "did you mean `\(guess.command(for: path))`?")
     }

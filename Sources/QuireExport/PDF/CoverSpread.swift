@@ -24,7 +24,7 @@ public struct CoverOptions: Sendable {
 
     /// The page count and trim size of a print interior made by `export pdf --print`.
     /// - Throws: `.invalid` naming the file when it is not one.
-    public static func reading(_ interior: String) throws -> (pages: Int, pageSize: PageSize) {
+    package static func reading(_ interior: String) throws -> (pages: Int, pageSize: PageSize) {
         do {
             let size = try PageOrder.printSize(of: interior)
             let name = String(format: "%.2fx%.2fin", size.width / 72, size.height / 72)
@@ -37,17 +37,17 @@ public struct CoverOptions: Sendable {
 
     /// The spine's width in points: pages × the paper's thickness. Amazon KDP's published
     /// figures for its paperbacks: white paper 0.002252 in a page, cream 0.0025 in.
-    public var spineWidth: Double {
+    package var spineWidth: Double {
         Double(pages) * (paper == .white ? 0.002252 : 0.0025) * 72
     }
 
     /// The whole sheet: back and front at the trim size, the spine between, bleed around.
-    public var sheetWidth: Double { 2 * pageSize.width + spineWidth + 2 * bleed }
-    public var sheetHeight: Double { pageSize.height + 2 * bleed }
+    package var sheetWidth: Double { 2 * pageSize.width + spineWidth + 2 * bleed }
+    package var sheetHeight: Double { pageSize.height + 2 * bleed }
 
     /// Title and author go on the spine only from 0.25 in wide (about 110 pages): a printer
     /// keeps text 0.0625 in clear of each fold, and narrower type is not read.
-    public var spineHoldsText: Bool { spineWidth >= 18 }
+    package var spineHoldsText: Bool { spineWidth >= 18 }
 }
 
 /// Draws the cover sheet with cairo, then makes it PDF/X-3 as the interior is (`PDFX`).

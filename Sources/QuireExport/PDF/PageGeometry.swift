@@ -21,7 +21,7 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
 
     /// Parses `a5`, `a4`, `letter`, `6x9in`, `148x210mm`, `5.5x8.5in`; nil for anything else
     /// or a page smaller than 3×3 in or larger than 20×20 in.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
         switch lower {
         case "a5": self = .a5; return

@@ -20,11 +20,11 @@ public struct PrintSettings: Equatable, Sendable {
     }
 
     /// The most bleed a printer asks for is 0.125 in (3.2 mm); half an inch is plenty.
-    public static let maxBleed = 36.0
+    package static let maxBleed = 36.0
 
     /// Parses a length: `0.125in`, `3mm`, `0.3cm`, `9pt`; a bare number is in inches (the
     /// printers' unit). Nil for anything else, a negative length or more than `maxBleed`.
-    public static func length(_ text: String) -> Double? {
+    package static func length(_ text: String) -> Double? {
         let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
         var number = Substring(lower), unit = 72.0
         for (suffix, points) in [("mm", 72.0 / 25.4), ("cm", 72.0 / 2.54), ("in", 72.0), ("pt", 1.0)] where lower.hasSuffix(suffix) {

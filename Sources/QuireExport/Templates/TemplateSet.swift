@@ -55,7 +55,7 @@ public final class TemplateSet {
     /// and changed, then given back with `--templates`. Files already there are left alone.
     /// - Returns: the relative paths written.
     /// - Throws: `ExportError.io` naming what could not be written.
-    public static func writeDefaults(to folder: String) throws -> [String] {
+    package static func writeDefaults(to folder: String) throws -> [String] {
         var written: [String] = []
         for (path, base64) in EmbeddedTemplates.base64.sorted(by: { $0.key < $1.key }) {
             guard let data = Data(base64Encoded: base64) else { continue }

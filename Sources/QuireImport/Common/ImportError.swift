@@ -1,11 +1,11 @@
 /// The one error type of the Import layer: the file, where in it (an entry, a line), and
 /// what is wrong. Never entry text beyond the few characters that locate it.
-public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ImportError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public var place: String?
     public var detail: String
 
-    public init(path: String, place: String? = nil, detail: String) {
+    package init(path: String, place: String? = nil, detail: String) {
         self.path = path
         self.place = place
         self.detail = detail

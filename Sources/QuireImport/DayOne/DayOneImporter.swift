@@ -12,15 +12,15 @@ import QuireStore
 /// to the attachment in place. Audio comes in as voice notes, with Day One's transcription.
 /// Ids derive from Day One's `uuid`s, so importing a newer export updates entries instead of
 /// adding them again. Media the export lacks are named in the summary's `missing`.
-public struct DayOneImporter {
+package struct DayOneImporter {
     let path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// Imports everything in one transaction: a damaged zip, an entry that is not Day One's,
     /// or a date that does not parse leaves the store as it was.
     /// - Throws: `ImportError` naming the file and entry; `StoreError` for the store.
-    public func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
+    package func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let source = try DayOneSource(path: path)
         var missing: [String] = []
         var summary = try store.importEntries(journal: journal) { emit in

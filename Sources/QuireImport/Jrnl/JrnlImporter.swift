@@ -7,17 +7,17 @@ import QuireStore
 /// Tags are jrnl's `@tags` without the `@`; the text keeps them as written. Ids derive from
 /// the journal, the minute and the entry's place among entries of that minute, so importing
 /// twice changes nothing and an entry edited in jrnl comes back as an edit.
-public struct JrnlImporter {
+package struct JrnlImporter {
     let path: String
     let zone: TimeZone
 
-    public init(path: String, zone: TimeZone = .current) {
+    package init(path: String, zone: TimeZone = .current) {
         self.path = path
         self.zone = zone
     }
 
     /// - Throws: `ImportError` naming the file and the entry or line.
-    public func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
+    package func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let data: Data
         do {
             data = try SourceFile.named(path).read(limit: 1 << 30)

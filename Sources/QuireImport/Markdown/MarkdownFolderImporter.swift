@@ -6,17 +6,17 @@ import QuireStore
 /// Notes with neither Quire's front matter nor a date are passed over and listed in the
 /// summary's `skipped`. Nothing outside FOLDER is read: links are refused, and attachment
 /// paths are resolved inside it.
-public struct MarkdownFolderImporter {
+package struct MarkdownFolderImporter {
     let path: String
     let zone: TimeZone
 
-    public init(path: String, zone: TimeZone = .current) {
+    package init(path: String, zone: TimeZone = .current) {
         self.path = path
         self.zone = zone
     }
 
     /// - Throws: `ImportError` naming the note (and the front matter's line).
-    public func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
+    package func run(into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
             throw ImportError(path: path, detail: "is not a folder")

@@ -7,7 +7,7 @@ import Glibc
 /// Written durably (temp file, fsync, rename, fsync folder), deduplicated by name, and
 /// streamed in 1 MiB chunks: attaching a 2 GiB file never holds it in memory.
 public struct BlobStore: Sendable {
-    public let root: String
+    package let root: String
 
     package init(root: String) { self.root = root }
 
@@ -16,12 +16,12 @@ public struct BlobStore: Sendable {
         root + "/" + id.prefix(2) + "/" + id
     }
 
-    public func contains(_ id: String) -> Bool {
+    package func contains(_ id: String) -> Bool {
         FileManager.default.fileExists(atPath: path(for: id))
     }
 
     /// The size of blob `id`'s file, nil when it is not here.
-    public func size(of id: String) -> Int64? {
+    package func size(of id: String) -> Int64? {
         var info = stat()
         return stat(path(for: id), &info) == 0 ? Int64(info.st_size) : nil
     }

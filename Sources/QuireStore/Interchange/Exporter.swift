@@ -15,7 +15,7 @@ extension Store {
     /// Two stores hold the same journal exactly when their dumps are byte-identical.
     /// `entries.jsonl` is written to a temporary file and renamed, so it is never half there.
     @discardableResult
-    public func exportJSON(to outdir: String, filter: EntryFilter = EntryFilter(), progress: ProgressHandler? = nil) throws -> ExportSummary {
+    package func exportJSON(to outdir: String, filter: EntryFilter = EntryFilter(), progress: ProgressHandler? = nil) throws -> ExportSummary {
         let mediaFolder = outdir + "/media"
         // A dump that fails (a full disk) into a folder it made takes the folder with it; into
         // one that was there, the attachments copied stay and the same command goes on from them.

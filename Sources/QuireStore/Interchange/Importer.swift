@@ -100,7 +100,7 @@ extension Store {
     /// Entries whose id exists are updated; importing the same file twice changes nothing.
     /// - Throws: `.malformed` with the line number, `.fileUnreadable`, `.invalid`.
     @discardableResult
-    public func importJSONLines(at path: String, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
+    package func importJSONLines(at path: String, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let reader = try LineReader(path: path)
         let folder = PathText.parent(URL(fileURLWithPath: path).standardizedFileURL.path)
         return try importEntries(journal: journal) { emit in

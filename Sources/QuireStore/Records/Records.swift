@@ -5,7 +5,7 @@ public enum MediaKind: String, CaseIterable, Sendable {
     case voice, photo, video, file
 
     /// A kind guessed from a MIME type, for attachments given without `--kind`.
-    public static func guess(mime: String) -> MediaKind {
+    package static func guess(mime: String) -> MediaKind {
         if mime.hasPrefix("audio/") { return .voice }
         if mime.hasPrefix("image/") { return .photo }
         if mime.hasPrefix("video/") { return .video }
@@ -38,7 +38,7 @@ public struct Segment: Equatable, Sendable {
     }
 
     /// The transcript text of `segments`: their texts joined by single spaces.
-    public static func transcript(of segments: [Segment]) -> String {
+    package static func transcript(of segments: [Segment]) -> String {
         segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ")
     }
 }
@@ -65,7 +65,7 @@ public struct Media: Equatable, Sendable {
     /// Whether the transcript is a machine's draft, not the user's own words.
     public var hasMachineTranscript: Bool { !transcriber.isEmpty }
 
-    public init(id: String, entryID: String, position: Int, kind: MediaKind, blobID: String, size: Int64,
+    package init(id: String, entryID: String, position: Int, kind: MediaKind, blobID: String, size: Int64,
                 filename: String, mime: String, duration: Double?, transcript: String, segments: [Segment],
                 transcriber: String = "", transcribedTo: Double? = nil) {
         self.id = id
@@ -97,7 +97,7 @@ public struct Entry: Equatable, Sendable {
     public var location: Location?
     public var media: [Media]
 
-    public init(id: String, journal: String, title: String, body: String, created: Timestamp, modified: Timestamp,
+    package init(id: String, journal: String, title: String, body: String, created: Timestamp, modified: Timestamp,
                 tags: [String], starred: Bool, location: Location?, media: [Media]) {
         self.id = id
         self.journal = journal
@@ -137,7 +137,7 @@ public struct Revision: Equatable, Sendable {
 }
 
 /// Kinds of synced records, as named in `field_clocks.record`.
-public enum RecordKind: String, Sendable {
+package enum RecordKind: String, Sendable {
     case journal, entry, media
     /// A machine's name as its owner gave it (`Store.setDeviceName`); its id is the device's UUID.
     case device
@@ -168,7 +168,7 @@ public struct EntryFilter: Sendable {
     }
 
     /// `MM-DD` of `date` in `zone`: the day "on this day" looks for in every year.
-    public static func monthDay(of date: Date = Date(), in zone: TimeZone = .current) -> String {
+    package static func monthDay(of date: Date = Date(), in zone: TimeZone = .current) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.month, .day], from: date)

@@ -6,7 +6,7 @@ import Foundation
 extension Store {
     /// Names this machine; an empty name forgets it (its id is shown again).
     /// - Throws: `.invalid` for a name with control characters or over 200 bytes.
-    public func setDeviceName(_ name: String) throws {
+    package func setDeviceName(_ name: String) throws {
         let clean = name.allSatisfy(\.isWhitespace) ? "" : try Self.cleanName(name, what: "device name")
         try write { writer in
             let current = try database.cached("SELECT name FROM device_names WHERE id = ?").first([.text(deviceID)]) { $0.text(0) }
@@ -18,7 +18,7 @@ extension Store {
     }
 
     /// Every named machine's name, by device UUID (this one's included).
-    public func deviceNames() throws -> [String: String] {
+    package func deviceNames() throws -> [String: String] {
         var names: [String: String] = [:]
         try database.prepare("SELECT id, name FROM device_names WHERE name <> ''").forEach { names[$0.text(0)] = $0.text(1) }
         return names
@@ -26,7 +26,7 @@ extension Store {
 
     /// How a person knows device `id`: its name, else the first 8 characters of its id;
     /// "this machine" is said by the caller where it fits.
-    public func deviceLabel(_ id: String) throws -> String {
+    package func deviceLabel(_ id: String) throws -> String {
         try database.cached("SELECT name FROM device_names WHERE id = ? AND name <> ''").first([.text(id)]) { $0.text(0) } ?? String(id.prefix(8))
     }
 }

@@ -78,7 +78,7 @@ extension Store {
 
     /// A tag as a person types it: `@work` (jrnl's habit) and `#work` (everyone else's) are
     /// the tag `work`, as the importers store them; the sigil is not part of the name.
-    public static func typedTag(_ tag: String) throws -> String {
+    package static func typedTag(_ tag: String) throws -> String {
         let name = try cleanName(tag, what: "tag")
         guard let first = name.first, first == "@" || first == "#" else { return name }
         return try cleanName(String(name.dropFirst()), what: "tag \"\(name)\"")
@@ -87,7 +87,7 @@ extension Store {
     /// The tags written in `text` the way jrnl and most note apps write them: a sigil
     /// (`@` or `#`, as `sigils` allows) at a word's start, then letters, digits, `_` or `-`.
     /// `mail@example.com`, `# Heading` and `@@x` are not tags. In the order first written.
-    public static func tags(inText text: String, sigils: String = "@#") -> [String] {
+    package static func tags(inText text: String, sigils: String = "@#") -> [String] {
         var found: [String] = []
         var previous: Character = " "
         var current: String?

@@ -48,7 +48,7 @@ extension Store {
     /// (its date and time at its own offset, then instant, then id) — without holding them
     /// all in memory.
     /// With `newestFirst`, the newest come first; `limit` keeps the first so many of that order.
-    public func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false, newestFirst: Bool = false,
+    package func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false, newestFirst: Bool = false,
                              limit: Int? = nil, _ body: (Entry) throws -> Void) throws {
         let (conditions, values) = Self.conditions(filter)
         var sql = Self.entryColumns + " WHERE e.deleted = 0" + conditions
@@ -128,7 +128,7 @@ extension Store {
     /// The live voice and video notes a transcription run should take: those with no
     /// transcript at all and those whose machine draft is unfinished, oldest entries first.
     /// A transcript the user wrote, and a finished draft (even an empty one: no speech), are left.
-    public func pendingTranscriptions() throws -> [Media] {
+    package func pendingTranscriptions() throws -> [Media] {
         let sql = Self.mediaColumns + """
              JOIN entries e ON e.id = m.entry_id
             WHERE \(Self.shownMedia) AND e.deleted = 0 AND m.kind IN ('voice', 'video')
@@ -145,7 +145,7 @@ extension Store {
     }
 
     /// What an id or id prefix names.
-    public enum Resolved: Equatable, Sendable {
+    package enum Resolved: Equatable, Sendable {
         case entry(String)
         case media(String)
     }
@@ -153,7 +153,7 @@ extension Store {
     /// Resolves a full id or a unique prefix of at least 8 characters among live entries
     /// and media.
     /// - Throws: `.invalid` for a short or malformed prefix, `.notFound`, `.ambiguous`.
-    public func resolve(_ prefix: String, allowing kinds: Set<RecordKind> = [.entry, .media]) throws -> Resolved {
+    package func resolve(_ prefix: String, allowing kinds: Set<RecordKind> = [.entry, .media]) throws -> Resolved {
         let key = prefix.lowercased()
         guard key.utf8.count >= 8, key.utf8.count <= 36,
               key.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) || $0 == 45 }) else {

@@ -11,18 +11,18 @@ public struct RemoteSettings: Equatable, Sendable {
     /// The user accepted plain `http://` beyond loopback (`--insecure-http`).
     public var insecureHTTP: Bool
     /// The key file the passphrase opened last time, tried first next time.
-    public var keyName: String?
+    package var keyName: String?
     /// The largest request body the server takes, as `remote set --max-object-size` said or a
     /// 413 taught; nil when none is known.
-    public var maxObjectSize: Int64?
+    package var maxObjectSize: Int64?
     /// The authentication scheme the server asked for last time ("basic" or "digest"),
     /// offered first next time so a sync does not begin with a refused request.
-    public var authScheme: String?
+    package var authScheme: String?
     /// S3: whether the server refuses `If-None-Match: *` PUTs of a key that exists, as a
     /// probe found (nil before the first).
-    public var conditionalPut: Bool?
+    package var conditionalPut: Bool?
 
-    public init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
+    package init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
                 insecureHTTP: Bool = false) {
         self.url = url
         self.user = user
@@ -162,10 +162,10 @@ extension Store {
     }
 
     /// Set while a restore has not finished; a second `restore` continues it.
-    public func restoringFrom() throws -> String? { try meta("restoring") }
+    package func restoringFrom() throws -> String? { try meta("restoring") }
 
     /// The repository a finished restore made this store from, if one did.
-    public func restoredFrom() throws -> String? { try meta("restored_from") }
+    package func restoredFrom() throws -> String? { try meta("restored_from") }
 
     /// True while merges leave the full-text index alone: a restore runs and has not built
     /// the index yet (`indexRestoredText`). Refreshed per merged segment, FTS5 wrote and merged
@@ -214,20 +214,20 @@ extension Store {
 /// The newest change a store holds: when it was written (its clock's wall time) and by
 /// which device. After a restore it says how fresh the repository was: a server that hides
 /// its newest heads shows an older one.
-public struct NewestChange: Equatable, Sendable {
+package struct NewestChange: Equatable, Sendable {
     package let clock: HLC
     /// The device that wrote it (its UUID).
-    public let device: String
+    package let device: String
     /// When it was written, as that device's clock said.
-    public var time: Date { Date(timeIntervalSince1970: Double(clock.milliseconds) / 1000) }
+    package var time: Date { Date(timeIntervalSince1970: Double(clock.milliseconds) / 1000) }
     /// The same in RFC 3339, UTC.
-    public var timestamp: Timestamp { Timestamp(microseconds: clock.milliseconds * 1000, offsetSeconds: 0) }
+    package var timestamp: Timestamp { Timestamp(microseconds: clock.milliseconds * 1000, offsetSeconds: 0) }
 }
 
 extension Store {
     /// The newest field write this journal holds, from any device; nil for an empty journal.
     /// Kept as writes are made and merged; a store from before this Quire is read once.
-    public func newestChange() throws -> NewestChange? {
+    package func newestChange() throws -> NewestChange? {
         if let text = try meta("newest_change"), let space = text.firstIndex(of: " "), let raw = Int64(text[..<space]) {
             return NewestChange(clock: HLC(rawValue: raw), device: String(text[text.index(after: space)...]))
         }

@@ -77,7 +77,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// The moment `microseconds` shown at `offsetSeconds`, with milliseconds when nonzero.
-    public init(microseconds: Int64, offsetSeconds: Int) {
+    package init(microseconds: Int64, offsetSeconds: Int) {
         let local = microseconds + Int64(offsetSeconds) * 1_000_000
         let seconds = Self.floorDiv(local, 1_000_000)
         let micros = local - seconds * 1_000_000
@@ -116,7 +116,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// machine's offset), or `YYYY-MM-DD[T| ]HH:MM[:SS]` without offset (this machine's
     /// offset), or words (`yesterday 21:30`, `last monday`, `Dec 2`, `a week ago`: see
     /// `DateWords`).
-    public static func parseLenient(_ input: String, endOfDay: Bool = false, now: Date = Date(), zone: TimeZone = .current) -> Timestamp? {
+    package static func parseLenient(_ input: String, endOfDay: Bool = false, now: Date = Date(), zone: TimeZone = .current) -> Timestamp? {
         if let t = Timestamp(rfc3339: input) { return t }
         let text = input.trimmingCharacters(in: .whitespaces)
         if text.utf8.count == 10, text.dropFirst(4).first == "-" {
@@ -129,7 +129,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// A wall-clock time without offset (`YYYY-MM-DDTHH:MM` or `…:SS[.fff]`) as it was read in
     /// `zone` that day: the instant, shown at that zone's offset then (a jrnl entry, an
     /// Obsidian daily note).
-    public static func local(_ input: String, in zone: TimeZone) -> Timestamp? {
+    package static func local(_ input: String, in zone: TimeZone) -> Timestamp? {
         let probe = input.utf8.count == 16 ? input + ":00Z" : input + "Z"
         guard input.utf8.count >= 16, let utc = Timestamp(rfc3339: probe) else { return nil }
         let wall = Date(timeIntervalSince1970: Double(utc.microseconds) / 1_000_000)
@@ -148,7 +148,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// `YYYY-MM-DD HH:MM` in the timestamp's own offset (how the writer saw the clock).
-    public var localMinute: String {
+    package var localMinute: String {
         let t = Array(text.utf8)
         guard t.count >= 16 else { return text }
         return String(decoding: t[0..<10], as: UTF8.self) + " " + String(decoding: t[11..<16], as: UTF8.self)

@@ -6,7 +6,7 @@ import Foundation
 /// joins the segment of the matched word before it (or, at the start, after it). Each old
 /// segment keeps its start and end; one left without words goes.
 extension Segment {
-    public static func aligned(_ text: String, to old: [Segment]) -> [Segment] {
+    package static func aligned(_ text: String, to old: [Segment]) -> [Segment] {
         let newWords = text.split(whereSeparator: \.isWhitespace).map(String.init)
         var oldWords: [(word: String, segment: Int)] = []
         for (index, segment) in old.enumerated() {

@@ -2,12 +2,12 @@ import Foundation
 
 /// Reads timed transcript segments from SubRip (`.srt`) and WebVTT (`.vtt`) text.
 /// A malformed cue is an error naming its line.
-public enum Subtitles {
-    public enum Format: String, Sendable { case srt, vtt }
+package enum Subtitles {
+    package enum Format: String, Sendable { case srt, vtt }
 
     /// Parses `text`; `path` only names the file in errors.
     /// - Throws: `.malformed` with the 1-based line of the first problem.
-    public static func parse(_ text: String, format: Format, path: String? = nil) throws -> [Segment] {
+    package static func parse(_ text: String, format: Format, path: String? = nil) throws -> [Segment] {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
@@ -62,7 +62,7 @@ public enum Subtitles {
 
     /// `segments` as SubRip text (`1`, `00:00:01,000 --> 00:00:02,500`, the words, a blank
     /// line), which `parse` reads back to the same segments, to the millisecond.
-    public static func srt(_ segments: [Segment]) -> String {
+    package static func srt(_ segments: [Segment]) -> String {
         func time(_ seconds: Double) -> String {
             let millis = Int((max(0, seconds) * 1000).rounded())
             return String(format: "%02d:%02d:%02d,%03d", millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60, millis % 1000)

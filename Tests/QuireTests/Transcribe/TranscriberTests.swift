@@ -174,8 +174,11 @@ struct TranscriberTests {
     @Test func noEngineChangesNothing() throws {
         let media = try note(seconds: 3)
         let missing = WorkerEngine(name: "faster-whisper", executable: dir.path + "/no/python3", arguments: [])
-        #expect(throws: TranscribeError(.noEngine, "faster-whisper: \(dir.path)/no/python3 is not there")) {
+        #expect {
             _ = try Transcriber(store: store, engine: missing)
+        } throws: { error in
+            guard let error = error as? TranscribeError else { return false }
+            return error.kind == .noEngine && error.detail == "faster-whisper: \(dir.path)/no/python3 is not there"
         }
         #expect(try store.media(id: media.id) == media)
     }

@@ -1,13 +1,36 @@
 import Foundation
+import QuireStore
 
-/// What kind of source a path looks like, read from its first bytes (and, for a folder, its
-/// files), so a person who named the wrong importer is told the right one: a jrnl text file
-/// given as JSON lines, an Obsidian folder given as a file.
-public enum SourceGuess: String, Sendable {
-    case jsonLines, dayOne = "dayone", jrnl, markdown
+/// The sources Quire imports, and the one way each is run (`run`): the CLI's `import` and
+/// `Journal.importEntries` both go through it. A source's kind is also read from its first
+/// bytes (and, for a folder, its files: `guess`), so a person who named the wrong importer
+/// is told the right one: a jrnl text file given as JSON lines, an Obsidian folder given as
+/// a file.
+public enum ImportFormat: String, Sendable, CaseIterable {
+    /// Quire's own JSON lines (`quire export json`).
+    case jsonLines = "jsonl"
+    /// A Day One export: its zip, or the folder it unpacks to.
+    case dayOne = "dayone"
+    /// jrnl's JSON export or its plain text file.
+    case jrnl
+    /// A folder of Markdown notes (Obsidian's vault, a Quire Markdown export).
+    case markdown
+}
+
+extension ImportFormat {
+    /// Imports `path` into `store` with this format's importer, every entry into `journal`
+    /// when one is named; one transaction, so a refused source leaves the store as it was.
+    package func run(_ path: String, into store: Store, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
+        switch self {
+        case .jsonLines: try store.importJSONLines(at: path, journal: journal, progress: progress)
+        case .dayOne: try DayOneImporter(path: path).run(into: store, journal: journal, progress: progress)
+        case .jrnl: try JrnlImporter(path: path).run(into: store, journal: journal, progress: progress)
+        case .markdown: try MarkdownFolderImporter(path: path).run(into: store, journal: journal, progress: progress)
+        }
+    }
 
     /// The importer `path` looks like it needs, or nil when nothing tells.
-    public static func of(_ path: String) -> SourceGuess? {
+    package static func guess(_ path: String) -> ImportFormat? {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
         if isFolder.boolValue {
@@ -44,13 +67,13 @@ public enum SourceGuess: String, Sendable {
     }
 
     /// Whether `path` is a folder.
-    public static func isFolder(_ path: String) -> Bool {
+    package static func isFolder(_ path: String) -> Bool {
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
     /// What such a source is, in words ("jrnl journal"), as `path` shows it.
-    public func description(of path: String) -> String {
+    package func description(of path: String) -> String {
         switch self {
         case .jsonLines: return "file of Quire's JSON lines"
         case .dayOne: return "Day One export"
@@ -61,7 +84,7 @@ public enum SourceGuess: String, Sendable {
     }
 
     /// The command that imports such a source.
-    public func command(for path: String) -> String {
+    package func command(for path: String) -> String {
         let quoted = path.contains(" ") ? "'\(path)'" : path
         switch self {
         case .jsonLines: return "quire import \(quoted)"
