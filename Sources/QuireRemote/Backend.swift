@@ -37,16 +37,27 @@ package protocol Backend: AnyObject {
     func move(_ from: String, to: String, overwrite: Bool) throws
     /// Creates folder `path` and its parents when missing (a folder that is there is fine).
     func makeFolder(_ path: String) throws
-    /// Test hook: `step` runs between the halves of a publish (the temporary object written,
-    /// not yet moved into place), where a test kills the process. A wrapper passes it on.
+}
+
+/// A backend whose publish has two halves (a temporary object, then a move into place), and
+/// which lets a test hear between them: `step` runs there, where a crash test kills the
+/// process. Not part of `Backend`: a backend without it (S3 writes in one request) simply
+/// has no such point, and a wrapper passes it on (`CountingBackend`).
+package protocol PublishSteps: Backend {
     func onPublishStep(_ step: (() -> Void)?)
-    /// Requests really sent (retries and folder checks included), where the backend counts them.
-    var wireRequests: Int? { get }
+}
+
+/// A backend that counts the requests it really sends (retries and folder checks included),
+/// for `sync --json` and the benchmarks.
+package protocol CountsRequests: Backend {
+    var requestsSent: Int { get }
 }
 
 extension Backend {
-    package func onPublishStep(_ step: (() -> Void)?) {}
-    package var wireRequests: Int? { nil }
+    /// Routes `step` to the backend's publish, where it has two halves (`PublishSteps`).
+    package func onPublishStep(_ step: (() -> Void)?) { (self as? PublishSteps)?.onPublishStep(step) }
+    /// Requests really sent, where the backend counts them (`CountsRequests`).
+    package var wireRequests: Int? { (self as? CountsRequests)?.requestsSent }
 
     /// The whole object in memory (small objects only: keys, config, segments).
     package func getData(_ path: String, limit: Int = 64 << 20) throws -> Data {

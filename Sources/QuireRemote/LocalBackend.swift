@@ -3,7 +3,7 @@ import QuireSupport
 
 /// A repository in a local folder (`file:///path`): the embedded default that needs no server,
 /// and the reference the WebDAV backend is tested against.
-package final class LocalBackend: Backend {
+package final class LocalBackend: PublishSteps {
     package let root: String
     package var location: String { "file://" + root }
     /// Test hook, called between writing a create-only object's temporary file and linking it.

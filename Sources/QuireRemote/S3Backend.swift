@@ -12,7 +12,7 @@ import Foundation
 /// a probe key), else a HEAD and a PUT (S3's PUT is atomic: a reader sees the old object or
 /// the new, never half). Listings are ListObjectsV2 pages followed by continuation tokens.
 /// An ETag is never trusted as a hash; every object is authenticated by its contents.
-package final class S3Backend: Backend {
+package final class S3Backend: CountsRequests {
     package let address: S3Address
     private let settings: HTTPSettings
     private let curl: Curl
@@ -24,7 +24,7 @@ package final class S3Backend: Backend {
     /// Keys per listing page asked for (S3 gives at most 1,000; tests ask for fewer).
     package var pageSize = 1000
     package private(set) var requestCount = 0
-    package var wireRequests: Int? { requestCount }
+    package var requestsSent: Int { requestCount }
     package var onRetry: ((Int, Double) -> Void)?
 
     package var location: String { address.text }

@@ -4,7 +4,7 @@ import Foundation
 /// (dav + dav-ext) and rclone all do: PUT, GET (ranged), PROPFIND Depth 1, MKCOL, DELETE and
 /// MOVE with an absolute Destination and an explicit Overwrite. Create-only writes are PUT to
 /// a temporary name, then MOVE with `Overwrite: F` (412 when taken, on every server tried).
-package final class WebDAVBackend: Backend {
+package final class WebDAVBackend: PublishSteps, CountsRequests {
     /// The collection URL, always with a trailing slash.
     package let base: String
     private let settings: HTTPSettings
@@ -18,7 +18,7 @@ package final class WebDAVBackend: Backend {
     package var publishStep: (() -> Void)?
 
     package func onPublishStep(_ step: (() -> Void)?) { publishStep = step }
-    package var wireRequests: Int? { requestCount }
+    package var requestsSent: Int { requestCount }
     /// Requests made, for `sync --json` and benchmarks.
     package private(set) var requestCount = 0
 

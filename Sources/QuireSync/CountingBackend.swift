@@ -2,7 +2,7 @@ import Foundation
 import QuireRemote
 
 /// Wraps a backend to count requests and bytes, for `sync --json` and benchmarks.
-package final class CountingBackend: Backend {
+package final class CountingBackend: PublishSteps, CountsRequests {
     package let inner: Backend
     package private(set) var requests = 0
     package private(set) var bytesUp: Int64 = 0
@@ -12,7 +12,7 @@ package final class CountingBackend: Backend {
     package var location: String { inner.location }
 
     /// Requests the wrapped backend really sent (retries, MKCOLs, MOVEs included), where known.
-    package var wireRequests: Int? { inner.wireRequests ?? requests }
+    package var requestsSent: Int { inner.wireRequests ?? requests }
     package func onPublishStep(_ step: (() -> Void)?) { inner.onPublishStep(step) }
 
     package func put(_ path: String, from source: ByteSource) throws {

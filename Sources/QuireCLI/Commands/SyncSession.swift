@@ -8,7 +8,7 @@ import Glibc
 /// when the work is done: each connection is counted by the one thread that uses it).
 final class Traffic {
     private(set) var connections: [CountingBackend] = []
-    var requests: Int { connections.reduce(0) { $0 + ($1.wireRequests ?? $1.requests) } }
+    var requests: Int { connections.reduce(0) { $0 + $1.requestsSent } }
     var bytesUp: Int64 { connections.reduce(0) { $0 + $1.bytesUp } }
     var bytesDown: Int64 { connections.reduce(0) { $0 + $1.bytesDown } }
 
