@@ -13,10 +13,9 @@ package final class WorkerEngine: TranscriptionEngine {
     private let arguments: [String]
     private let environment: [String: String]
     private let folder: String?
-    private var process: Process?
+    private var worker: ChildProcess.Worker?
     private var input: FileHandle?
     private var output: LineReader?
-    private var errorLog: String?
 
     /// - Parameters:
     ///   - name: what to call the engine until it says (`faster-whisper`).
@@ -39,30 +38,23 @@ package final class WorkerEngine: TranscriptionEngine {
     deinit { stop() }
 
     package func start() throws {
-        guard process == nil else { return }
+        guard worker == nil else { return }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TranscribeError(.noEngine, "\(info.engine): \(executable) is not there")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         let home = folder ?? (executable as NSString).deletingLastPathComponent
-        process.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home].merging(environment) { _, given in given }
-        process.currentDirectoryURL = URL(fileURLWithPath: home, isDirectory: true)
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        let (log, logHandle) = try Self.privateLog("quire-engine")
-        process.standardError = logHandle
-        errorLog = log
+        let worker: ChildProcess.Worker
         do {
-            try process.run()
-        } catch {
-            throw TranscribeError(.noEngine, "\(info.engine): \(executable) cannot be started (\(error.localizedDescription))")
+            worker = try ChildProcess.Worker(executable, arguments, folder: home, environment:
+                ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home].merging(environment) { _, given in given })
+        } catch ChildProcess.Failure.cannotStart(let reason) {
+            throw TranscribeError(.noEngine, "\(info.engine): \(executable) cannot be started (\(reason))")
+        } catch ChildProcess.Failure.noLog(let reason) {
+            throw TranscribeError(.engineFailed, reason)
         }
-        self.process = process
-        input = stdin.fileHandleForWriting
-        output = LineReader(stdout.fileHandleForReading, limit: Self.maxLine)
+        self.worker = worker
+        input = worker.input
+        output = LineReader(worker.output, limit: Self.maxLine)
         let ready = try answer()
         if let error = ready["error"]?.string {
             stop()
@@ -109,23 +101,8 @@ package final class WorkerEngine: TranscriptionEngine {
         // Its answers unread go first: a worker blocked writing to us then ends at once.
         output?.close()
         output = nil
-        if let process, process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        process = nil
-        output = nil
-        if let errorLog { unlink(errorLog) }
-        errorLog = nil
-    }
-
-    /// A new file only this user may read (0600, created `O_EXCL`) in the temporary folder,
-    /// for a command's error output.
-    static func privateLog(_ prefix: String) throws -> (String, FileHandle) {
-        let path = NSTemporaryDirectory() + "\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw TranscribeError(.engineFailed, "cannot create \(path): \(String(cString: strerror(errno)))") }
-        return (path, FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        worker?.stop()
+        worker = nil
     }
 
     /// The next line the engine writes, as a JSON object.
@@ -143,9 +120,7 @@ package final class WorkerEngine: TranscriptionEngine {
 
     /// The engine's last line of error output, as `: …`, or nothing.
     private func lastError() -> String {
-        guard let errorLog, let text = try? String(contentsOfFile: errorLog, encoding: .utf8),
-              let last = text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return "" }
-        return ": " + String(last.prefix(300))
+        worker?.lastError.map { ": " + $0 } ?? ""
     }
 }
 

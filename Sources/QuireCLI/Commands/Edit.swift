@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireKit
 #if canImport(Glibc)
 import Glibc
@@ -107,15 +108,10 @@ struct EditorSession {
             try Array(text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
         }
         defer { unlink(file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // The editor command may carry its own arguments (`code --wait`); the file is "$1".
-        process.arguments = ["-c", editor + " \"$1\"", "quire-edit", file]
-        process.environment = context.environment
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw CLIError.failure("the editor (\(editor)) ended with status \(process.terminationStatus); nothing was changed", hint: nil)
+        let status = try ChildProcess.runOnTerminal("/bin/sh", ["-c", editor + " \"$1\"", "quire-edit", file], environment: context.environment)
+        guard status == 0 else {
+            throw CLIError.failure("the editor (\(editor)) ended " + (status.map { "with status \($0)" } ?? "by a signal") + "; nothing was changed", hint: nil)
         }
         let edited = try context.readText(file, what: what)
         return edited == text ? nil : edited
