@@ -139,10 +139,6 @@ struct BookSetter {
         return (summary, Move(count: contentsPages, after: frontPages))
     }
 
-    /// The cover's colour where it has no photo: a deep blue-green that white type reads on
-    /// and that prints as it looks.
-    static let coverField = (red: 0.12, green: 0.26, blue: 0.31)
-
     /// Words of the book's own (not an entry's), set in its direction: in a right-to-left
     /// book even a year alone reads from the right.
     private func own(_ text: String) -> StyledText {
@@ -166,22 +162,26 @@ struct BookSetter {
         flow.newPage()
         flow.showsHead = false
         flow.showsFolio = false
-        flow.move(toAtLeast: geometry.size.height * 0.22)
-        flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 2, leading: 1.1, alignment: .center, language: language))
+        flow.move(toAtLeast: geometry.size.height * BookStyle.titleTop)
+        flow.paragraph(StyledText(title, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * BookStyle.title,
+                                                                               leading: BookStyle.titleLeading, alignment: .center, language: language))
         if let author = plan.author {
-            flow.space(size * 1.5)
-            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.3, alignment: .center, language: language))
+            flow.space(size * BookStyle.spaceBeforeAuthor)
+            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * BookStyle.author,
+                                                                                    alignment: .center, language: language))
         }
-        flow.space(size * 3)
+        flow.space(size * BookStyle.spaceBeforeFacts)
         let count = plan.contents.entryCount
         let facts = own(plan.contents.dateRange(in: dates) + "\n" + words.text("entries", count: count, formatted: dates.count(count)))
-        flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, leading: 1.5, alignment: .center, language: language), .init(gray: 0.35))
+        flow.paragraph(facts, style: TextStyle(font: BookFonts.sans(language), size: size * BookStyle.facts, leading: BookStyle.factsLeading,
+                                               alignment: .center, language: language), .init(gray: BookStyle.factsGray))
         flow.newPage()
         flow.showsHead = false
         flow.showsFolio = false
-        flow.move(toAtLeast: geometry.size.height - geometry.bottom - size * 4)
+        flow.move(toAtLeast: geometry.size.height - geometry.bottom - size * BookStyle.colophonRise)
         flow.paragraph(own(words.text("colophon")),
-                       style: TextStyle(font: BookFonts.sans(language), size: size * 0.75, alignment: .natural, language: language), .init(gray: 0.45))
+                       style: TextStyle(font: BookFonts.sans(language), size: size * BookStyle.colophon, alignment: .natural, language: language),
+                       .init(gray: BookStyle.colophonGray))
     }
 
     /// The cover, filling the page: the photo scaled to cover it (cropped, never letterboxed)
@@ -195,22 +195,26 @@ struct BookSetter {
         flow.showsHead = false
         flow.showsFolio = false
         let page = geometry.size
-        let titleStyle = TextStyle(font: BookFonts.serif(language), size: size * 2.6, leading: 1.1, alignment: .center, language: language)
-        let datesStyle = TextStyle(font: BookFonts.sans(language), size: size * 1.05, alignment: .center, language: language)
+        let titleStyle = TextStyle(font: BookFonts.serif(language), size: size * BookStyle.coverTitle, leading: BookStyle.titleLeading,
+                                   alignment: .center, language: language)
+        let datesStyle = TextStyle(font: BookFonts.sans(language), size: size * BookStyle.coverDates, alignment: .center, language: language)
         if let cover = plan.cover {
             try flow.canvas?.draw(cover, covering: 0, y: 0, width: page.width, height: page.height)
-            flow.canvas?.fill(x: 0, y: page.height * 0.6, width: page.width, height: page.height * 0.25, red: 0, green: 0, blue: 0, alpha: 0.5)
-            flow.move(toAtLeast: page.height * 0.64)
+            flow.canvas?.fill(x: 0, y: page.height * BookStyle.coverBandTop, width: page.width, height: page.height * BookStyle.coverBandHeight,
+                              red: 0, green: 0, blue: 0, alpha: BookStyle.coverBandAlpha)
+            flow.move(toAtLeast: page.height * BookStyle.coverTitleOnBand)
         } else {
-            flow.canvas?.fill(x: 0, y: 0, width: page.width, height: page.height, red: Self.coverField.red, green: Self.coverField.green, blue: Self.coverField.blue)
-            flow.move(toAtLeast: page.height * 0.3)
+            let field = BookStyle.coverField
+            flow.canvas?.fill(x: 0, y: 0, width: page.width, height: page.height, red: field.red, green: field.green, blue: field.blue)
+            flow.move(toAtLeast: page.height * BookStyle.coverTitleOnField)
         }
         flow.paragraph(StyledText(title, language: language), style: titleStyle, .init(gray: 1))
-        flow.space(size * 1.2)
-        flow.paragraph(own(plan.contents.dateRange(in: dates)), style: datesStyle, .init(gray: 0.88))
+        flow.space(size * BookStyle.spaceAfterCoverTitle)
+        flow.paragraph(own(plan.contents.dateRange(in: dates)), style: datesStyle, .init(gray: BookStyle.coverDatesGray))
         if let author = plan.author, plan.cover == nil {
-            flow.move(toAtLeast: page.height * 0.78)
-            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * 1.4, alignment: .center, language: language), .init(gray: 1))
+            flow.move(toAtLeast: page.height * BookStyle.coverAuthorTop)
+            flow.paragraph(StyledText(author, language: language), style: TextStyle(font: BookFonts.serif(language), size: size * BookStyle.coverAuthor,
+                                                                                    alignment: .center, language: language), .init(gray: 1))
         }
     }
 
@@ -219,33 +223,37 @@ struct BookSetter {
         let size = flow.geometry.bodySize, language = plan.language.code, dates = plan.language.dates
         flow.newRightHandPage()
         flow.showsHead = false
-        flow.move(toAtLeast: flow.geometry.top + size * 3)
-        flow.paragraph(own(plan.language.words.text("contents")), style: TextStyle(font: BookFonts.serif(language), size: size * 1.8, language: language))
-        flow.space(size * 1.5)
+        flow.move(toAtLeast: flow.geometry.top + size * BookStyle.contentsTop)
+        flow.paragraph(own(plan.language.words.text("contents")), style: TextStyle(font: BookFonts.serif(language), size: size * BookStyle.contentsHeading,
+                                                                                   language: language))
+        flow.space(size * BookStyle.spaceAfterContentsHeading)
         var year: Int?
-        let row = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.45, language: language)
+        let row = TextStyle(font: BookFonts.serif(language), size: size, leading: BookStyle.contentsLeading, language: language)
         var bold = row
         bold.font = BookFonts.sans(language) + " Bold"
         for month in plan.months {
             if month.year != year {
                 year = month.year
-                flow.space(size * 0.6)
+                flow.space(size * BookStyle.spaceBeforeYear)
                 flow.entryRow(own(dates.year(month.year)), page: known?.years[month.year], destination: "y-\(month.year)", style: bold, indent: 0)
             }
             flow.entryRow(own(dates.monthName(month.month)),
-                          page: known?.months[month.key], destination: "m-" + month.key, style: row, indent: size * 1.5)
+                          page: known?.months[month.key], destination: "m-" + month.key, style: row, indent: size * BookStyle.monthIndent)
         }
     }
 
     /// The top of a month's first page: its name large, the year under it.
     private func monthOpening(_ month: BookContents.Month, flow: PageFlow, size: Double) {
         let language = plan.language.code, dates = plan.language.dates
-        flow.move(toAtLeast: flow.geometry.top + flow.geometry.textHeight * 0.12)
-        flow.paragraph(own(dates.monthName(month.month)), style: TextStyle(font: BookFonts.serif(language), size: size * 2.2, leading: 1.1, language: language))
-        flow.paragraph(own(dates.year(month.year)), style: TextStyle(font: BookFonts.sans(language), size: size * 0.95, letterSpacing: 1, language: language), .init(gray: 0.45))
-        flow.space(size * 1.2)
-        let start = flow.geometry.rightToLeft ? flow.left + flow.width - size * 4 : flow.left
-        flow.canvas?.line(x1: start, y1: flow.y, x2: start + size * 4, y2: flow.y, width: 0.6, gray: 0.4)
-        flow.space(size * 0.6)
+        flow.move(toAtLeast: flow.geometry.top + flow.geometry.textHeight * BookStyle.monthTop)
+        flow.paragraph(own(dates.monthName(month.month)), style: TextStyle(font: BookFonts.serif(language), size: size * BookStyle.monthName,
+                                                                           leading: BookStyle.monthLeading, language: language))
+        flow.paragraph(own(dates.year(month.year)), style: TextStyle(font: BookFonts.sans(language), size: size * BookStyle.monthYear, letterSpacing: 1,
+                                                                     language: language), .init(gray: BookStyle.monthYearGray))
+        flow.space(size * BookStyle.spaceAfterMonthYear)
+        let rule = size * BookStyle.monthRule
+        let start = flow.geometry.rightToLeft ? flow.left + flow.width - rule : flow.left
+        flow.canvas?.line(x1: start, y1: flow.y, x2: start + rule, y2: flow.y, width: BookStyle.monthRuleWidth, gray: BookStyle.monthRuleGray)
+        flow.space(size * BookStyle.spaceAfterMonthRule)
     }
 }

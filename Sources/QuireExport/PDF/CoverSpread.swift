@@ -95,7 +95,7 @@ package struct CoverSpread {
     private func draw(on canvas: PDFCanvas, image: PageImage?) throws {
         let fonts = FontContext()
         let (page, spine, b) = (options.pageSize, options.spineWidth, options.bleed)
-        let field = BookSetter.coverField
+        let field = BookStyle.coverField
         // The whole sheet in the cover's colour, bleed included (drawing starts at the sheet's corner).
         canvas.fill(x: 0, y: 0, width: options.sheetWidth, height: options.sheetHeight, red: field.red, green: field.green, blue: field.blue)
         let frontX = b + page.width + spine

@@ -38,14 +38,14 @@ struct EntryTypesetter {
         script = EntryScript(block: block, id: entry.id, outlineTitle: entry.title.isEmpty ? dates.longDayAndTime(local) : entry.title,
                              rightToLeft: (told.direction ?? book.direction) == "rtl")
         let hyphens = hyphenator(language)
-        // Leading is a factor of the font's own line height: Noto Serif's is 1.36 em, so 1.0
-        // sets the body at about 1.36 (1.32 gave 1.8 and pages that looked double-spaced).
-        var body = TextStyle(font: BookFonts.serif(language), size: size, leading: 1.0, justify: true, language: language)
+        // Leading is a factor of the font's own line height (`BookStyle`).
+        var body = TextStyle(font: BookFonts.serif(language), size: size, leading: BookStyle.bodyLeading, justify: true, language: language)
         body.language = language
 
-        var heading = TextStyle(font: BookFonts.heading(language), size: size * (BookFonts.isCJK(language) ? 1.35 : 1.25), leading: 1.15, language: language)
+        var heading = TextStyle(font: BookFonts.heading(language), size: size * (BookFonts.isCJK(language) ? BookStyle.entryTitleCJK : BookStyle.entryTitle),
+                                leading: BookStyle.entryTitleLeading, language: language)
         heading.language = language
-        script.space(size * 1.8)
+        script.space(size * BookStyle.spaceBeforeEntry)
         let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
         script.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: "e-" + entry.id))
 
@@ -61,11 +61,11 @@ struct EntryTypesetter {
             meta.append(separator() + (location.name.flatMap { $0.isEmpty ? nil : $0 } ?? EntryData.coordinates(location)))
         }
         if meta.byteCount > lead {
-            script.space(size * 0.2)
-            let style = TextStyle(font: BookFonts.label(language), size: size * 0.8, leading: 1.2, language: language)
-            script.paragraph(meta, style: style, .init(keepWithNext: true, gray: 0.38))
+            script.space(size * BookStyle.spaceBeforeDateLine)
+            let style = TextStyle(font: BookFonts.label(language), size: size * BookStyle.label, leading: BookStyle.dateLineLeading, language: language)
+            script.paragraph(meta, style: style, .init(keepWithNext: true, gray: BookStyle.labelGray))
         }
-        script.space(size * 0.55)
+        script.space(size * BookStyle.spaceAfterDateLine)
 
         var shownInPlace = Set<String>()
         let blocks = MarkdownRenderer.blocks(entry.body) { id, isImage in
@@ -140,30 +140,30 @@ struct EntryTypesetter {
         case .heading(let level, let content):
             var style = body
             style.font = BookFonts.heading(body.language)
-            style.size = size * (level <= 1 ? 1.15 : level == 2 ? 1.05 : 1)
+            style.size = size * BookStyle.heading(level: level)
             style.justify = false
-            script.space(size * 0.5)
+            script.space(size * BookStyle.spaceBeforeHeading)
             let text = inlines.text(content)
             script.paragraph(text, style: style, PageFlow.Decoration(indent: indent, keepWithNext: true))
-            script.space(size * 0.3)
+            script.space(size * BookStyle.spaceAfterHeading)
         case .quote(let children):
-            for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
+            for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + BookStyle.quoteIndent, bar: true) }
         case .callout(_, let title, let children):
             // As Obsidian shows one: a barred block under its title in bold.
             var heading = body
             heading.justify = false
             var text = StyledText(language: body.language)
             text.styled(.bold) { $0.append(inlines.text(title)) }
-            script.paragraph(text, style: heading, PageFlow.Decoration(indent: indent + 14, bar: true, keepWithNext: true))
-            for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + 14, bar: true) }
+            script.paragraph(text, style: heading, PageFlow.Decoration(indent: indent + BookStyle.quoteIndent, bar: true, keepWithNext: true))
+            for child in children { set(child, entry: entry, body: body, inlines: &inlines, indent: indent + BookStyle.quoteIndent, bar: true) }
         case .code(let code):
             var style = body
             style.font = "Noto Sans Mono, DejaVu Sans Mono, monospace"
-            style.size = size * 0.85
+            style.size = size * BookStyle.code
             style.justify = false
-            style.leading = 1.25
-            script.paragraph(StyledText(code, language: body.language), style: style, PageFlow.Decoration(indent: indent + 4, ground: true))
-            script.space(size * 0.8)
+            style.leading = BookStyle.codeLeading
+            script.paragraph(StyledText(code, language: body.language), style: style, PageFlow.Decoration(indent: indent + BookStyle.codeIndent, ground: true))
+            script.space(size * BookStyle.spaceAfterCode)
         case .rule:
             script.rule()
         case .list(let ordered, let start, let items):
@@ -172,7 +172,7 @@ struct EntryTypesetter {
                 if let checked = item.checked { label = checked ? "☑" : "☐" } else { label = ordered ? "\(start + number)." : "•" }
                 var first = true
                 for child in item.blocks {
-                    set(child, entry: entry, body: body, inlines: &inlines, indent: indent + size * 1.8,
+                    set(child, entry: entry, body: body, inlines: &inlines, indent: indent + size * BookStyle.listIndent,
                             marker: first ? StyledText(label) : nil, bar: bar)
                     first = false
                 }
@@ -180,17 +180,17 @@ struct EntryTypesetter {
             }
         case .table(let rows, let headerRows):
             var style = body
-            style.size = size * 0.88
+            style.size = size * BookStyle.table
             for (index, row) in rows.enumerated() {
                 script.row(row.map { inlines.text($0) }, style: style, header: index < headerRows)
             }
-            script.space(size * 0.6)
+            script.space(size * BookStyle.spaceAfterTable)
         case .footnote(let label, let children):
             var first = true
             var small = body
-            small.size = size * 0.85
+            small.size = size * BookStyle.footnote
             for child in children {
-                set(child, entry: entry, body: small, inlines: &inlines, indent: indent + size * 1.8,
+                set(child, entry: entry, body: small, inlines: &inlines, indent: indent + size * BookStyle.listIndent,
                         marker: first ? StyledText(label + ".") : nil)
                 first = false
             }
@@ -201,7 +201,7 @@ struct EntryTypesetter {
     private mutating func endParagraph() {
         guard afterParagraph != nil else { return }
         afterParagraph = nil
-        script.space(size * 0.45)
+        script.space(size * BookStyle.spaceAfterParagraph)
     }
 
     // MARK: Attachments
@@ -213,9 +213,9 @@ struct EntryTypesetter {
             script.leftOut.append(media.filename)
             return
         }
-        script.space(size * 0.3)
+        script.space(size * BookStyle.spaceBeforePhoto)
         script.photo(image, name: media.filename)
-        script.space(size * 0.6)
+        script.space(size * BookStyle.spaceAfterPhoto)
     }
 
     private mutating func set(_ media: Media, language: String, body: TextStyle, inlines: InlineSetter) {
@@ -225,35 +225,35 @@ struct EntryTypesetter {
         }
         var label = body
         label.font = BookFonts.label(language)
-        label.size = size * 0.8
+        label.size = size * BookStyle.label
         label.justify = false
         let words = book.words, dates = book.dates
         var caption = StyledText(isVoice ? words.text("voiceNote") : words.text("attachment") + ": " + media.filename, language: language)
         if let duration = media.duration, duration > 0 { caption.append(" · " + dates.duration(duration)) }
         if !isVoice { caption.append(" · " + ByteCount.text(media.size)) }
-        script.space(size * 0.3)
-        script.paragraph(caption, style: label, .init(keepWithNext: isVoice, gray: 0.38))
+        script.space(size * BookStyle.spaceBeforeAttachment)
+        script.paragraph(caption, style: label, .init(keepWithNext: isVoice, gray: BookStyle.labelGray))
         guard isVoice else { return }
         script.recordings += 1
-        script.space(size * 0.25)
+        script.space(size * BookStyle.spaceBeforeTranscript)
         let texts = media.segments.filter { !$0.text.isEmpty }
         if texts.isEmpty {
             for paragraph in Transcript.paragraphs(media.transcript) {
                 script.paragraph(inlines.plain(paragraph), style: body)
-                script.space(size * 0.3)
+                script.space(size * BookStyle.spaceAfterTranscriptParagraph)
             }
         } else {
             var time = label
             time.alignment = .end
             for segment in texts {
-                var decoration = PageFlow.Decoration(indent: size * 3)
+                var decoration = PageFlow.Decoration(indent: size * BookStyle.transcriptTimeIndent)
                 decoration.marker = StyledText(dates.duration(segment.start))
                 decoration.markerStyle = time
                 script.paragraph(inlines.plain(segment.text), style: body, decoration)
-                script.space(size * 0.15)
+                script.space(size * BookStyle.spaceAfterSegment)
             }
         }
-        script.space(size * 0.4)
+        script.space(size * BookStyle.spaceAfterAttachment)
     }
 }
 

@@ -82,17 +82,17 @@ final class PageFlow {
         isOpen = false
         guard let canvas else { return }
         if showsHead, let runningHead = pageHead, !pageIsEmpty {
-            var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * 0.75, alignment: .center)
+            var style = TextStyle(font: BookFonts.sans(headLanguage), size: geometry.bodySize * BookStyle.runningHead, alignment: .center)
             style.language = headLanguage
             let head = TextLayout(StyledText(runningHead.uppercased(with: headLanguage.map { Locale(identifier: $0) })), style: style, width: width, in: fonts)
-            canvas.draw(head, lines: 0..<head.lines.count, x: left, y: geometry.top * 0.45, gray: 0.35)
+            canvas.draw(head, lines: 0..<head.lines.count, x: left, y: geometry.top * BookStyle.headDrop, gray: BookStyle.headGray)
         }
         if showsFolio {
             let onRight = geometry.folioOnRight(page: page)
-            let style = TextStyle(font: BookFonts.serif(headLanguage), size: geometry.bodySize * 0.85, alignment: onRight ? .end : .natural)
+            let style = TextStyle(font: BookFonts.serif(headLanguage), size: geometry.bodySize * BookStyle.folio, alignment: onRight ? .end : .natural)
             // Left to right whatever the digits, so the alignment means what it says.
             let folio = TextLayout(StyledText("\u{200E}" + numeral(page)), style: style, width: width, in: fonts)
-            canvas.draw(folio, lines: 0..<folio.lines.count, x: left, y: bottom + geometry.bottom * 0.35, gray: 0.25)
+            canvas.draw(folio, lines: 0..<folio.lines.count, x: left, y: bottom + geometry.bottom * BookStyle.folioDrop, gray: BookStyle.folioGray)
         }
         canvas.endPage()
     }
@@ -156,7 +156,7 @@ final class PageFlow {
         let layout = TextLayout(text, style: style, width: block.geometry.textWidth - decoration.indent, in: block.fonts)
         var marker: TextLayout?
         if let text = decoration.marker, let style = decoration.markerStyle {
-            marker = TextLayout(text, style: style, width: max(decoration.indent - 4, 8), in: block.fonts)
+            marker = TextLayout(text, style: style, width: max(decoration.indent - BookStyle.markerGap, 8), in: block.fonts)
         }
         return Laid(layout: layout, marker: marker, decoration: decoration)
     }
@@ -177,7 +177,7 @@ final class PageFlow {
         let lines = layout.lines
         guard !lines.isEmpty else { return }
         let lineHeight = lines[0].bottom - lines[0].top
-        if decoration.keepWithNext, !pageIsEmpty, layout.height + lineHeight * 2.6 > room { newPage() }
+        if decoration.keepWithNext, !pageIsEmpty, layout.height + lineHeight * BookStyle.keepWithNextLines > room { newPage() }
         var first = 0
         while first < lines.count {
             let top = lines[first].top
@@ -211,14 +211,19 @@ final class PageFlow {
         let fromRight = indentsFromRight
         let x = fromRight ? left : left + decoration.indent
         let edge = fromRight ? left + width - decoration.indent : left + decoration.indent  // where the text meets the indent
-        if decoration.ground { canvas.fill(x: x - 4, y: y - 2, width: width - decoration.indent + 8, height: height + 4, gray: 0.94) }
-        if decoration.bar { canvas.fill(x: fromRight ? edge + 7.4 : edge - 9, y: y, width: 1.6, height: height, gray: 0.7) }
+        if decoration.ground {
+            let (pad, padV) = (BookStyle.groundPadding, BookStyle.groundPaddingV)
+            canvas.fill(x: x - pad, y: y - padV, width: width - decoration.indent + 2 * pad, height: height + 2 * padV, gray: BookStyle.groundGray)
+        }
+        if decoration.bar {
+            canvas.fill(x: fromRight ? edge + BookStyle.barGapRTL : edge - BookStyle.barGap, y: y, width: BookStyle.barWidth, height: height, gray: BookStyle.barGray)
+        }
         canvas.draw(layout, lines: range, x: x, y: y, gray: decoration.gray)
         if markerHere, let box = laid.marker {
             if let line = box.lines.first, let first = layout.lines.first {
                 // Beside the text: right-aligned in a left indent, left-aligned in a right one.
-                let markerX = fromRight ? edge + 4 - line.x : edge - 4 - box.naturalWidth - line.x
-                canvas.draw(box, lines: 0..<1, x: markerX, y: y + first.baseline - line.baseline, gray: 0.35)
+                let markerX = fromRight ? edge + BookStyle.markerGap - line.x : edge - BookStyle.markerGap - box.naturalWidth - line.x
+                canvas.draw(box, lines: 0..<1, x: markerX, y: y + first.baseline - line.baseline, gray: BookStyle.markerGray)
             }
         }
     }
@@ -229,16 +234,21 @@ final class PageFlow {
     @discardableResult
     func photo(_ image: PageImage) throws -> Double {
         if page == 0 { newPage() }
-        let natural = Double(image.shownWidth) * 72 / 150
+        let natural = Double(image.shownWidth) * 72 / BookStyle.photoPPI
         var w = min(width, natural)
         var h = w * Double(image.shownHeight) / Double(image.shownWidth)
-        let tallest = geometry.textHeight * 0.8
+        let tallest = geometry.textHeight * BookStyle.photoTallest
         if h > tallest { w *= tallest / h; h = tallest }
         if h > room {
             // Shrunk to what is left of the page when it keeps three quarters of its size, or
-            // half of it and a quarter of the page's height: a photo stays with the end of its
-            // entry rather than leave the page half empty above the next entry's title.
-            if room >= h * 0.75 || (room >= h * 0.5 && room >= geometry.textHeight * 0.25) { w *= room / h; h = room } else { newPage() }
+            // half of it and a quarter of the page's height (`BookStyle`): a photo stays with
+            // the end of its entry rather than leave the page half empty above the next title.
+            if room >= h * BookStyle.photoKeeps || (room >= h * BookStyle.photoKeepsAtLeast && room >= geometry.textHeight * BookStyle.photoRoomAtLeast) {
+                w *= room / h
+                h = room
+            } else {
+                newPage()
+            }
         }
         try canvas?.draw(image, x: left + (width - w) / 2, y: y, width: w, height: h)
         y += h
@@ -253,7 +263,7 @@ final class PageFlow {
         case paragraphs([Laid])
     }
 
-    static let columnGap = 6.0
+    static let columnGap = BookStyle.columnGap
 
     static func lay(row cells: [StyledText], style: TextStyle, header: Bool, in block: TextBlock) -> LaidRow? {
         guard !cells.isEmpty else { return nil }
@@ -281,14 +291,15 @@ final class PageFlow {
         let gap = Self.columnGap
         let column = (width - gap * Double(layouts.count - 1)) / Double(layouts.count)
         let height = layouts.map(\.height).max() ?? 0
-        if height + 4 > room { newPage() }
+        if height + BookStyle.rowGap > room { newPage() }
         if let canvas {
             for (index, layout) in layouts.enumerated() where !layout.lines.isEmpty {
                 canvas.draw(layout, lines: 0..<layout.lines.count, x: left + Double(index) * (column + gap), y: y)
             }
-            canvas.line(x1: left, y1: y + height + 2, x2: left + width, y2: y + height + 2, width: header ? 0.8 : 0.3, gray: header ? 0.3 : 0.7)
+            canvas.line(x1: left, y1: y + height + BookStyle.rowGap / 2, x2: left + width, y2: y + height + BookStyle.rowGap / 2,
+                        width: header ? BookStyle.headerRule : BookStyle.rowRule, gray: header ? BookStyle.headerRuleGray : BookStyle.rowRuleGray)
         }
-        y += height + 4
+        y += height + BookStyle.rowGap
         pageIsEmpty = false
     }
 
@@ -299,7 +310,7 @@ final class PageFlow {
         let rtl = geometry.rightToLeft
         var numberStyle = style
         numberStyle.alignment = rtl ? .natural : .end
-        let numberWidth = geometry.bodySize * 3.5
+        let numberWidth = geometry.bodySize * BookStyle.contentsNumberWidth
         let number = TextLayout(StyledText("\u{200E}" + numeral(target ?? 0)), style: numberStyle, width: numberWidth, in: fonts)
         let labelLayout = TextLayout(label, style: style, width: width - indent - numberWidth, in: fonts)
         if page == 0 { newPage() }
@@ -311,9 +322,9 @@ final class PageFlow {
             canvas.draw(number, lines: 0..<number.lines.count, x: numberX, y: y)
             if let last = labelLayout.lines.last, let figures = number.lines.first {
                 if rtl {
-                    canvas.dots(x1: numberX + figures.x + number.naturalWidth + 5, x2: labelX + last.x - 6, y: y + last.baseline, gray: 0.55)
+                    canvas.dots(x1: numberX + figures.x + number.naturalWidth + 5, x2: labelX + last.x - 6, y: y + last.baseline, gray: BookStyle.leaderGray)
                 } else {
-                    canvas.dots(x1: labelX + last.x + labelLayout.naturalWidth + 6, x2: numberX + figures.x - 5, y: y + last.baseline, gray: 0.55)
+                    canvas.dots(x1: labelX + last.x + labelLayout.naturalWidth + 6, x2: numberX + figures.x - 5, y: y + last.baseline, gray: BookStyle.leaderGray)
                 }
             }
             canvas.tagLink(target: .destination(destination), x: rtl ? left : left + indent, y: y, width: width - indent, height: height)
@@ -324,9 +335,10 @@ final class PageFlow {
 
     /// A short centred rule (a thematic break).
     func rule() {
-        space(geometry.bodySize * 0.6)
-        canvas?.line(x1: left + width * 0.4, y1: y, x2: left + width * 0.6, y2: y, width: 0.5, gray: 0.5)
-        space(geometry.bodySize * 0.6)
+        space(geometry.bodySize * BookStyle.spaceAroundRule)
+        canvas?.line(x1: left + width * BookStyle.ruleFrom, y1: y, x2: left + width * BookStyle.ruleTo, y2: y,
+                     width: BookStyle.ruleWidth, gray: BookStyle.ruleGray)
+        space(geometry.bodySize * BookStyle.spaceAroundRule)
     }
 }
 

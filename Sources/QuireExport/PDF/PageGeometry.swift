@@ -63,11 +63,11 @@ struct PageGeometry: Sendable {
     init(_ size: PageSize, rightToLeft: Bool = false) {
         self.size = size
         self.rightToLeft = rightToLeft
-        inner = (size.width * 0.135).rounded()
-        outer = (size.width * 0.095).rounded()
-        top = (size.height * 0.085).rounded()
-        bottom = (size.height * 0.1).rounded()
-        bodySize = size.width < 500 ? 9.5 : 10.5
+        inner = (size.width * BookStyle.innerMargin).rounded()
+        outer = (size.width * BookStyle.outerMargin).rounded()
+        top = (size.height * BookStyle.topMargin).rounded()
+        bottom = (size.height * BookStyle.bottomMargin).rounded()
+        bodySize = size.width < BookStyle.pageWidthForLargeBody ? BookStyle.smallBody : BookStyle.largeBody
     }
 
     var textWidth: Double { size.width - inner - outer }
