@@ -25,6 +25,15 @@ package struct BookContents {
 
     let filter: EntryFilter
     package private(set) var entryCount = 0
+
+    /// A book of at most this many entries lists each under its month in its contents (the
+    /// EPUB's `nav.xhtml`, the PDF's outline); a larger one lists years and months: a table
+    /// of contents of tens of thousands of lines helps no reader, and the book had to hold
+    /// it whole until the end.
+    package static let entriesListed = 2_000
+
+    /// Whether this book's contents list its entries (`entriesListed`).
+    package var listsEntries: Bool { entryCount <= Self.entriesListed }
     /// The newest `modified` of the entries: the book's own modification time.
     package private(set) var newestModified: Timestamp?
     package private(set) var first: LocalDate?

@@ -167,7 +167,7 @@ package struct EPUBExporter {
             if years.last?.year != month.year {
                 // Each year opens with its calendar.
                 let calendar = EPUBCalendar(year: month.year, days: days, language: language)
-                try zip.add(Self.package + calendar.href, text: calendar.page(entryLink: entryLink))
+                try stage(calendar.page(entryLink: entryLink), as: calendar.href, in: zip, staging: staging)
                 manifest.append(item("cal-\(month.year)", calendar.href, "application/xhtml+xml", properties: "svg"))
                 spine.append(.object(["idref": .string("cal-\(month.year)")]))
                 years.append((month.year, [], calendar.href))
@@ -176,12 +176,15 @@ package struct EPUBExporter {
             var overlay = MediaOverlay()
             var entries: [MustacheValue] = []
             var navEntries: [MustacheValue] = []
+            let listsEntries = contents.listsEntries
             for entry in monthEntries {
                 let anchor = "e-" + entry.id
                 let data = EntryData(entry, language: TextLanguage(of: entry), anchor: anchor, book: language, withAudio: options.withAudio,
                                      entryLink: entryLink, store: store, assets: &assets, overlay: &overlay)
                 entries.append(data.value)
-                navEntries.append(.object(["title": data.value.member("title") ?? .string(""), "href": .string(page + "#" + anchor)]))
+                if listsEntries {
+                    navEntries.append(.object(["title": data.value.member("title") ?? .string(""), "href": .string(page + "#" + anchor)]))
+                }
                 done += 1
                 if done % 200 == 0 { progress?(done, Int64(contents.entryCount) * 2) }
             }
@@ -203,8 +206,9 @@ package struct EPUBExporter {
             }
             manifest.append(item(chapterID, page, "application/xhtml+xml", overlay: overlayID))
             spine.append(.object(["idref": .string(chapterID)]))
-            let monthNav: MustacheValue = .object(["title": .string(month.title(in: dates)), "href": .string(page), "entries": .list(navEntries)])
-            years[years.count - 1].months.append(monthNav)
+            var monthNav: [String: MustacheValue] = ["title": .string(month.title(in: dates)), "href": .string(page)]
+            if !navEntries.isEmpty { monthNav["entries"] = .list(navEntries); monthNav["listsEntries"] = .bool(true) }
+            years[years.count - 1].months.append(.object(monthNav))
             summary.chapters += 1
         }
         summary.entries = contents.entryCount
@@ -219,7 +223,7 @@ package struct EPUBExporter {
         var nav = base
         nav["years"] = .list(years.map { .object(["year": .string(dates.year($0.year)), "href": .string($0.firstHref), "months": .list($0.months)]) })
         nav["firstChapter"] = .string(years.first?.firstHref ?? "")
-        try add(zip, "nav.xhtml", render: "epub/nav.xhtml", nav)
+        try add(zip, "nav.xhtml", render: "epub/nav.xhtml", nav, stagingIn: staging)
 
         // Package document.
         var package = base
@@ -282,6 +286,12 @@ package struct EPUBExporter {
                               detail: "renders \(name) as XML that is not well-formed (line \(problem.line) of the output: \(problem.message))")
         }
         guard let staging else { return try zip.add(Self.package + name, text: text) }
+        try stage(text, as: name, in: zip, staging: staging)
+    }
+
+    /// Adds `text` as `name` through a file in `staging`, which the zip reads at close: the
+    /// pages of a large journal do not sit in memory until the book is written.
+    private func stage(_ text: String, as name: String, in zip: ZipWriter, staging: String) throws {
         let file = staging + "/" + name.replacingOccurrences(of: "/", with: "_")
         try FileIO.writeText(text, to: file, sync: false)
         try zip.add(Self.package + name, file: file, compress: true)

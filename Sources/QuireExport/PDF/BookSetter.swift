@@ -97,7 +97,9 @@ struct BookSetter {
                 summary.chapters += 1
             case .entry(let script):
                 script.play(into: flow, tally: &tally)
-                canvas.addOutline(parent: monthOutline, title: script.outlineTitle, destination: "e-" + script.id)
+                if plan.contents.listsEntries {
+                    canvas.addOutline(parent: monthOutline, title: script.outlineTitle, destination: "e-" + script.id)
+                }
                 if let package = script.fontPackage { missingFonts[package, default: 0] += 1 }
                 done += 1
                 if done % 100 == 0 { progress(done) }
