@@ -41,7 +41,9 @@ struct SyncCommand: Command {
         if !arguments.flag("watch") {
             Interruption.install(saying: "What was synced is kept; `quire sync` continues from there.")
         }
-        let store = try context.openStore()
+        // A small page cache, as restore's and the exports': a first sync of a lifetime's journal
+        // reads it record by record, and the system's page cache holds the file anyway.
+        let store = try context.openStore(cacheMebibytes: 4)
         let (journal, unlock, traffic) = try SyncSession.journal(store, arguments, context: context)
         if arguments.flag("watch") {
             signal(SIGINT) { _ in stopRequested = 1 }

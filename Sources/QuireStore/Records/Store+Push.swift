@@ -6,6 +6,29 @@ package struct PendingRecord: Equatable, Sendable {
     package var id: String
 }
 
+/// The records a push has to send, in push order, held compactly: their ids in one buffer
+/// (a first sync of 100,000 entries holds 4 MB of them, not 13 MB of separate strings).
+package struct PendingRecords: RandomAccessCollection, Sendable {
+    private var kinds: [RecordKind] = []
+    private var bytes: [UInt8] = []
+    /// Where each id ends in `bytes`.
+    private var ends: [Int] = []
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { kinds.count }
+
+    package subscript(index: Int) -> PendingRecord {
+        let start = index == 0 ? 0 : ends[index - 1]
+        return PendingRecord(kind: kinds[index], id: String(decoding: bytes[start..<ends[index]], as: UTF8.self))
+    }
+
+    mutating func append(_ kind: RecordKind, _ id: String) {
+        kinds.append(kind)
+        bytes.append(contentsOf: id.utf8)
+        ends.append(bytes.count)
+    }
+}
+
 /// Local changes waiting to be pushed, read in one consistent snapshot.
 package struct PendingChanges: Sendable {
     package var changes: [SyncChange]
@@ -43,16 +66,18 @@ extension Store {
     /// first, then the other kinds, each by id: a device pulling the log (a restore) learns
     /// from its first segments which attachments to download, and downloads them while it
     /// merges the text. Merges take records in any order (a field's clock decides).
-    package func pendingRecords() throws -> (records: [PendingRecord], watermark: HLC) {
-        let rows = try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record <> 'media', record, record_id")
-            .rows { (RecordKind(rawValue: $0.text(0)), $0.text(1), HLC(rawValue: $0.int(2))) }
-        let records = rows.compactMap { row in row.0.map { PendingRecord(kind: $0, id: row.1) } }
-        return (records, rows.map(\.2).max() ?? .zero)
+    package func pendingRecords() throws -> (records: PendingRecords, watermark: HLC) {
+        var records = PendingRecords(), watermark = HLC.zero
+        try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record <> 'media', record, record_id").forEach { row in
+            watermark = max(watermark, HLC(rawValue: row.int(2)))
+            if let kind = RecordKind(rawValue: row.text(0)) { records.append(kind, row.text(1)) }
+        }
+        return (records, watermark)
     }
 
     /// The attachments (local blob ids) that pending media records need (those of deleted
     /// records, or of deleted entries, are not uploaded).
-    package func pendingBlobs(_ records: [PendingRecord]) throws -> Set<String> {
+    package func pendingBlobs(_ records: PendingRecords) throws -> Set<String> {
         var blobs = Set<String>()
         for record in records where record.kind == .media {
             if let blob = try neededBlob(ofMedia: record.id) { blobs.insert(blob) }

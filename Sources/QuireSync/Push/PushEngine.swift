@@ -27,7 +27,7 @@ final class PushEngine {
     private let transfer: TransferProgress?
     private let connections: [Backend]
     private let sender: SegmentSender
-    private let pending: (records: [PendingRecord], watermark: HLC)
+    private let pending: (records: PendingRecords, watermark: HLC)
     private let budget: SegmentBudget
     /// The next pending record to go into a segment.
     private var next = 0
