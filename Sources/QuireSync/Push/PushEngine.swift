@@ -137,7 +137,7 @@ final class PushEngine {
         segment.packed = Dictionary(referenced.values.compactMap { b in b.location.map { (b.id, $0) } }, uniquingKeysWith: { a, _ in a })
         let ready = try LogWriter(context: context).seal(segment)
         copies.append((ready.seq, ready.data))
-        if copies.reduce(0, { $0 + $1.data.count }) >= 8 << 20 { try keepCopies() }
+        if copies.reduce(0, { $0 + $1.data.count }) >= 4 << 20 { try keepCopies() }
         try sender.send(ready)
         (seq, hash) = (segment.seq, ready.hash)
         report.segmentsPushed += 1

@@ -19,7 +19,7 @@ final class SegmentSender {
     private var lanes: WorkerPool<Backend>?
 
     /// Bytes of sealed segments waiting or under way at once.
-    static let budget = 16 << 20
+    static let budget = 8 << 20
 
     init(_ context: SyncContext, connections: [Backend], progress: ((String) -> Void)?) {
         self.context = context
