@@ -22,6 +22,12 @@ package struct PendingRecords: RandomAccessCollection, Sendable {
         return PendingRecord(kind: kinds[index], id: String(decoding: bytes[start..<ends[index]], as: UTF8.self))
     }
 
+    mutating func reserve(count: Int, bytes: Int) {
+        kinds.reserveCapacity(count)
+        ends.reserveCapacity(count)
+        self.bytes.reserveCapacity(bytes)
+    }
+
     mutating func append(_ kind: RecordKind, _ id: String) {
         kinds.append(kind)
         bytes.append(contentsOf: id.utf8)
@@ -68,6 +74,9 @@ extension Store {
     /// merges the text. Merges take records in any order (a field's clock decides).
     package func pendingRecords() throws -> (records: PendingRecords, watermark: HLC) {
         var records = PendingRecords(), watermark = HLC.zero
+        if let size = try database.cached("SELECT count(*), coalesce(sum(length(record_id)), 0) FROM outbox").first([], { ($0.int(0), $0.int(1)) }) {
+            records.reserve(count: Int(size.0), bytes: Int(size.1))
+        }
         try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record <> 'media', record, record_id").forEach { row in
             watermark = max(watermark, HLC(rawValue: row.int(2)))
             if let kind = RecordKind(rawValue: row.text(0)) { records.append(kind, row.text(1)) }

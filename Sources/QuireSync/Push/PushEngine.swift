@@ -36,8 +36,6 @@ final class PushEngine {
     /// Where each attachment a segment names lives (or will, once its pack is stored).
     private var blobMap: [String: RemoteBlob] = [:]
     private var packs: PackUpload?
-    /// The records the pushed changes belong to.
-    private var pushedRecords = Set<String>()
     /// Sealed segments not yet kept in the store (`Store.keepSentSegments`), kept a few MiB at
     /// a time and always before the head that publishes them.
     private var copies: [(seq: Int, data: Data)] = []
@@ -83,7 +81,6 @@ final class PushEngine {
             packs?.collect()
             try pushSegment()
         }
-        report.recordsPushed += pushedRecords.count
         context.checkpoint(.segmentsMade)
         try landPacks()
         try sender.drain()
@@ -108,12 +105,15 @@ final class PushEngine {
     /// Makes the next segment, of whole records from `next` on, and sends it.
     private func pushSegment() throws {
         var chunk: [SyncChange] = []
+        // Records with changes in this segment: each record's changes go in one segment whole.
+        var records = 0
         var referenced: [String: RemoteBlob] = [:]
         var fill = SegmentFill(budget: budget, maxChanges: context.options.changesPerSegment)
         while next < pending.records.count && fill.hasRoom {
             let record = pending.records[next]
             let changes = try store.changes(of: record)
             chunk += changes
+            if !changes.isEmpty { records += 1 }
             next += 1
             fill.add(changes)
             // The segment names the blob of every live attachment it carries, so a device
@@ -142,7 +142,7 @@ final class PushEngine {
         (seq, hash) = (segment.seq, ready.hash)
         report.segmentsPushed += 1
         report.changesPushed += chunk.count
-        for change in chunk { pushedRecords.insert(change.recordID) }
+        report.recordsPushed += records
     }
 
     /// Keeps the sealed segments made so far in the store, so this device can put them back
