@@ -23,19 +23,23 @@ final class Downloads {
         // and name the attachments first.)
         let segments = plan.reduce(0) { $0 + $1.seqs.count }
         let readers = segments > 1 ? min(segments, max(1, pool.width / 4)) : 0
-        let blobs = context.store.blobs
-        let prefetcher = BlobPrefetcher(pool: pool, meter: context.downloadMeter, held: context.earlyPacks?.window) { try blobs.temporaryPath() }
+        let prefetcher = prefetcher(context, on: pool)
         let scout = readers == 0 ? nil : SegmentScout(segments: plan, pool: pool, readers: readers, keptLimit: context.options.readAheadLimit,
-                                                                early: context.earlySegments, prefetcher: prefetcher, blobs: blobs)
+                                                                early: context.earlySegments, prefetcher: prefetcher, blobs: context.store.blobs)
         return Downloads(prefetcher: prefetcher, scout: scout)
     }
 
     /// Background downloads on every worker connection (no scout), or nil without workers.
     static func prefetcher(_ context: SyncContext) -> BlobPrefetcher? {
         guard !context.workerBackends.isEmpty else { return nil }
+        return prefetcher(context, on: WorkerPool(context.workerRepositories()))
+    }
+
+    /// Downloads on `pool` into the store's temporary files, counted by the sync's meter,
+    /// reading the packs held since the key derivation first.
+    private static func prefetcher(_ context: SyncContext, on pool: WorkerPool<Repository>) -> BlobPrefetcher {
         let blobs = context.store.blobs
-        return BlobPrefetcher(pool: WorkerPool(context.workerRepositories()), meter: context.downloadMeter,
-                              held: context.earlyPacks?.window) { try blobs.temporaryPath() }
+        return BlobPrefetcher(pool: pool, meter: context.downloadMeter, held: context.earlyPacks?.window) { try blobs.temporaryPath() }
     }
 
     /// A segment the scout already read and decoded, if it did.
