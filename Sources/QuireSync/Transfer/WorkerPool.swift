@@ -25,6 +25,8 @@ final class WorkerPool<Connection>: Sendable {
         var held = 0
         var completed = 0
         var running = 0
+        /// Submits waiting for room in the budget.
+        var blocked = 0
         var closed = false
         var failure: Error?
         var waiting: Int { jobs.count - head }
@@ -71,7 +73,13 @@ final class WorkerPool<Connection>: Sendable {
             if let failure = queue.withLock({ $0.failure }) { throw failure }
             return
         }
-        try queue.wait(until: { $0.failure != nil || $0.held == 0 || $0.held + bytes <= budget }) { queue in
+        let fits: (Queue) -> Bool = { [budget] in $0.failure != nil || $0.held == 0 || $0.held + bytes <= budget }
+        let waits = queue.withLock { queue in
+            if !fits(queue) { queue.blocked += 1 }
+            return !fits(queue)
+        }
+        try queue.wait(until: fits) { queue in
+            if waits { queue.blocked -= 1 }
             if let failure = queue.failure { throw failure }
             guard !queue.closed else { return }
             queue.jobs.append((job, bytes))
@@ -143,6 +151,9 @@ final class WorkerPool<Connection>: Sendable {
         if let failure { throw failure }
         return left
     }
+
+    /// Waits until a submit waits for room in the budget (for tests, which wait on events).
+    func awaitBlockedSubmit() { queue.wait(until: { $0.blocked > 0 }) { _ in } }
 
     /// Waits until a job has failed (for tests, which wait on events, not on the clock).
     func awaitFailure() { queue.wait(until: { $0.failure != nil }) { _ in } }

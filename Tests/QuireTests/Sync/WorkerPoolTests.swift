@@ -40,16 +40,34 @@ import Testing
 
     func connections(_ count: Int) -> [Backend] { (0..<count).map { _ in LocalBackend(root: dir.path) } }
 
+    /// Two jobs of 10 bytes hold their lanes until let go; a third does not fit a budget of
+    /// 25 and its submit waits (an event the pool tells), though two connections are free.
     @Test func theBytesHeldAtOnceStayWithinTheBudget() throws {
         let gauge = Gauge()
         let lanes = WorkerPool(connections(4), budget: 25)
-        for _ in 0..<12 {
-            try lanes.submit(bytes: 10) { _ in
-                gauge.enter()
-                Thread.sleep(forTimeInterval: 0.01)
-                gauge.leave()
-            }
+        let entered = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+        let job: (Backend) throws -> Void = { _ in
+            gauge.enter()
+            entered.signal()
+            gate.wait()
+            gauge.leave()
         }
+        for _ in 0..<2 { try lanes.submit(bytes: 10, job) }
+        entered.wait()
+        entered.wait()
+        let submitted = DispatchSemaphore(value: 0), blocked = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let more = job  // handed to the submitting thread alone
+        Thread.detachNewThread {
+            for _ in 0..<10 { try? lanes.submit(bytes: 10, more) }
+            submitted.signal()
+        }
+        Thread.detachNewThread {
+            lanes.awaitBlockedSubmit()
+            blocked.signal()
+        }
+        #expect(blocked.wait(timeout: .now() + Hang.limit) == .success, "the third job's submit waits for room")
+        for _ in 0..<12 { gate.signal() }
+        #expect(submitted.wait(timeout: .now() + Hang.limit) == .success)
         try lanes.finish()
         #expect(gauge.peak <= 2, "four connections, but only two jobs of 10 bytes fit 25")
         #expect(lanes.takeCompleted() == 12)
