@@ -49,33 +49,6 @@ enum NeutralInk {
         return out
     }
 
-    /// zlib's inflate of `data` (a FlateDecode stream), at most `limit` bytes out.
-    static func inflate(_ data: [UInt8], limit: Int = 256 << 20) throws -> [UInt8] {
-        var stream = z_stream()
-        guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw Failure(reason: "zlib would not start") }
-        defer { inflateEnd(&stream) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var input = data
-        var status = Z_OK
-        input.withUnsafeMutableBufferPointer { inBuffer in
-            stream.next_in = inBuffer.baseAddress
-            stream.avail_in = uInt(inBuffer.count)
-            repeat {
-                chunk.withUnsafeMutableBufferPointer { outBuffer in
-                    stream.next_out = outBuffer.baseAddress
-                    stream.avail_out = uInt(outBuffer.count)
-                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    out.append(contentsOf: outBuffer[0..<(outBuffer.count - Int(stream.avail_out))])
-                }
-            } while status == Z_OK && out.count <= limit && (stream.avail_in > 0 || stream.avail_out == 0)
-        }
-        guard status == Z_STREAM_END || (status == Z_OK && stream.avail_in == 0), out.count <= limit else {
-            throw Failure(reason: "a page's content does not inflate (zlib \(status))")
-        }
-        return out
-    }
-
     /// zlib's deflate of `bytes`, for a FlateDecode stream.
     static func deflate(_ bytes: [UInt8]) throws -> [UInt8] {
         var length = compressBound(uLong(bytes.count))

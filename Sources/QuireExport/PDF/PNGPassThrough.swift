@@ -2,10 +2,11 @@ import Foundation
 
 /// Puts PNG photos into a finished PDF as their own compressed pixels. Cairo cannot take a
 /// PNG's data as it is (only a JPEG's), so each such photo is drawn as a stand-in JPEG of
-/// its size (`PNGStream.standIn`), which cairo embeds byte for byte; this finds every
-/// stand-in, checks it is exactly the one made for that photo, and rewrites its image object
-/// in one incremental update (PDF 1.7 § 7.5.6) as FlateDecode with PNG's predictors.
-/// The file is read in chunks and each photo copied from its file: memory stays small.
+/// its size (`PNGStream.standIn`), which cairo embeds byte for byte. This reads the file
+/// through libqpdf (`PDFReader`), follows each page's resources to its images, takes each
+/// stand-in whose bytes and size are exactly those made for a photo, and replaces its image
+/// object in one incremental update (`PDFUpdate`) as FlateDecode with PNG's predictors,
+/// each photo copied from its file: memory stays small.
 enum PNGPassThrough {
     struct Failure: Error, CustomStringConvertible {
         let reason: String
@@ -15,85 +16,69 @@ enum PNGPassThrough {
     /// - Parameter marker: what every stand-in's comment starts with (then the photo's index and `;`).
     static func embed(_ images: [PNGStream], marker: String, in path: String) throws {
         guard !images.isEmpty else { return }
-        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(reason: "cannot open the book") }
-        defer { try? handle.close() }
-        let size = try handle.seekToEnd()
-        var replaced: [(number: Int, index: Int, interpolate: Bool)] = []
-        for hit in try find(Array(marker.utf8), in: handle, size: size) {
-            guard let found = try standIn(at: hit, marker: marker, images: images, handle: handle) else { continue }
-            replaced.append(found)
+        do {
+            let pdf = try PDFReader(path: path)
+            var standIns: [[UInt8]: Int] = [:]
+            for (index, image) in images.enumerated() { standIns[image.standIn(marker: marker + "\(index);")] = index }
+            let longest = standIns.keys.map(\.count).max() ?? 0
+            var found = Set<Int>(), update = PDFUpdate()
+            try forEachImage(in: pdf) { image, number in
+                // A stand-in is a few hundred bytes; a photo's own JPEG is not read.
+                guard pdf.value("Filter", in: image).flatMap(pdf.name) == "/DCTDecode",
+                      let length = pdf.value("Length", in: image).flatMap(pdf.integer), length <= longest,
+                      let index = standIns[try pdf.streamData(image, decoded: false)] else { return }
+                let photo = images[index]
+                guard pdf.value("Width", in: image).flatMap(pdf.integer) == photo.width,
+                      pdf.value("Height", in: image).flatMap(pdf.integer) == photo.height else { return }
+                let interpolate = pdf.value("Interpolate", in: image).map { pdf.text($0) } == "true"
+                update.replace(number, dictionary: photo.dictionary(interpolate: interpolate)) { try photo.copy(to: $0) }
+                found.insert(index)
+            }
+            // Every photo drawn must have been found: a cairo that writes its stand-ins otherwise
+            // would ship pages with the grey stand-in where the photo should be, unsaid.
+            if let missing = images.indices.first(where: { !found.contains($0) }) {
+                throw Failure(reason: "PNG photo \(missing + 1) of \(images.count) was not where cairo should have put it; "
+                              + "this cairo writes images in a way Quire does not know")
+            }
+            try update.write(to: path, reading: pdf)
+        } catch let failure as PDFReader.Failure {
+            throw Failure(reason: failure.reason)
         }
-        // Every photo drawn must have been found: a cairo that writes its stand-ins otherwise
-        // would ship pages with the grey stand-in where the photo should be, unsaid.
-        let found = Set(replaced.map(\.index))
-        if let missing = images.indices.first(where: { !found.contains($0) }) {
-            throw Failure(reason: "PNG photo \(missing + 1) of \(images.count) was not where cairo should have put it; "
-                          + "this cairo writes images in a way Quire does not know")
-        }
-        let last = try PageOrder.trailer(handle, size: size)
-        try handle.seekToEnd()
-        var offset = size, entries: [(number: Int, offset: UInt64)] = []
-        for item in replaced {
-            let image = images[item.index]
-            let head = Data(("\n\(item.number) 0 obj\n" + image.dictionary(interpolate: item.interpolate) + "\nstream\n").utf8)
-            entries.append((item.number, offset + 1))
-            try handle.write(contentsOf: head)
-            try image.copy(to: handle)
-            let tail = Data("\nendstream\nendobj\n".utf8)
-            try handle.write(contentsOf: tail)
-            offset += UInt64(head.count + image.length + tail.count)
-        }
-        try handle.write(contentsOf: Data(PageOrder.closing(entries, at: offset, after: last).utf8))
     }
 
-    /// The offsets of every occurrence of `marker` in the file, read 8 MiB at a time.
-    private static func find(_ marker: [UInt8], in handle: FileHandle, size: UInt64) throws -> [UInt64] {
-        let chunk = 8 << 20, overlap = UInt64(marker.count)
-        var hits: [UInt64] = [], start: UInt64 = 0
-        while start < size {
-            try handle.seek(toOffset: start)
-            guard let data = try handle.read(upToCount: chunk), !data.isEmpty else { break }
-            data.withUnsafeBytes { raw in
-                guard let base = raw.bindMemory(to: UInt8.self).baseAddress, let first = marker.first else { return }
-                var at = 0
-                while at + marker.count <= raw.count {
-                    guard let found = memchr(base + at, Int32(first), raw.count - marker.count + 1 - at) else { break }
-                    let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                    if memcmp(base + position, marker, marker.count) == 0 {
-                        let absolute = start + UInt64(position)
-                        if hits.last.map({ $0 < absolute }) ?? true { hits.append(absolute) }
-                    }
-                    at = position + 1
+    /// Calls `body` with every image object the pages use: through their resources, and the
+    /// resources of the forms and patterns in them, each object once.
+    private static func forEachImage(in pdf: PDFReader, _ body: (PDFReader.Object, Int) throws -> Void) throws {
+        var seen = Set<Int>()
+        func visit(_ object: PDFReader.Object, depth: Int) throws {
+            guard depth < 32 else { throw PDFReader.Failure(reason: "resources nested too deep") }
+            if let number = pdf.number(of: object) {
+                guard seen.insert(number).inserted else { return }
+            }
+            if pdf.isStream(object) {
+                switch pdf.value("Subtype", in: object).flatMap(pdf.name) {
+                case "/Image":
+                    if let number = pdf.number(of: object) { try body(object, number) }
+                    return
+                case "/Form":
+                    if let resources = pdf.value("Resources", in: object) { try visit(resources, depth: depth + 1) }
+                    return
+                default:
+                    // A pattern's stream keeps its resources too; any other stream holds no images.
+                    if let resources = pdf.value("Resources", in: object) { try visit(resources, depth: depth + 1) }
+                    return
                 }
             }
-            guard data.count == chunk else { break }
-            start += UInt64(chunk) - overlap
+            if pdf.isDictionary(object) {
+                for key in pdf.keys(of: object) where key != "Parent" {
+                    if let value = pdf.value(key, in: object) { try visit(value, depth: depth + 1) }
+                }
+            } else {
+                for item in pdf.items(of: object) { try visit(item, depth: depth + 1) }
+            }
         }
-        return hits
-    }
-
-    /// The image object holding the stand-in whose comment starts at `hit`, when it is one:
-    /// its bytes exactly those made for photo N, right after `stream`, in an image object
-    /// of that photo's size that cairo wrote as a JPEG.
-    private static func standIn(at hit: UInt64, marker: String, images: [PNGStream], handle: FileHandle) throws
-        -> (number: Int, index: Int, interpolate: Bool)? {
-        guard hit >= 6 + 7 else { return nil }
-        try handle.seek(toOffset: hit + UInt64(marker.utf8.count))
-        let digits = String(decoding: try handle.read(upToCount: 12) ?? Data(), as: UTF8.self).prefix { $0 != ";" }
-        guard let index = Int(digits), images.indices.contains(index) else { return nil }
-        let image = images[index]
-        let expected = image.standIn(marker: marker + "\(index);")
-        let before = min(hit - 6, 2048)
-        try handle.seek(toOffset: hit - 6 - before)
-        guard let window = try handle.read(upToCount: Int(before) + expected.count), window.count == Int(before) + expected.count,
-              [UInt8](window.suffix(expected.count)) == expected else { return nil }
-        let text = String(decoding: window.prefix(Int(before)), as: UTF8.self)
-        guard text.hasSuffix(">>\nstream\n"), let objectAt = text.range(of: " 0 obj\n", options: .backwards) else { return nil }
-        let dictionary = text[objectAt.upperBound...]
-        guard dictionary.contains("/Subtype /Image"), dictionary.contains("/Filter /DCTDecode"),
-              dictionary.contains("/Width \(image.width)\n"), dictionary.contains("/Height \(image.height)\n") else { return nil }
-        let number = text[..<objectAt.lowerBound].reversed().prefix { $0.isNumber }.reversed()
-        guard let objectNumber = Int(String(number)) else { return nil }
-        return (objectNumber, index, dictionary.contains("/Interpolate true"))
+        for page in try pdf.pages() {
+            if let resources = pdf.value("Resources", in: page) { try visit(resources, depth: 0) }
+        }
     }
 }

@@ -140,7 +140,6 @@ import Testing
         #expect(String(decoding: grey, as: UTF8.self)
                 == "q 0 g BT /f-0-0 9.5 Tf 0.35 G 0.1 0.24 0.48 rg 1 g (0 0 0 rgx) Tj 10 0 0 rg ET Q 5 0 g")
         #expect(NeutralInk.gray(Array("0.1 0.2 0.3 rg".utf8)) == nil)
-        #expect(try NeutralInk.inflate(try NeutralInk.deflate(stream)) == stream)
     }
 
     @Test(.enabled(if: tools))
