@@ -68,8 +68,15 @@ do {
     check(restored.count == 1 && restored.first?.title == "Утро у моря", "the entry came back")
     let voice = restored.first?.media.first { $0.id == memo.id }
     check(voice?.transcript == memo.transcript && voice?.blobID == memo.blobID, "the voice note and transcript came back")
-    check(FileManager.default.contentsEqual(atPath: laptop.store.blobs.path(for: memo.blobID), andPath: recording), "byte for byte")
+    check(FileManager.default.contentsEqual(atPath: laptop.store.file(of: memo), andPath: recording), "byte for byte")
     check(try laptop.sync(.cachedKeyOnly).segmentsPulled == 0, "the restored store syncs on with its cached key")
+    check(try laptop.remote()?.repositoryID != nil && laptop.remote()?.address.url == address.url, "the laptop syncs where the phone does")
+
+    // A new passphrase, from either machine: the old one no longer opens the repository.
+    let newPassphrase = try SecureBytes(copying: Array("a longer and newer passphrase".utf8))
+    try laptop.changePassphrase(from: passphrase, to: newPassphrase, cost: .interactive)
+    try phone.checkRepository(passphrase: newPassphrase)
+    check((try? phone.checkRepository(passphrase: passphrase)) == nil, "the old passphrase is refused")
 
     // 4. A book.
     var options = EPUBOptions()

@@ -84,7 +84,7 @@ enum Secrets {
     /// The WebDAV password for `remote`: as `webdavPassword(file:)` finds it; else, when a
     /// user is named, ~/.netrc has no line for the host and this is a terminal, asked for
     /// (without echo). Nil leaves the server to say whether it wants one.
-    static func webdavPassword(for remote: RemoteSettings, context: Context) throws -> String? {
+    static func webdavPassword(for remote: RemoteAddress, context: Context) throws -> String? {
         if let known = try webdavPassword(file: remote.passwordFile, context: context) { return known }
         guard let user = remote.user, !user.isEmpty, remote.url.hasPrefix("http"), isatty(STDIN_FILENO) == 1,
               let host = URLComponents(string: remote.url)?.host, !netrcNames(host, context: context) else { return nil }

@@ -4,7 +4,7 @@ import Foundation
 /// A key file (`keys/<id>` on the remote): the master key wrapped by a key derived from a
 /// passphrase with Argon2id, with the KDF parameters stored beside it, so changing a
 /// passphrase rewrites this small file and never the data. Bound to its repository id.
-public struct KeyFile: Codable, Equatable, Sendable {
+package struct KeyFile: Codable, Equatable, Sendable {
     package var format: Int
     package var kdf: String
     package var opslimit: UInt64
@@ -13,29 +13,7 @@ public struct KeyFile: Codable, Equatable, Sendable {
     package var nonce: String
     package var key: String
 
-    /// Argon2id cost. The default is libsodium's MODERATE (about 1 s and 256 MiB here);
-    /// tests store cheaper ones in the file itself, so opening needs no special case.
-    public struct Cost: Sendable, Equatable {
-        package var opslimit: UInt64
-        package var memlimit: UInt64
-        package init(opslimit: UInt64, memlimit: UInt64) {
-            self.opslimit = opslimit
-            self.memlimit = memlimit
-        }
-        public static var moderate: Cost {
-            Cost(opslimit: UInt64(crypto_pwhash_opslimit_moderate()), memlimit: UInt64(crypto_pwhash_memlimit_moderate()))
-        }
-        public static var minimum: Cost {
-            Cost(opslimit: UInt64(crypto_pwhash_opslimit_min()), memlimit: UInt64(crypto_pwhash_memlimit_min()))
-        }
-        public static var interactive: Cost {
-            Cost(opslimit: UInt64(crypto_pwhash_opslimit_interactive()), memlimit: UInt64(crypto_pwhash_memlimit_interactive()))
-        }
-        /// The most a key file may ask for: libsodium's SENSITIVE level (4 passes over 1 GiB,
-        /// a few seconds here). A key file comes from the server; a hostile one must not make
-        /// an unlock take minutes or allocate more memory than a laptop has to spare.
-        package static let ceiling = Cost(opslimit: 4, memlimit: 1 << 30)
-    }
+    package typealias Cost = KeyCost
 
     static let format1 = 1
     static let kdfName = "argon2id13"
@@ -111,4 +89,29 @@ public struct KeyFile: Codable, Equatable, Sendable {
             throw CryptoError(.badKeyFile, object: name, detail: "key file is not valid JSON")
         }
     }
+}
+
+/// How hard a passphrase is to guess at: the Argon2id cost of its key file. The default is
+/// libsodium's MODERATE (about 1 s and 256 MiB here); tests store cheaper ones in the file
+/// itself, so opening needs no special case.
+public struct KeyCost: Sendable, Equatable {
+    package var opslimit: UInt64
+    package var memlimit: UInt64
+    package init(opslimit: UInt64, memlimit: UInt64) {
+        self.opslimit = opslimit
+        self.memlimit = memlimit
+    }
+    public static var moderate: KeyCost {
+        KeyCost(opslimit: UInt64(crypto_pwhash_opslimit_moderate()), memlimit: UInt64(crypto_pwhash_memlimit_moderate()))
+    }
+    public static var minimum: KeyCost {
+        KeyCost(opslimit: UInt64(crypto_pwhash_opslimit_min()), memlimit: UInt64(crypto_pwhash_memlimit_min()))
+    }
+    public static var interactive: KeyCost {
+        KeyCost(opslimit: UInt64(crypto_pwhash_opslimit_interactive()), memlimit: UInt64(crypto_pwhash_memlimit_interactive()))
+    }
+    /// The most a key file may ask for: libsodium's SENSITIVE level (4 passes over 1 GiB,
+    /// a few seconds here). A key file comes from the server; a hostile one must not make
+    /// an unlock take minutes or allocate more memory than a laptop has to spare.
+    package static let ceiling = KeyCost(opslimit: 4, memlimit: 1 << 30)
 }

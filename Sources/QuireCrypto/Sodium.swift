@@ -8,7 +8,7 @@ public final class SecureBytes: @unchecked Sendable {  // the pointer is written
 
     /// Fresh zeroed secure memory.
     /// - Throws: `.library` when libsodium cannot allocate it.
-    public init(count: Int) throws {
+    package init(count: Int) throws {
         try Sodium.ready()
         guard let p = sodium_malloc(count) else { throw CryptoError(.library, detail: "cannot allocate secure memory") }
         sodium_memzero(p, count)

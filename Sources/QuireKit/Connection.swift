@@ -20,6 +20,11 @@ public struct RemoteAddress: Sendable {
         self.passwordFile = passwordFile
         self.insecureHTTP = insecureHTTP
     }
+
+    /// The address as the store keeps it.
+    package init(_ remote: RemoteSettings) {
+        self.init(url: remote.url, user: remote.user, passwordFile: remote.passwordFile, insecureHTTP: remote.insecureHTTP)
+    }
 }
 
 /// How a journal connects to its repository. The app supplies the WebDAV password (read
@@ -27,7 +32,7 @@ public struct RemoteAddress: Sendable {
 public struct Connection {
     /// The WebDAV password for a remote (from its `passwordFile`, a keychain, …), asked for
     /// once per opening.
-    public var password: (RemoteSettings) throws -> String? = { _ in nil }
+    public var password: (RemoteAddress) throws -> String? = { _ in nil }
     /// Adjusts HTTP settings (attempts, timeouts) before each connection is made.
     package var tune: (inout HTTPSettings) -> Void = { _ in }
     /// Wraps each backend (to count traffic, say).
@@ -48,7 +53,7 @@ public struct Connection {
     package func connector(for remote: RemoteSettings) throws -> () throws -> Backend {
         let isS3 = remote.url.hasPrefix("s3://")
         // An S3 remote's file is its AWS credentials file, read by the backend; not a password.
-        var settings = HTTPSettings(user: remote.user, password: isS3 ? nil : try password(remote))
+        var settings = HTTPSettings(user: remote.user, password: isS3 ? nil : try password(RemoteAddress(remote)))
         settings.insecureHTTP = remote.insecureHTTP
         auth.remember(remote.authScheme)
         settings.schemes = auth

@@ -11,7 +11,7 @@ extension Journal {
     /// Its sync, restore, prune and repairing verify take the store's sync lock themselves,
     /// so no two of them, in any process or thread, ever work on one store at once.
     /// - Throws: `JournalError.noRemote`, `RepositoryError`, `RemoteError`.
-    public func syncer(_ unlock: Unlock) throws -> Syncer {
+    package func syncer(_ unlock: Unlock) throws -> Syncer {
         let connect = try connection.connector(for: try remoteSettings())
         let syncer = try Syncer.open(store: store, connect: connect, unlock: unlock, workers: connection.workers)
         prepare(syncer)

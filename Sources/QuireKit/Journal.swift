@@ -59,11 +59,22 @@ public final class Journal {
         if maxObjectSize != nil || previous?.url != address.url { try store.setMaxObjectSize(maxObjectSize) }
     }
 
+    /// Where the journal syncs to (`setRemote`), and the repository it syncs with once it has
+    /// synced or made one; nil before a remote is set.
+    public func remote() throws -> (address: RemoteAddress, repositoryID: String?)? {
+        try store.remoteSettings().map { (RemoteAddress($0), $0.repositoryID) }
+    }
+
     /// Creates an empty encrypted repository at the remote address and makes it this
     /// journal's, caching its key so that later syncs need no passphrase.
     /// - Throws: `JournalError.alreadySyncs`, `RemoteError`, `RepositoryError`.
+    public func createRepository(passphrase: SecureBytes, cost: KeyCost = .moderate) throws {
+        try makeRepository(passphrase: passphrase, cost: cost)
+    }
+
+    /// `createRepository`, giving the repository made.
     @discardableResult
-    public func createRepository(passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
+    package func makeRepository(passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> Repository {
         let remote = try remoteSettings()
         if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
         defer { keepAuthScheme() }
@@ -75,9 +86,28 @@ public final class Journal {
         return repository
     }
 
-    /// Opens the journal's repository with `passphrase` without syncing: checks that it is
-    /// there, is this journal's, and opens with it.
-    public func checkRepository(passphrase: SecureBytes) throws -> Repository {
+    /// Checks without syncing that the journal's repository is there, is this journal's, and
+    /// opens with `passphrase`.
+    /// - Throws: `CryptoError.wrongPassphrase`, `RemoteError`, `RepositoryError`.
+    public func checkRepository(passphrase: SecureBytes) throws {
+        _ = try openRepository(passphrase: passphrase)
+    }
+
+    /// Changes the passphrase that opens the journal's repository, on every device at once
+    /// (the key files live in the repository); the key itself, and so every object, stays.
+    /// - Throws: `CryptoError.wrongPassphrase` when `current` does not open it, `RemoteError`.
+    public func changePassphrase(from current: SecureBytes, to new: SecureBytes, cost: KeyCost = .moderate) throws {
+        try changePassphrase(of: try openRepository(passphrase: current), to: new, cost: cost)
+    }
+
+    /// Gives `repository` (opened by `openRepository`) the passphrase `new`.
+    package func changePassphrase(of repository: Repository, to new: SecureBytes, cost: KeyCost) throws {
+        defer { keepAuthScheme() }
+        try namingRemote { try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: cost)) }
+    }
+
+    /// The journal's repository, opened with `passphrase`.
+    package func openRepository(passphrase: SecureBytes) throws -> Repository {
         let remote = try remoteSettings()
         defer { keepAuthScheme() }
         return try namingRemote { try Repository.unlock(for: store, backend: try connection.connector(for: remote)(), passphrase: passphrase) }

@@ -33,7 +33,7 @@ public final class Store {
     }
 
     public let folder: String
-    public let blobs: BlobStore
+    package let blobs: BlobStore
     public let deviceID: String
     /// Opened for reading alone (`Options.readOnlyIfUnwritable`).
     package let isReadOnly: Bool

@@ -6,13 +6,13 @@ import QuireRemote
 /// - `quire-repo.json`: format and repository id, no secrets;
 /// - `keys/<id>`: the master key wrapped by a passphrase (Argon2id), one file per passphrase;
 /// - `blobs/<2 hex>/<blob id>`: attachments, secretstream-encrypted, named by keyed BLAKE2b.
-public final class Repository {
+package final class Repository {
     package let backend: Backend
-    public let id: String
+    package let id: String
     package let keys: RepositoryKeys
     package let box: RecordBox
     /// The key file this session unlocked with.
-    public let keyName: String
+    package let keyName: String
     /// Called as each 64 KiB chunk of a blob upload is sealed (progress; tests crash here).
     package var uploadChunk: (() -> Void)?
 
@@ -188,7 +188,7 @@ public final class Repository {
     /// Replaces this session's passphrase: the new key file is written before the old one is
     /// removed, so a crash in between leaves both passphrases working. Returns the new key name.
     @discardableResult
-    public func changePassphrase(to passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> String {
+    package func changePassphrase(to passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> String {
         let name = try Self.writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
         try backend.delete(Self.keysFolder + "/" + keyName)
         return name

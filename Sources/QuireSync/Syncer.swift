@@ -41,7 +41,7 @@ public struct SyncReport: Equatable, Sendable {
 ///
 /// This is the front: each operation takes the store's sync lock and runs an engine over the
 /// `SyncContext` (docs/ARCHITECTURE.md, "Sync").
-public final class Syncer {
+package final class Syncer {
     package let context: SyncContext
     package var store: Store { context.store }
     package var repository: Repository { context.repository }
@@ -50,7 +50,7 @@ public final class Syncer {
     /// attachment verified): once it returns true, the work stops with `SyncError.cancelled`
     /// at the next step. Every step is whole and idempotent, so the next sync simply
     /// continues. May be called from upload threads.
-    public var isCancelled: @Sendable () -> Bool {
+    package var isCancelled: @Sendable () -> Bool {
         get { context.isCancelled }
         set { context.isCancelled = newValue }
     }
@@ -69,7 +69,7 @@ public final class Syncer {
 
     /// Pull (`PullEngine`), then push (`PushEngine`). The pull's listing of `heads/` comes
     /// first, and confirms the repository.
-    public func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
+    package func sync(progress: ((String) -> Void)? = nil) throws -> SyncReport {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         let pull = PullEngine(context, progress: progress)
@@ -86,7 +86,7 @@ public final class Syncer {
     /// is merged, before the attachments are taken in: a server that hides its newest heads.
     /// - Throws: `SyncError.notEmpty` unless the store is new or a restore of this repository;
     ///   `SyncError.stale` for a repository older than `notBefore` (the caller discards the store).
-    public func restore(notBefore: Date? = nil, progress: ((String) -> Void)? = nil) throws -> SyncReport {
+    package func restore(notBefore: Date? = nil, progress: ((String) -> Void)? = nil) throws -> SyncReport {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         try confirmRepository()
@@ -103,7 +103,7 @@ public final class Syncer {
     /// With `repair`, what the server lost that this store can put back goes back first
     /// (`RepairEngine`: this device's segments and head, every pack whose attachments it
     /// holds), and the report is of the repository after that.
-    public func verify(readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
+    package func verify(readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         try confirmRepository()
         guard repair else { return try VerifyEngine(context, readData: readData, progress: progress).run() }
         let lock = try SyncLock(storeFolder: store.folder)
@@ -118,7 +118,7 @@ public final class Syncer {
 
     /// Repacks packs mostly garbage (`RepackEngine`), writes a snapshot and deletes what no
     /// device needs any more (`PruneEngine`). Call after a sync, so this device's state is current.
-    public func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
+    package func prune(progress: ((String) -> Void)? = nil) throws -> PruneReport {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
         try confirmRepository()
@@ -130,5 +130,5 @@ public final class Syncer {
     /// `heads/`). For a caller that must know before it goes on: a watch that starts, a
     /// service that is installed.
     /// - Throws: `RepositoryError` (`.noRepository`, `.wrongRepository`, `.badConfig`), `RemoteError`.
-    public func confirmRepository() throws { try Heads(context: context).confirm() }
+    package func confirmRepository() throws { try Heads(context: context).confirm() }
 }

@@ -26,11 +26,11 @@ struct PasswdCommand: Command {
         }
         let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
         let repository = try SyncSession.askingAgain(arguments, context: context) {
-            try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase"))
+            try journal.openRepository(passphrase: try Secrets.passphrase(arguments, context: context, prompt: "Current passphrase"))
         }
         let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
                                          variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
-        try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: try Secrets.kdfCost(context)))
+        try journal.changePassphrase(of: repository, to: new, cost: try Secrets.kdfCost(context))
         Secrets.warnIfShort(new, context: context)
         context.printError("Changed the passphrase of repository \(repository.id.prefix(8)): the new one opens it, the old one no longer does.")
     }

@@ -102,7 +102,7 @@ struct RemoteCommand: Command {
         // the passphrase (Journal.createRepository checks again).
         try journal.checkRemoteIsFree()
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
-        let repository = try journal.createRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
+        let repository = try journal.makeRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
         Secrets.warnIfShort(passphrase, context: context)
         if context.stderrIsTerminal {
             context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(repository.backend.location). Keep the passphrase safe: without it nothing can be restored.")
@@ -115,7 +115,7 @@ struct RemoteCommand: Command {
         let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
         guard try store.remoteSettings() != nil else { throw JournalError.noRemote }
         let repository = try SyncSession.askingAgain(arguments, context: context) {
-            try journal.checkRepository(passphrase: try Secrets.passphrase(arguments, context: context))
+            try journal.openRepository(passphrase: try Secrets.passphrase(arguments, context: context))
         }
         context.print("ok: repository \(repository.id.prefix(8)) at \(repository.backend.location) opens with this passphrase")
     }

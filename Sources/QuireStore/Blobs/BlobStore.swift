@@ -6,13 +6,13 @@ import Glibc
 /// Attachment bytes as files named by their SHA-256 under `blobs/<first two hex>/<id>`.
 /// Written durably (temp file, fsync, rename, fsync folder), deduplicated by name, and
 /// streamed in 1 MiB chunks: attaching a 2 GiB file never holds it in memory.
-public struct BlobStore: Sendable {
+package struct BlobStore: Sendable {
     package let root: String
 
     package init(root: String) { self.root = root }
 
     /// The file holding blob `id`.
-    public func path(for id: String) -> String {
+    package func path(for id: String) -> String {
         root + "/" + id.prefix(2) + "/" + id
     }
 

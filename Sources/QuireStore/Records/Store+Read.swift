@@ -144,6 +144,12 @@ extension Store {
         return stored.media
     }
 
+    /// The file holding an attachment's bytes on this machine: there once the attachment was
+    /// made here, or a sync or restore brought it.
+    public func file(of media: Media) -> String {
+        blobs.path(for: media.blobID)
+    }
+
     /// What an id or id prefix names.
     package enum Resolved: Equatable, Sendable {
         case entry(String)

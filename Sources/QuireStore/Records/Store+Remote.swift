@@ -2,14 +2,14 @@ import Foundation
 
 /// Where this store syncs: kept in the store's `meta` table, local to this machine (not synced).
 /// The WebDAV password is never stored; only the path of a file holding it may be.
-public struct RemoteSettings: Equatable, Sendable {
-    public var url: String
-    public var user: String?
-    public var passwordFile: String?
+package struct RemoteSettings: Equatable, Sendable {
+    package var url: String
+    package var user: String?
+    package var passwordFile: String?
     /// The repository this store synced with; a different one at the URL is refused.
-    public var repositoryID: String?
+    package var repositoryID: String?
     /// The user accepted plain `http://` beyond loopback (`--insecure-http`).
-    public var insecureHTTP: Bool
+    package var insecureHTTP: Bool
     /// The key file the passphrase opened last time, tried first next time.
     package var keyName: String?
     /// The largest request body the server takes, as `remote set --max-object-size` said or a
@@ -41,7 +41,7 @@ extension Store {
     }
 
     /// The configured remote, or nil.
-    public func remoteSettings() throws -> RemoteSettings? {
+    package func remoteSettings() throws -> RemoteSettings? {
         guard let url = try meta(RemoteKey.url) else { return nil }
         var settings = RemoteSettings(url: url, user: try meta(RemoteKey.user), passwordFile: try meta(RemoteKey.passwordFile),
                                       repositoryID: try meta(RemoteKey.repository), insecureHTTP: try meta(RemoteKey.insecureHTTP) == "1")
