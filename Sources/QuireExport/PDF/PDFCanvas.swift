@@ -14,6 +14,10 @@ final class PDFCanvas {
     /// PNG photos drawn as stand-ins, to be put in by `PNGPassThrough` once the file is done.
     private(set) var passedThrough: [PNGStream] = []
     private var passThroughIndex: [String: Int?] = [:]
+    /// The pages (0 = the first drawn) a stand-in was drawn on, where `PNGPassThrough` looks.
+    private(set) var passThroughPages = Set<Int>()
+    /// Pages finished so far.
+    private(set) var pagesDrawn = 0
     /// What each stand-in's comment starts with; one per book, so no two books' collide.
     var passThroughMarker = "QuirePNG:"
     let width: Double
@@ -68,7 +72,10 @@ final class PDFCanvas {
     }
 
     /// Ends the page being drawn; the next drawing starts a new one.
-    func endPage() { cairo_show_page(cr) }
+    func endPage() {
+        cairo_show_page(cr)
+        pagesDrawn += 1
+    }
 
     /// Writes what is left (fonts, subset at this point) and closes the file.
     func finish() throws {
@@ -265,6 +272,7 @@ final class PDFCanvas {
             passThroughIndex[image.path] = index
         }
         let comment = passThroughMarker + "\(index);"
+        passThroughPages.insert(pagesDrawn)
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(image.width), Int32(image.height)),
               cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { throw ExportError(.invalid, path: image.path, detail: "cannot embed the photo") }
         for (type, bytes) in [(CAIRO_MIME_TYPE_JPEG, passedThrough[index].standIn(marker: comment)), (CAIRO_MIME_TYPE_UNIQUE_ID, Array(comment.utf8))] {

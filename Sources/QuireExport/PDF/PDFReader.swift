@@ -65,6 +65,16 @@ final class PDFReader {
         }
     }
 
+    /// The pages as the page tree's root lists them, each read only when asked for: for a
+    /// tree of one level, as cairo writes; else all of them, flattened (`pages`).
+    func pagesListed() throws -> [Object] {
+        if let tree = value("Pages", in: root), let kids = value("Kids", in: tree) {
+            let listed = items(of: kids)
+            if listed.count == value("Count", in: tree).flatMap(integer) { return listed }
+        }
+        return try pages()
+    }
+
     /// The value of `key` in a dictionary or a stream's dictionary; nil when absent or null.
     func value(_ key: String, in object: Object) -> Object? {
         let target = qpdf_oh_is_stream(data, object.handle) != QPDF_FALSE ? qpdf_oh_get_dict(data, object.handle) : object.handle
