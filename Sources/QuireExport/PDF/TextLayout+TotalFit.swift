@@ -36,14 +36,30 @@ extension TextLayout {
     /// unjustified. Called with the lock held.
     static func totalFitBreaks(_ layout: OpaquePointer?, width: Double, indent: Double, size: Double) -> FitBreaks? {
         guard indent >= 0 else { return nil }  // a hanging indent narrows every line but the first
-        let scale = Double(PANGO_SCALE)
         pango_layout_set_width(layout, -1)
         pango_layout_set_justify(layout, 0)
-        guard pango_layout_get_line_count(layout) == 1, let line = pango_layout_get_line_readonly(layout, 0),
-              let text = pango_layout_get_text(layout) else { return nil }
+        guard pango_layout_get_line_count(layout) == 1, let line = pango_layout_get_line_readonly(layout, 0) else { return nil }
         var logical = PangoRectangle()
         pango_layout_line_get_extents(line, nil, &logical)
-        guard Double(logical.width) / scale + indent > width else { return FitBreaks(starts: [], widest: 0) }
+        guard Double(logical.width) / Double(PANGO_SCALE) + indent > width else { return FitBreaks(starts: [], widest: 0) }
+        guard let measured = measuredBreaks(layout, size: size),
+              let chosen = TotalFit.breaks(measured.breaks, width: width, indent: indent, spaceWidth: measured.spaceWidth, settings: totalFit)
+        else { return nil }
+        var widest = 0.0, lineStart = -indent
+        for index in chosen {
+            widest = max(widest, measured.breaks[index].lineEnd - lineStart)
+            lineStart = measured.breaks[index].nextStart
+        }
+        return FitBreaks(starts: chosen.dropLast().map { measured.starts[$0] }, widest: widest)
+    }
+
+    /// The places an unwrapped, one-line `layout` may break, as `TotalFit` takes them, the
+    /// byte offset each next line would start at, and the width of a space. Nil when it is
+    /// not one left-to-right line. Called with the lock held.
+    static func measuredBreaks(_ layout: OpaquePointer?, size: Double) -> (breaks: [TotalFit.Break], starts: [Int], spaceWidth: Double)? {
+        let scale = Double(PANGO_SCALE)
+        guard pango_layout_get_line_count(layout) == 1, let line = pango_layout_get_line_readonly(layout, 0),
+              let text = pango_layout_get_text(layout) else { return nil }
         let length = Int(strlen(text))
 
         // Where each cluster starts, from the line's start (left to right only).
@@ -82,7 +98,8 @@ extension TextLayout {
         var spaceWidth = size / 4
         for character in 0..<bytes.count {
             spacesBefore[character] = spaces
-            if character < bytes.count - 1, attributes[character].is_expandable_space != 0 {
+            // U+0020 alone: the spaces `justify` widens and narrows.
+            if character < bytes.count - 1, attributes[character].is_expandable_space != 0, text[bytes[character]] == 0x20 {
                 if spaces == 0, !x[bytes[character]].isNaN, !x[bytes[character + 1]].isNaN {
                     spaceWidth = max(x[bytes[character + 1]] - x[bytes[character]], size / 8)
                 }
@@ -103,13 +120,7 @@ extension TextLayout {
                                          spacesToEnd: spacesBefore[end], spacesToNext: spacesBefore[character], hyphen: hyphen))
             starts.append(bytes[character])
         }
-        guard let chosen = TotalFit.breaks(breaks, width: width, indent: indent, spaceWidth: spaceWidth, settings: totalFit) else { return nil }
-        var widest = 0.0, lineStart = -indent
-        for index in chosen {
-            widest = max(widest, breaks[index].lineEnd - lineStart)
-            lineStart = breaks[index].nextStart
-        }
-        return FitBreaks(starts: chosen.dropLast().map { starts[$0] }, widest: widest)
+        return (breaks, starts, spaceWidth)
     }
 
     /// Sets `layout` in the lines `fit` chose: Pango breaks only there, at a width that holds

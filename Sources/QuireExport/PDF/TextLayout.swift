@@ -170,6 +170,21 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
         naturalWidth = Double(logical.width) / scale
     }
 
+    /// A paragraph measured on one line as a justified one is for total fit: its breaks and
+    /// the width of a space (for tests and benchmarks to set it both ways).
+    static func measuredForTotalFit(_ text: StyledText, style: TextStyle, in fonts: FontContext)
+        -> (breaks: [TotalFit.Break], spaceWidth: Double)? {
+        fonts.lock.lock()
+        defer { fonts.lock.unlock() }
+        let layout = pango_layout_new(fonts.context)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        pango_layout_set_text(layout, text.text, Int32(text.text.utf8.count))
+        pango_layout_set_font_description(layout, fonts.description(style.font, size: style.size))
+        pango_layout_set_auto_dir(layout, 1)
+        Self.setAttributes(of: text, style: style, on: layout)
+        return measuredBreaks(layout, size: style.size).map { ($0.breaks, $0.spaceWidth) }
+    }
+
     deinit {
         for line in lines { for run in line.runs { cairo_scaled_font_destroy(run.font) } }
     }

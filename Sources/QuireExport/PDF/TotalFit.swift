@@ -6,9 +6,11 @@
 ///
 /// The model is TeX's: a space may stretch by half its width before its line counts as
 /// loose, and shrink by a quarter at most (TeX allows a third). A line's badness is
-/// 100 × |stretch or shrink needed / what it has|³; its demerits (10 + badness)², plus a
-/// hyphen's penalty squared, plus more when two lines in a row end in hyphens or when a
-/// loose line meets a tight one. The paragraph's last line ends with infinite stretch.
+/// 100 × |stretch or shrink needed / what it has|³, uncapped (capped, as TeX caps it at
+/// 10,000, one line set 275 pt loose per space cost no more than two lines at 5× stretch,
+/// and was taken); its demerits (10 + badness)², plus a hyphen's penalty squared, plus more
+/// when two lines in a row end in hyphens or when a loose line meets a tight one. The
+/// paragraph's last line ends with infinite stretch.
 enum TotalFit {
     /// A place the paragraph may break, in reading order; the last is its end.
     struct Break: Equatable {
@@ -79,7 +81,7 @@ enum TotalFit {
                 } else {
                     ratio = natural >= width - 0.01 ? 0 : 10  // no space to stretch: as loose as it gets
                 }
-                let badness = min(100 * abs(ratio * ratio * ratio), 10_000)
+                let badness = 100 * abs(ratio * ratio * ratio)
                 let penalty = end.hyphen ? settings.hyphenPenalty : 0
                 var demerits = (settings.linePenalty + badness) * (settings.linePenalty + badness) + penalty * penalty
                 if end.hyphen && from.hyphen { demerits += settings.doubleHyphenDemerits }

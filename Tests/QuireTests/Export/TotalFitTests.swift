@@ -102,4 +102,72 @@ import Testing
             #expect(abs(right - width) < 0.05, "line \(index + 1) ends at \(right), not \(width)")
         }
     }
+
+    /// Each line's stretch per space in points (negative: shrunk), the last line left out,
+    /// for breaks measured with `spaceWidth`-wide spaces.
+    static func stretches(_ chosen: [Int], _ breaks: [TotalFit.Break], width: Double, indent: Double) -> [Double] {
+        var start = -indent, spaces = 0, out: [Double] = []
+        for index in chosen.dropLast() {
+            let count = breaks[index].spacesToEnd - spaces
+            if count > 0 { out.append((width - (breaks[index].lineEnd - start)) / Double(count)) }
+            (start, spaces) = (breaks[index].nextStart, breaks[index].spacesToNext)
+        }
+        return out
+    }
+
+    /// 200 paragraphs of English and Russian, hyphenated and measured by Pango as the book's
+    /// are, set line by line and as wholes: the whole-paragraph setting has the smaller
+    /// largest stretch, fewer loose lines, and its mean stretch no larger.
+    @Test func aBookOfLatinAndCyrillicParagraphsIsSetMoreEvenly() throws {
+        let english = Hyphenator(language: "en"), russian = Hyphenator(language: "ru")
+        try #require(english != nil && russian != nil, "hyphen-en-us and hyphen-ru are installed by scripts/test")
+        let fonts = FontContext()
+        let latin = Array("""
+            the harbour gulls returned before weather turned circling fishing boats complaining \
+            everything while ferry delayed again wind waited breakwater engines idling passengers \
+            huddled wheelhouse watching lighthouse keeper daughter rowing against incoming tide basket \
+            bread crew dredger anchored since midsummer afternoon conversation remembered unexpectedly
+            """.split(separator: " "))
+        let cyrillic = Array("""
+            утром снег обеду выглянуло солнце гуляли набережной вечера разговаривали воспоминания \
+            неожиданно библиотека путешествие электричка остановка бабушка приготовила пирожки \
+            отправились заповедник наблюдали перелётных птиц возвращались сумерках разговорчивые соседи
+            """.split(separator: " "))
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        let (width, indent) = (322.5, 9.5)
+        var before: [Double] = [], after: [Double] = [], space = 0.0
+        for paragraph in 0..<200 {
+            let words = paragraph % 2 == 0 ? latin : cyrillic
+            let raw = (0..<(40 + next(60))).map { _ in String(words[next(words.count)]) }.joined(separator: " ")
+            let hyphens = paragraph % 2 == 0 ? english : russian
+            let text = hyphens?.hyphenate(raw) ?? raw
+            let style = TextStyle(font: BookFonts.serif("en"), size: 9.5, justify: true, indent: indent, language: paragraph % 2 == 0 ? "en" : "ru")
+            let measured = try #require(TextLayout.measuredForTotalFit(StyledText(text, language: style.language), style: style, in: fonts))
+            space = measured.spaceWidth
+            let total = try #require(TotalFit.breaks(measured.breaks, width: width, indent: indent, spaceWidth: space, settings: TextLayout.totalFit))
+            var first: [Int] = [], start = -indent, at = 0
+            while at < measured.breaks.count {
+                var last = at
+                while last + 1 < measured.breaks.count, measured.breaks[last + 1].lineEnd - start <= width { last += 1 }
+                first.append(last)
+                start = measured.breaks[last].nextStart
+                at = last + 1
+            }
+            before += Self.stretches(first, measured.breaks, width: width, indent: indent)
+            after += Self.stretches(total, measured.breaks, width: width, indent: indent)
+        }
+        let loose = { (lines: [Double]) in lines.filter { $0 > space * 0.5 }.count }
+        let mean = { (lines: [Double]) in lines.reduce(0, +) / Double(max(lines.count, 1)) }
+        let (largestBefore, largestAfter) = (try #require(before.max()), try #require(after.max()))
+        print("total fit, 200 paragraphs: stretch per space largest \(largestBefore) → \(largestAfter) pt, mean \(mean(before)) → \(mean(after)) pt, "
+              + "lines looser than half a space (\(space / 2) pt) \(loose(before)) → \(loose(after)) of \(before.count) → \(after.count)")
+        #expect(largestAfter < largestBefore)
+        #expect(loose(after) < loose(before))
+        #expect(mean(after) <= mean(before) + 0.01)
+        #expect(after.allSatisfy { $0 >= -space * 0.25 - 0.001 }, "no space shrinks by more than a quarter")
+    }
 }
