@@ -111,13 +111,10 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
     init(_ text: StyledText, style: TextStyle, width: Double, in fonts: FontContext) {
         fonts.lock.lock()
         defer { fonts.lock.unlock() }
-        let layout = pango_layout_new(fonts.context)
+        let layout = Self.layout(text, style: style, in: fonts)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        pango_layout_set_text(layout, text.text, Int32(text.text.utf8.count))
-        pango_layout_set_font_description(layout, fonts.description(style.font, size: style.size))
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_auto_dir(layout, 1)
         pango_layout_set_line_spacing(layout, Float(style.leading))
         pango_layout_set_justify(layout, style.justify ? 1 : 0)
         switch style.alignment {
@@ -126,7 +123,6 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
         case .end: pango_layout_set_alignment(layout, PANGO_ALIGN_RIGHT)
         }
         if style.indent != 0 { pango_layout_set_indent(layout, Int32(style.indent * Double(PANGO_SCALE))) }
-        Self.setAttributes(of: text, style: style, on: layout)
         // A justified paragraph's breaks chosen for the whole paragraph, where that is ours to
         // do; one that fits its first line stays as measured, unwrapped (its last line is not
         // justified, and it starts at the left either way).
@@ -176,13 +172,20 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
         -> (breaks: [TotalFit.Break], spaceWidth: Double)? {
         fonts.lock.lock()
         defer { fonts.lock.unlock() }
-        let layout = pango_layout_new(fonts.context)
+        let layout = Self.layout(text, style: style, in: fonts)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        return measuredBreaks(layout, size: style.size).map { ($0.breaks, $0.spaceWidth) }
+    }
+
+    /// A new layout of `text` in `style`'s font and attributes, its direction its own, not
+    /// yet given a width. Called with the lock held; the caller unrefs it.
+    private static func layout(_ text: StyledText, style: TextStyle, in fonts: FontContext) -> OpaquePointer? {
+        let layout = pango_layout_new(fonts.context)
         pango_layout_set_text(layout, text.text, Int32(text.text.utf8.count))
         pango_layout_set_font_description(layout, fonts.description(style.font, size: style.size))
         pango_layout_set_auto_dir(layout, 1)
-        Self.setAttributes(of: text, style: style, on: layout)
-        return measuredBreaks(layout, size: style.size).map { ($0.breaks, $0.spaceWidth) }
+        setAttributes(of: text, style: style, on: layout)
+        return layout
     }
 
     deinit {
