@@ -117,9 +117,9 @@ package struct PDFExporter {
             let geometry = PageGeometry(options.pageSize, rightToLeft: language.isRightToLeft)
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft,
                                    boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) }, neutralInk: print != nil)
-            // The stand-ins' pages as they are now: the contents' pages went from the end to `move.after`.
-            let moved = canvas.pagesDrawn - move.count
-            let pages = Set(canvas.passThroughPages.map { $0 >= moved ? move.after + $0 - moved : $0 >= move.after ? $0 + move.count : $0 })
+            let pages = Set(canvas.passThroughPages.map {
+                PageOrder.position(ofDrawn: $0, movingLast: move.count, toAfter: move.after, of: canvas.pagesDrawn)
+            })
             try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, pages: pages, in: temp)
             var finished = temp
             if let print {

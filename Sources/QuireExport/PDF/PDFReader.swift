@@ -75,18 +75,22 @@ final class PDFReader {
         return try pages()
     }
 
+    /// A dictionary, or a stream's dictionary; nil for anything else.
+    private func dictionary(_ object: Object) -> qpdf_oh? {
+        let target = isStream(object) ? qpdf_oh_get_dict(data, object.handle) : object.handle
+        return qpdf_oh_is_dictionary(data, target) != QPDF_FALSE ? target : nil
+    }
+
     /// The value of `key` in a dictionary or a stream's dictionary; nil when absent or null.
     func value(_ key: String, in object: Object) -> Object? {
-        let target = qpdf_oh_is_stream(data, object.handle) != QPDF_FALSE ? qpdf_oh_get_dict(data, object.handle) : object.handle
-        guard qpdf_oh_is_dictionary(data, target) != QPDF_FALSE, qpdf_oh_has_key(data, target, "/" + key) != QPDF_FALSE else { return nil }
+        guard let target = dictionary(object), qpdf_oh_has_key(data, target, "/" + key) != QPDF_FALSE else { return nil }
         let value = qpdf_oh_get_key(data, target, "/" + key)
         return qpdf_oh_is_null(data, value) != QPDF_FALSE ? nil : Object(handle: value)
     }
 
     /// The keys of a dictionary (or a stream's dictionary), without their slash.
     func keys(of object: Object) -> [String] {
-        let target = qpdf_oh_is_stream(data, object.handle) != QPDF_FALSE ? qpdf_oh_get_dict(data, object.handle) : object.handle
-        guard qpdf_oh_is_dictionary(data, target) != QPDF_FALSE else { return [] }
+        guard let target = dictionary(object) else { return [] }
         var keys: [String] = []
         qpdf_oh_begin_dict_key_iter(data, target)
         while qpdf_oh_dict_more_keys(data) != QPDF_FALSE {
@@ -132,7 +136,7 @@ final class PDFReader {
     /// The object written as PDF: an indirect object as its reference (`N 0 R`) unless
     /// `resolved`, then as its value (a stream as its dictionary).
     func text(_ object: Object, resolved: Bool = false) -> String {
-        let target = resolved && isStream(object) ? qpdf_oh_get_dict(data, object.handle) : object.handle
+        let target = resolved ? dictionary(object) ?? object.handle : object.handle
         guard let text = resolved ? qpdf_oh_unparse_resolved(data, target) : qpdf_oh_unparse(data, target) else { return "null" }
         return String(cString: text)
     }

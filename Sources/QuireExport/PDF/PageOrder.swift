@@ -55,6 +55,13 @@ enum PageOrder {
         }
     }
 
+    /// Where page `drawn` (0 = the first) of a `pages`-page file stands once `moveLast` has
+    /// moved its last `count` pages to just after page `after`.
+    static func position(ofDrawn drawn: Int, movingLast count: Int, toAfter after: Int, of pages: Int) -> Int {
+        let firstMoved = pages - count
+        return drawn >= firstMoved ? after + drawn - firstMoved : drawn >= after ? drawn + count : drawn
+    }
+
     /// The pages in their new order; the page tree rewritten to list them so, in `update`.
     private static func reordered(_ pdf: PDFReader, moving count: Int, toAfter after: Int, update: inout PDFUpdate) throws -> [PDFReader.Object] {
         var pages = try pdf.pages()
