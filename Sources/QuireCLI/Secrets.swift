@@ -141,21 +141,21 @@ enum Secrets {
 
     /// Argon2id cost for new key files: MODERATE, or `QUIRE_KDF_COST=OPS,BYTES` (tests use
     /// cheap values; the cost is stored in each key file).
-    static func kdfCost(_ context: Context) throws -> KeyFile.Cost {
+    static func kdfCost(_ context: Context) throws -> KeyCost {
         guard let spec = context.environment["QUIRE_KDF_COST"] else { return .moderate }
         let parts = spec.split(separator: ",").compactMap { UInt64($0) }
         // A test knob: debug builds (the test suite's) go down to libsodium's minimum, a
         // release build never below its INTERACTIVE level, whatever the environment says.
         #if DEBUG
-        let floor = KeyFile.Cost.minimum
+        let floor = KeyCost.minimum
         #else
-        let floor = KeyFile.Cost.interactive
+        let floor = KeyCost.interactive
         #endif
-        let ceiling = KeyFile.Cost.ceiling
+        let ceiling = KeyCost.ceiling
         guard parts.count == 2, parts[0] >= floor.opslimit, parts[1] >= floor.memlimit,
               parts[0] <= ceiling.opslimit, parts[1] <= ceiling.memlimit else {
             throw CLIError.usage("QUIRE_KDF_COST must be OPS,BYTES from \(floor.opslimit),\(floor.memlimit) to \(ceiling.opslimit),\(ceiling.memlimit)")
         }
-        return KeyFile.Cost(opslimit: parts[0], memlimit: parts[1])
+        return KeyCost(opslimit: parts[0], memlimit: parts[1])
     }
 }

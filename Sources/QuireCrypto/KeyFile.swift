@@ -13,15 +13,13 @@ package struct KeyFile: Codable, Equatable, Sendable {
     package var nonce: String
     package var key: String
 
-    package typealias Cost = KeyCost
-
     static let format1 = 1
     static let kdfName = "argon2id13"
 
     private static func associatedData(_ repositoryID: String) -> [UInt8] { Array("quire-keyfile:\(repositoryID)".utf8) }
 
     /// Wraps `keys.master` under `passphrase`.
-    package static func wrap(_ keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String, cost: Cost = .moderate) throws -> KeyFile {
+    package static func wrap(_ keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String, cost: KeyCost = .moderate) throws -> KeyFile {
         try Sodium.ready()
         let salt = Sodium.randomBytes(Int(crypto_pwhash_saltbytes()))
         let nonce = Sodium.randomBytes(Int(crypto_aead_xchacha20poly1305_ietf_npubbytes()))
@@ -44,9 +42,9 @@ package struct KeyFile: Codable, Equatable, Sendable {
         guard format == Self.format1, kdf == Self.kdfName else {
             throw CryptoError(.badKeyFile, object: name, detail: "unknown key file format")
         }
-        let floor = Cost.minimum
+        let floor = KeyCost.minimum
         guard opslimit >= floor.opslimit, memlimit >= floor.memlimit,
-              opslimit <= Cost.ceiling.opslimit, memlimit <= Cost.ceiling.memlimit else {
+              opslimit <= KeyCost.ceiling.opslimit, memlimit <= KeyCost.ceiling.memlimit else {
             throw CryptoError(.badKeyFile, object: name, detail: "key derivation parameters out of range")
         }
         guard let salt = Data(base64Encoded: salt), salt.count == Int(crypto_pwhash_saltbytes()),
@@ -55,7 +53,7 @@ package struct KeyFile: Codable, Equatable, Sendable {
               sealed.count == RepositoryKeys.keyBytes + Int(crypto_aead_xchacha20poly1305_ietf_abytes()) else {
             throw CryptoError(.badKeyFile, object: name, detail: "key file is malformed")
         }
-        let wrapping = try Self.derive(passphrase, salt: Array(salt), cost: Cost(opslimit: opslimit, memlimit: memlimit))
+        let wrapping = try Self.derive(passphrase, salt: Array(salt), cost: KeyCost(opslimit: opslimit, memlimit: memlimit))
         let master = try SecureBytes(count: RepositoryKeys.keyBytes)
         var length: UInt64 = 0
         let ad = Self.associatedData(repositoryID)
@@ -66,7 +64,7 @@ package struct KeyFile: Codable, Equatable, Sendable {
         return try RepositoryKeys(master: master)
     }
 
-    private static func derive(_ passphrase: SecureBytes, salt: [UInt8], cost: Cost) throws -> SecureBytes {
+    private static func derive(_ passphrase: SecureBytes, salt: [UInt8], cost: KeyCost) throws -> SecureBytes {
         let key = try SecureBytes(count: RepositoryKeys.keyBytes)
         let rc = passphrase.pointer.withMemoryRebound(to: CChar.self, capacity: passphrase.count) { p in
             crypto_pwhash(key.mutableBytes, UInt64(key.count), p, UInt64(passphrase.count), salt,

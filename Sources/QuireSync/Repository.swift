@@ -47,7 +47,7 @@ package final class Repository {
     /// The config is published last and create-only, so of two devices initialising the same
     /// URL at once exactly one wins, and a crash leaves no half repository that looks whole.
     /// - Throws: `.alreadyExists` when a repository is there.
-    package static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> Repository {
+    package static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> Repository {
         if try configExists(backend) {
             throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }
@@ -91,7 +91,7 @@ package final class Repository {
 
     /// Wraps the master key under `passphrase` into a new `keys/<random id>`; returns its name.
     private static func writeKeyFile(backend: Backend, keys: RepositoryKeys, passphrase: SecureBytes, repositoryID: String,
-                                     cost: KeyFile.Cost) throws -> String {
+                                     cost: KeyCost) throws -> String {
         let file = try KeyFile.wrap(keys, passphrase: passphrase, repositoryID: repositoryID, cost: cost)
         let name = UUID().uuidString.lowercased()
         try backend.publishData(keysFolder + "/" + name, try file.encoded())
@@ -136,7 +136,7 @@ package final class Repository {
     /// with), a different or missing repository is a hard error, before anything else happens.
     /// - Throws: `.noRepository`, `.wrongRepository`, `CryptoError.wrongPassphrase`.
     /// `preferredKey`, the key file that opened last time, is tried first; at most
-    /// `maxKeyFilesTried` are tried in all, each bounded by `KeyFile.Cost.ceiling`, so a
+    /// `maxKeyFilesTried` are tried in all, each bounded by `KeyCost.ceiling`, so a
     /// server that lists a thousand costly key files costs seconds, not hours.
     package static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
                             preferredKey: String? = nil) throws -> Repository {
@@ -188,7 +188,7 @@ package final class Repository {
     /// Replaces this session's passphrase: the new key file is written before the old one is
     /// removed, so a crash in between leaves both passphrases working. Returns the new key name.
     @discardableResult
-    package func changePassphrase(to passphrase: SecureBytes, cost: KeyFile.Cost = .moderate) throws -> String {
+    package func changePassphrase(to passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> String {
         let name = try Self.writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
         try backend.delete(Self.keysFolder + "/" + keyName)
         return name

@@ -3,7 +3,7 @@ import QuireCrypto
 import QuireRemote
 
 /// Cheap Argon2id for tests; stored in the key file like any other cost.
-let testCost = KeyFile.Cost.minimum
+let testCost = KeyCost.minimum
 
 func secret(_ text: String) throws -> SecureBytes { try SecureBytes(copying: Array(text.utf8)) }
 
