@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQPDF", pkgConfig: "libqpdf", providers: [.apt(["libqpdf-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
 
         // Embeds top-level `migrations/` and `templates/` into the binary at build time,
         // so `quire` works when copied anywhere.
@@ -39,7 +40,7 @@ let package = Package(
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
-        .target(name: "QuireExport", dependencies: ["QuireSupport", "QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib", "CQPDF"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireExport", dependencies: ["QuireSupport", "QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib", "CQPDF", "CJPEG"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireTranscribe", dependencies: ["QuireStore", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe"]),

@@ -38,9 +38,9 @@ struct ExportCommand: Command {
         6x9in or WxH with mm, cm, in or pt (e.g. 150x210mm).
 
         pdf --print: the interior for a print-on-demand service (KDP, Lulu, Blurb…): PDF/X-3
-        made through Ghostscript (apt install ghostscript), trimmed at --page-size (6x9in,
-        5.5x8.5in, a5…), --bleed LENGTH around it (0 by default; 0.125in where photos reach
-        the edge), colour for the press (--color cmyk, or gray for a black-and-white
+        with Ghostscript's colour profiles (apt install libgs-common), trimmed at --page-size
+        (6x9in, 5.5x8.5in, a5…), --bleed LENGTH around it (0 by default; 0.125in where photos
+        reach the edge), colour for the press (--color cmyk, or gray for a black-and-white
         interior), trim and bleed boxes on every page, an inside margin that widens with the
         page count, photos brought down to 300 ppi, no cover, links or bookmarks, an even
         page count. A photo printed at under 300 ppi is named in a warning.
@@ -74,7 +74,7 @@ struct ExportCommand: Command {
         .value("cover", "IMAGE", "epub, pdf: a cover image instead of the generated cover"),
         .value("page-size", "SIZE", "pdf: a5 (default), a4, letter, 6x9in, or WxH in mm, cm, in or pt"),
         .flag("no-photos", "pdf: leave photos out (a book of text alone)"),
-        .flag("print", "pdf: the interior for a printer, PDF/X-3 (needs Ghostscript)"),
+        .flag("print", "pdf: the interior for a printer, PDF/X-3"),
         .value("bleed", "LENGTH", "pdf --print: bleed around the trim: 0.125in, 3mm (default 0)"),
         .value("color", "MODEL", "pdf --print: cmyk (default) or gray for a black-and-white interior"),
         .value("pages", "N", "cover: the interior's page count, which sets the spine's width"),

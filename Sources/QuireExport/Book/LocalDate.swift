@@ -52,6 +52,9 @@ package struct LocalDate: Equatable, Sendable {
     /// `2025-03-01T21:14:05Z` (for UTC dates).
     package var utcText: String { dayKey + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + "Z" }
 
+    /// `20250301211405Z`, a PDF date's digits (for UTC dates).
+    var pdfText: String { pad(year, 4) + pad(month, 2) + pad(day, 2) + pad(hour, 2) + pad(minute, 2) + pad(second, 2) + "Z" }
+
     func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text

@@ -24,6 +24,9 @@ final class PDFCanvas {
     let height: Double
     /// Links, named places and bookmarks are written (a reading book); a print file has none.
     let interactive: Bool
+    /// For a print file, the colour it prints in: its photos are made for the press first
+    /// (`PrintPhoto`); nil for a reading book.
+    var printColor: PrintSettings.Color?
 
     /// Opens a PDF file at `path` whose pages are `width` × `height` points, trimmed: with
     /// `bleed`, each page is that much larger on every side and drawing starts inside it.
@@ -227,15 +230,17 @@ final class PDFCanvas {
         }
     }
 
-    /// Draws `image` scaled into the box; a JPEG goes into the PDF as its own bytes.
+    /// Draws `image` scaled into the box; a JPEG goes into the PDF as its own bytes unless a
+    /// print file needs it changed.
     func draw(_ image: PageImage, x: Double, y: Double, width: Double, height: Double) throws {
-        let source = try passThroughSurface(image) ?? image.surface()
+        let source = try surface(of: image, width: width)
         defer { cairo_surface_destroy(source) }
         cairo_save(cr)
         cairo_translate(cr, x, y)
-        // The box is the photo as shown; turn the stored pixels into it (EXIF orientation).
-        let (w, h) = (Double(image.width), Double(image.height))
-        cairo_scale(cr, width / Double(image.shownWidth), height / Double(image.shownHeight))
+        // The box is the photo as shown; turn the stored pixels (perhaps fewer of them, for
+        // print) into it (EXIF orientation).
+        let (w, h) = (Double(cairo_image_surface_get_width(source)), Double(cairo_image_surface_get_height(source)))
+        cairo_scale(cr, width / (image.isTurned ? h : w), height / (image.isTurned ? w : h))
         var turn = cairo_matrix_t()
         switch image.orientation {
         case 2: cairo_matrix_init(&turn, -1, 0, 0, 1, w, 0)
@@ -252,6 +257,13 @@ final class PDFCanvas {
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
         cairo_paint(cr)
         cairo_restore(cr)
+    }
+
+    /// The surface `image` is drawn from when shown `width` points wide.
+    private func surface(of image: PageImage, width: Double) throws -> OpaquePointer {
+        guard let color = printColor else { return try passThroughSurface(image) ?? image.surface() }
+        if color == .cmyk, PrintPhoto.target(image, shownWidth: width) == nil, let through = try passThroughSurface(image) { return through }
+        return try PrintPhoto.surface(for: image, shownWidth: width, color: color) ?? image.surface()
     }
 
     /// For a PNG whose pixels can go into the PDF as they are (`PNGStream`), a surface of its

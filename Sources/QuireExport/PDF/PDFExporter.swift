@@ -14,7 +14,7 @@ public struct PDFOptions {
     public var withPhotos = true
     /// The book's language as a BCP 47 tag; when nil, its entries' or the environment's (`BookLanguage`).
     public var language: String?
-    /// The interior for a printer (PDF/X-3 through Ghostscript): no cover, links or bookmarks,
+    /// The interior for a printer (PDF/X-3, `PrintFile`): no cover, links or bookmarks,
     /// trim and bleed boxes, an inside margin for the page count, an even page count. Nil: a
     /// book to read on a screen.
     public var print: PrintSettings?
@@ -73,7 +73,7 @@ package struct PDFExporter {
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
         }
-        if let print = options.print { try PDFX.checkInstalled(print.color) }
+        if let print = options.print { _ = try PrintFile.profiles(print.color) }
         let language = try contents.language(requested: options.language)
         let cover = try options.cover.map { file -> PageImage in
             guard FileManager.default.isReadableFile(atPath: file) else { throw ExportError(.invalid, path: file, detail: "cannot read the cover image") }
@@ -97,8 +97,6 @@ package struct PDFExporter {
         defer { OutputFolder.removeWork(work) }
         let temp = work.path + "/book.pdf"
         let total = Int64(contents.entryCount)
-        // A print file is made twice over: typeset, then converted page by page; each is half the bar.
-        let steps: Int64 = options.print == nil ? 1 : 2
         do {
             // Made 0600 before cairo opens it (it writes into a file that is there).
             let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -108,30 +106,23 @@ package struct PDFExporter {
             let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height,
                                        bleed: print?.bleed ?? 0, interactive: print == nil)
             canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
+            canvas.printColor = print?.color
             canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
             // The setter and its fonts go before the file is finished: cairo then reads each
             // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
             OutputFolder.hold(at: temp)
-            var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total * steps) }
+            var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
             try canvas.finish()
             let geometry = PageGeometry(options.pageSize, rightToLeft: language.isRightToLeft)
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft,
-                                   boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) }, neutralInk: print != nil)
+                                   boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) }, ink: print?.color)
             let pages = Set(canvas.passThroughPages.map {
                 PageOrder.position(ofDrawn: $0, movingLast: move.count, toAfter: move.after, of: canvas.pagesDrawn)
             })
             try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, pages: pages, in: temp)
-            var finished = temp
-            if let print {
-                finished = work.path + "/print.pdf"
-                let pages = Int64(max(summary.pages, 1))
-                try PDFX.convert(temp, to: finished, settings: print, title: title, epoch: Self.epoch(newest: modified), work: work.path) { page in
-                    progress?(total + total * min(Int64(page), pages) / pages, total * steps)
-                }
-                unlink(temp)
-            }
-            summary.bytes = try OutputFolder.publish(finished, as: path, in: folder)
-            progress?(total * steps, total * steps)
+            if let print { try PrintFile.finish(temp, color: print.color, title: title, epoch: Self.epoch(newest: modified)) }
+            summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
+            progress?(total, total)
             return summary
         } catch {
             unlink(temp)

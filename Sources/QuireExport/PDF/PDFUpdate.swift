@@ -7,15 +7,22 @@ import Foundation
 /// What to write is gathered first and written by `write`, so a step that fails leaves the
 /// file as it was.
 struct PDFUpdate {
-    /// A replacement object: its text, or a stream's dictionary and the body's writer.
+    /// A replacement object: its text, or a stream's dictionary and the body's writer, or a
+    /// stream made only as it is written.
     private struct Item {
         let number: Int
-        let head: String
-        let body: ((FileHandle) throws -> Void)?
+        var head = ""
+        var body: ((FileHandle) throws -> Void)? = nil
+        var made: (() throws -> (dictionary: String, body: [UInt8]))? = nil
     }
 
     private var items: [Item] = []
     private var positions: [Int: Int] = [:]
+    /// The number the next added object takes (the file's `/Size` at first).
+    private var next: Int?
+    /// The trailer's `/Info` (an object number) and `/ID` (its two strings), in place of the file's.
+    var info: Int?
+    var identifier: String?
 
     var isEmpty: Bool { items.isEmpty }
 
@@ -28,6 +35,37 @@ struct PDFUpdate {
     /// and the bytes `body` writes.
     mutating func replace(_ number: Int, dictionary: String, body: @escaping (FileHandle) throws -> Void) {
         append(Item(number: number, head: dictionary, body: body))
+    }
+
+    /// Replaces object `number` by a stream `make` returns when the update is written, so a
+    /// book's thousands of rewritten pages are never held at once.
+    mutating func replace(_ number: Int, making make: @escaping () throws -> (dictionary: String, body: [UInt8])) {
+        append(Item(number: number, made: make))
+    }
+
+    /// Adds a new object of `text` to the file `pdf` reads; its number.
+    mutating func add(_ text: String, to pdf: PDFReader) throws -> Int {
+        let number = try allocate(pdf)
+        append(Item(number: number, head: text, body: nil))
+        return number
+    }
+
+    /// Adds a new stream of `dictionary` (whose `/Length` must be right) and `body`; its number.
+    mutating func add(dictionary: String, body: [UInt8], to pdf: PDFReader) throws -> Int {
+        let number = try allocate(pdf)
+        append(Item(number: number, head: dictionary, body: { try $0.write(contentsOf: Data(body)) }))
+        return number
+    }
+
+    private mutating func allocate(_ pdf: PDFReader) throws -> Int {
+        let number = try next ?? Self.size(pdf)
+        next = number + 1
+        return number
+    }
+
+    private static func size(_ pdf: PDFReader) throws -> Int {
+        guard let size = pdf.value("Size", in: pdf.trailer).flatMap(pdf.integer) else { throw PDFReader.Failure(reason: "no /Size in its trailer") }
+        return size
     }
 
     /// A second replacement of one object takes the first one's place.
@@ -43,7 +81,7 @@ struct PDFUpdate {
     /// Appends the update to the file at `path`, read as `pdf`.
     func write(to path: String, reading pdf: PDFReader) throws {
         guard !items.isEmpty else { return }
-        let trailer = try Self.trailerFields(pdf)
+        let trailer = try trailerFields(pdf)
         guard let handle = FileHandle(forUpdatingAtPath: path) else { throw PDFReader.Failure(reason: "cannot open it to update") }
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
@@ -51,7 +89,12 @@ struct PDFUpdate {
         var entries: [(number: Int, offset: UInt64)] = []
         for item in items {
             entries.append((item.number, try handle.offset() + 1))
-            if let body = item.body {
+            if let make = item.made {
+                let (dictionary, body) = try make()
+                try handle.write(contentsOf: Data("\n\(item.number) 0 obj\n\(dictionary)\nstream\n".utf8))
+                try handle.write(contentsOf: Data(body))
+                try handle.write(contentsOf: Data("\nendstream\nendobj\n".utf8))
+            } else if let body = item.body {
                 try handle.write(contentsOf: Data("\n\(item.number) 0 obj\n\(item.head)\nstream\n".utf8))
                 try body(handle)
                 try handle.write(contentsOf: Data("\nendstream\nendobj\n".utf8))
@@ -65,14 +108,15 @@ struct PDFUpdate {
         try handle.write(contentsOf: Data(text.utf8))
     }
 
-    /// The last trailer's `/Size`, `/Root`, `/Info` and `/ID`, as qpdf reads them.
-    private static func trailerFields(_ pdf: PDFReader) throws -> String {
+    /// The last trailer's `/Size`, `/Root`, `/Info` and `/ID`, as qpdf reads them, but for
+    /// what the update adds or replaces.
+    private func trailerFields(_ pdf: PDFReader) throws -> String {
         let trailer = pdf.trailer
         guard let size = pdf.value("Size", in: trailer).flatMap(pdf.integer), let root = pdf.value("Root", in: trailer),
               pdf.number(of: root) != nil else { throw PDFReader.Failure(reason: "no /Root or /Size in its trailer") }
-        var fields = "/Size \(size)\n   /Root \(pdf.text(root))\n"
-        if let info = pdf.value("Info", in: trailer) { fields += "   /Info \(pdf.text(info))\n" }
-        if let id = pdf.value("ID", in: trailer) { fields += "   /ID \(pdf.text(id, resolved: true))\n" }
+        var fields = "/Size \(max(size, next ?? 0))\n   /Root \(pdf.text(root))\n"
+        if let info { fields += "   /Info \(info) 0 R\n" } else if let info = pdf.value("Info", in: trailer) { fields += "   /Info \(pdf.text(info))\n" }
+        if let identifier { fields += "   /ID \(identifier)\n" } else if let id = pdf.value("ID", in: trailer) { fields += "   /ID \(pdf.text(id, resolved: true))\n" }
         return fields
     }
 

@@ -22,11 +22,12 @@ enum PageOrder {
     /// Moves the last `count` pages of the PDF at `path` to just after page `after`; with
     /// `boxes`, gives the page at each position (1 = the first, in the new order) the boxes
     /// it returns in place of its own.
-    /// With `neutralInk` (a print file), each page's content stream goes in the same update
-    /// with its neutral colours written as grey (`NeutralInk`).
+    /// With `ink` (a print file), each page's content stream goes in the same update with its
+    /// neutral colours written as grey and the others as `ink` has them (`NeutralInk`), and
+    /// with `boxes`, each page loses its transparency group (PDF/X-3 has none).
     static func moveLast(_ count: Int, toAfter after: Int, in path: String, rightToLeft: Bool = false,
-                         boxes: ((_ position: Int) -> String)? = nil, neutralInk: Bool = false) throws {
-        guard count > 0 || rightToLeft || boxes != nil || neutralInk else { return }
+                         boxes: ((_ position: Int) -> String)? = nil, ink: PrintSettings.Color? = nil) throws {
+        guard count > 0 || rightToLeft || boxes != nil || ink != nil else { return }
         do {
             let pdf = try PDFReader(path: path)
             var update = PDFUpdate()
@@ -35,18 +36,23 @@ enum PageOrder {
             if let boxes {
                 for (index, page) in pages.enumerated() {
                     guard let number = pdf.number(of: page) else { throw Failure(reason: "a page that is not an object of its own") }
-                    let kept = pdf.keys(of: page).filter { !boxKeys.contains($0) }
-                    update.replace(number, with: dictionary(kept, of: page, in: pdf, adding: boxes(index + 1)))
+                    let kept = pdf.keys(of: page).filter { !boxKeys.contains($0) && $0 != "Group" }
+                    update.replace(number, with: pdf.rewritten(page, keeping: kept, adding: boxes(index + 1)))
                 }
             }
-            if neutralInk {
+            if let ink {
                 for page in pages {
                     guard let contents = pdf.value("Contents", in: page), pdf.isStream(contents), let number = pdf.number(of: contents) else {
                         throw Failure(reason: "a page without one content stream")
                     }
-                    guard let grey = NeutralInk.gray(try pdf.streamData(contents, decoded: true)) else { continue }
-                    let packed = try NeutralInk.deflate(grey)
-                    update.replace(number, dictionary: "<< /Length \(packed.count) /Filter /FlateDecode >>") { try $0.write(contentsOf: Data(packed)) }
+                    // Made as it is written: a page's stream is read, inked and packed then, one at a time.
+                    update.replace(number) {
+                        guard let grey = NeutralInk.gray(try pdf.streamData(contents, decoded: true), others: ink) else {
+                            return (pdf.text(contents, resolved: true), try pdf.streamData(contents, decoded: false))
+                        }
+                        let packed = try NeutralInk.deflate(grey)
+                        return ("<< /Length \(packed.count) /Filter /FlateDecode >>", packed)
+                    }
                 }
             }
             try update.write(to: path, reading: pdf)
@@ -77,7 +83,7 @@ enum PageOrder {
         pages.insert(contentsOf: moved, at: after)
         let kept = pdf.keys(of: tree).filter { $0 != "Kids" && $0 != "Count" }
         let kids = "/Kids [ " + pages.map { pdf.text($0) }.joined(separator: " ") + " ]\n   /Count \(pages.count)"
-        update.replace(treeNumber, with: dictionary(kept, of: tree, in: pdf, adding: kids))
+        update.replace(treeNumber, with: pdf.rewritten(tree, keeping: kept, adding: kids))
         return pages
     }
 
@@ -86,14 +92,9 @@ enum PageOrder {
         let catalog = pdf.root
         guard pdf.value("ViewerPreferences", in: catalog) == nil else { return }
         guard let number = pdf.number(of: catalog) else { throw Failure(reason: "an unexpected catalogue") }
-        update.replace(number, with: dictionary(pdf.keys(of: catalog), of: catalog, in: pdf, adding: "/ViewerPreferences << /Direction /R2L >>"))
+        update.replace(number, with: pdf.rewritten(catalog, keeping: pdf.keys(of: catalog), adding: "/ViewerPreferences << /Direction /R2L >>"))
     }
 
-    /// A dictionary of `keys` of `object` as they are, and `entries`.
-    private static func dictionary(_ keys: [String], of object: PDFReader.Object, in pdf: PDFReader, adding entries: String) -> String {
-        let fields = keys.compactMap { key in pdf.value(key, in: object).map { "/\(key) " + pdf.text($0) } }
-        return "<< " + (fields + [entries]).joined(separator: "\n   ") + "\n>>"
-    }
 
     /// The page count of a print file and its first page's trim size in points, for the
     /// cover that goes around it.

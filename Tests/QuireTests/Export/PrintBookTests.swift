@@ -30,6 +30,23 @@ import Testing
 
     static func numbers(_ box: JSONValue?) -> [Double] { box?.array?.compactMap(\.number) ?? [] }
 
+    /// Every colour operator on the book's pages with its operands (`["0", "g"]`), read from
+    /// the pages' content streams as qpdf decodes them.
+    static func colourOperators(_ book: String) throws -> [[String]] {
+        let pdf = try PDFReader(path: book)
+        var found: [[String]] = []
+        for page in try pdf.pages() {
+            guard let contents = pdf.value("Contents", in: page) else { continue }
+            let words = String(decoding: try pdf.streamData(contents, decoded: true), as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+            for (at, word) in words.enumerated() where ["g", "G", "rg", "RG", "k", "K"].contains(word) {
+                let operands = word.count == 1 && word.lowercased() == "g" ? 1 : word.lowercased() == "rg" ? 3 : 4
+                guard at >= operands else { continue }
+                found.append(Array(words[(at - operands)...at]))
+            }
+        }
+        return found
+    }
+
     @Test(.enabled(if: tools))
     func thePrintFileIsPDFX3WithTrimAndBleedOnEveryPageAndNoLinksOrBookmarks() throws {
         let (run, book) = try export(["--page-size", "6x9in", "--bleed", "0.125in", "--title", "Дневник"], to: "print.pdf")
@@ -103,34 +120,83 @@ import Testing
     func aGreyInteriorHasNoColourLeft() throws {
         let (run, book) = try export(["--color", "gray", "--no-photos"], to: "grey.pdf")
         try #require(run.status == 0, "\(run.stderr)")
+        let operators = try Self.colourOperators(book)
+        #expect(!operators.contains { ["rg", "RG", "k", "K"].contains($0.last ?? "") }, "\(operators.filter { $0.last != "g" && $0.last != "G" }.prefix(3))")
         let plain = dir.path + "/grey-plain.pdf"
         _ = try ExternalTool.run("qpdf", ["--qdf", "--object-streams=disable", book, plain])
         let text = String(decoding: try #require(FileManager.default.contents(atPath: plain)), as: UTF8.self)
-        let lines = text.split(separator: "\n")
-        #expect(!lines.contains { $0.hasSuffix(" rg") || $0.hasSuffix(" RG") || $0.hasSuffix(" k") || $0.hasSuffix(" K") })
         #expect(!text.contains("/DeviceRGB") && !text.contains("/DeviceCMYK"))
-        #expect(lines.contains { $0.hasSuffix(" g") }, "no grey at all: the check looks at the wrong text")
+        #expect(operators.contains { $0.last == "g" }, "no grey at all: the check looks at the wrong text")
         let intent = try Self.objects(book).values.map(Self.value).first { $0["/S"]?.string == "/GTS_PDFX" }
         #expect(intent != nil)
     }
 
+    /// Photos are made for the press before they are drawn: a 2400 × 1800 JPEG and an
+    /// 1800 × 1200 PNG come down to 300 ppi at their printed size, a PNG's alpha and a colour
+    /// emoji's are laid over the page (PDF/X-3 has no transparency), and in a grey interior
+    /// every image is grey; in a CMYK one the RGB ones are defined as sRGB (`icc`).
+    @Test(.enabled(if: tools))
+    func photosAreBroughtTo300ppiMadeOpaqueAndGreyForThePress() throws {
+        let folder = dir.path + "/press"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let script = #"""
+            import struct, sys, zlib
+            def chunk(kind, data): return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+            def png(name, w, h, mode):
+                n = 3 if mode == 2 else 4
+                raw = b"".join(b"\0" + bytes(v for x in range(w) for v in ((x * 255 // w, y * 255 // h, (x ^ y) & 255) + ((x * 255 // w,) if n == 4 else ()))) for y in range(h))
+                open(sys.argv[1] + "/" + name, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, mode, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+            png("big.png", 1800, 1200, 2)
+            png("alpha.png", 120, 90, 6)
+            """#
+        let made = try ExternalTool.run("python3", ["-c", script, folder])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (w, h) = (2400, 1800)
+        var bytes: [UInt8] = []
+        for y in 0..<h {
+            for x in 0..<w { bytes += [UInt8(x * 255 / w), UInt8(y * 255 / h), UInt8((x ^ y) & 255)] }
+        }
+        let pixels = JPEGCodec.Pixels(width: w, height: h, gray: false, bytes: bytes)
+        try Data(try JPEGCodec.encode(pixels, quality: 92)).write(to: URL(fileURLWithPath: folder + "/big.jpg"))
+        let add = try QuireBinary.run(["add", "--title", "For the press", "--date", "2026-11-11T11:00:00+01:00", "--body", "Three photos and an emoji 😀."], store: store)
+        try #require(add.status == 0, "\(add.stderr)")
+        for name in ["big.jpg", "big.png", "alpha.png"] {
+            let attach = try QuireBinary.run(["attach", add.stdout.trimmingCharacters(in: .whitespacesAndNewlines), folder + "/" + name, "--kind", "photo"], store: store)
+            try #require(attach.status == 0, "\(attach.stderr)")
+        }
+        for color in ["cmyk", "gray"] {
+            let (run, book) = try export(["--from", "2026-11-11", "--to", "2026-11-11", "--color", color], to: "press-\(color).pdf")
+            try #require(run.status == 0, "\(run.stderr)")
+            #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+            let rows = try ExternalTool.run("pdfimages", ["-list", book]).stdout.split(separator: "\n").dropFirst(2).map { $0.split(separator: " ").map(String.init) }
+            #expect(rows.count >= 4 && rows.allSatisfy { $0.count > 12 && $0[2] == "image" }, "a soft mask is left: \(rows)")
+            #expect(rows.allSatisfy { $0[5] == (color == "gray" ? "gray" : "icc") }, "\(color): \(rows.map { $0[5] })")
+            let ppi = rows.compactMap { Double($0[12]) }
+            #expect(ppi.allSatisfy { $0 <= 301 } && ppi.filter { $0 >= 299 }.count == 2, "\(ppi)")
+            // The JPEG stays a JPEG, brought down to 300 ppi.
+            #expect(rows.contains { $0[8] == "jpeg" && Int($0[3]).map { $0 < w } == true }, "\(rows)")
+        }
+    }
+
     /// A CMYK interior sets its text on the black plate alone: the neutral colours cairo writes
-    /// as RGB (`0 0 0 rg`) reach Ghostscript as grey, never as four-ink rich black; the
-    /// photos keep their colour.
+    /// as RGB (`0 0 0 rg`) are written as grey, never as four-ink rich black, and no RGB
+    /// operator is left; the photos keep their colour (tagged sRGB, or CMYK).
     @Test(.enabled(if: tools))
     func aCMYKInteriorPrintsItsTextInBlackInkAlone() throws {
         let (run, book) = try export([], to: "cmyk.pdf")
         try #require(run.status == 0, "\(run.stderr)")
-        let plain = dir.path + "/cmyk-plain.pdf"
-        _ = try ExternalTool.run("qpdf", ["--qdf", "--object-streams=disable", book, plain])
-        let text = String(decoding: try #require(FileManager.default.contents(atPath: plain)), as: UTF8.self)
-        let operators = text.split(whereSeparator: \.isNewline).map { $0.split(separator: " ") }
-        func numbers(_ words: [Substring]) -> [Double] { words.dropLast().compactMap { Double($0) } }
+        let operators = try Self.colourOperators(book)
+        func numbers(_ words: [String]) -> [Double] { words.dropLast().compactMap { Double($0) } }
+        #expect(!operators.contains { $0.last == "rg" || $0.last == "RG" }, "RGB colour is left")
         let fourInk = operators.filter { ($0.last == "k" || $0.last == "K") && numbers($0).count == 4 }.map(numbers)
         // A neutral made CMYK has cyan, magenta and yellow nearly equal and all present.
         let richBlack = fourInk.filter { $0[0] > 0.3 && abs($0[0] - $0[1]) < 0.1 && abs($0[1] - $0[2]) < 0.1 }
         #expect(richBlack.isEmpty, "neutrals in four inks: \(richBlack.prefix(3))")
-        #expect(operators.contains { $0.count == 2 && $0[1] == "g" && $0[0] == "0" }, "black text as grey 0")
+        #expect(operators.contains { $0 == ["0", "g"] }, "black text as grey 0")
+        let plain = dir.path + "/cmyk-plain.pdf"
+        _ = try ExternalTool.run("qpdf", ["--qdf", "--object-streams=disable", book, plain])
+        let text = String(decoding: try #require(FileManager.default.contents(atPath: plain)), as: UTF8.self)
         #expect(text.contains("/DeviceCMYK") || text.contains("/ICCBased"), "the photos are still in colour")
     }
 
@@ -140,14 +206,35 @@ import Testing
         #expect(String(decoding: grey, as: UTF8.self)
                 == "q 0 g BT /f-0-0 9.5 Tf 0.35 G 0.1 0.24 0.48 rg 1 g (0 0 0 rgx) Tj 10 0 0 rg ET Q 5 0 g")
         #expect(NeutralInk.gray(Array("0.1 0.2 0.3 rg".utf8)) == nil)
+        // For the press every other colour goes too: as CMYK with its grey on the black plate, or as grey.
+        let tinted = Array("0.35 0.35 0.35 RG 1 0 0 rg 0.5 0.25 0 RG".utf8)
+        #expect(NeutralInk.gray(tinted, others: .cmyk).map { String(decoding: $0, as: UTF8.self) } == "0.35 G 0.00 1.00 1.00 0.00 k 0.00 0.50 1.00 0.50 K")
+        #expect(NeutralInk.gray(tinted, others: .gray).map { String(decoding: $0, as: UTF8.self) } == "0.35 G 0.30 g 0.30 G")
     }
 
+    /// Bringing a photo down averages the pixels each new one covers, in parts.
+    @Test func resamplingAveragesThePixelsCovered() {
+        let row = JPEGCodec.Pixels(width: 3, height: 1, gray: true, bytes: [0, 90, 180])
+        // Two from three: the first covers 0 and half of 90, the second the other half and 180.
+        #expect(PrintPhoto.resample(row, to: 2, 1).bytes == [30, 150])
+        let square = JPEGCodec.Pixels(width: 2, height: 2, gray: false, bytes: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])
+        #expect(PrintPhoto.resample(square, to: 1, 1).bytes == [128, 128, 128])
+        #expect(PrintPhoto.target(PageImage(path: "", kind: .jpeg, width: 4000, height: 3000), shownWidth: 288).map { [$0.width, $0.height] } == [1200, 900])
+        #expect(PrintPhoto.target(PageImage(path: "", kind: .jpeg, width: 1000, height: 750), shownWidth: 288) == nil)
+    }
+
+    /// The interior is made by Quire alone; the cover, whose title band is translucent over
+    /// the photo, is flattened by Ghostscript, and without it is refused in one line.
     @Test(.enabled(if: tools))
-    func withoutGhostscriptThePrintFileIsRefusedInOneLineAndNothingIsWritten() throws {
+    func theInteriorNeedsNoGhostscriptAndTheCoverIsRefusedWithoutIt() throws {
         let (run, book) = try export([], to: "none.pdf", environment: ["PATH": dir.path])
-        #expect(run.status != 0)
-        #expect(run.stderr.contains("apt install ghostscript") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: book))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: book))
+        let cover = dir.path + "/cover-none.pdf"
+        let refused = try QuireBinary.run(["export", "cover", cover, "--pages", "100"], store: store, environment: ["PATH": dir.path])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("apt install ghostscript") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cover))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasPrefix(".quire-pdf-") })
     }
 

@@ -2,11 +2,12 @@ import Foundation
 import QuireStore
 import QuireSupport
 
-/// Makes a finished book a file a printer takes: PDF/X-3:2002 through Debian's Ghostscript
-/// (`pdfwrite -dPDFX`), its colour converted to CMYK or grey by Ghostscript's own ICC
-/// profiles and named in the output intent, photos brought down to 300 ppi at their printed
-/// size, the page boxes and every font kept. cairo cannot write CMYK or an output intent;
-/// Ghostscript does both and is one `apt install` away.
+/// Makes the cover sheet a file a printer takes: PDF/X-3:2002 through Debian's Ghostscript
+/// (`pdfwrite -dPDFX`), which flattens its translucent title band over the photo (PDF/X-3
+/// has no transparency), its colour converted to CMYK or grey by Ghostscript's own ICC
+/// profiles and named in the output intent, the page boxes and every font kept. The
+/// interior, thousands of pages Ghostscript would re-interpret at ~30 a second, is finished
+/// by `PrintFile` without it; both embed the profiles found here.
 ///
 /// Ghostscript runs with `-dSAFER`, reading only the book, its own profile and the job file,
 /// its temporary files in the book's private folder. Its output is made reproducible: the
@@ -30,18 +31,22 @@ enum PDFX {
     /// Ghostscript's own output profile for `color`: `default_cmyk.icc` (SWOP-like coated
     /// stock, what US printers' defaults assume) or `default_gray.icc`.
     static func profile(_ color: PrintSettings.Color) -> String? {
+        profile(named: color == .cmyk ? "default_cmyk.icc" : "default_gray.icc")
+    }
+
+    /// One of Ghostscript's ICC profiles: Debian's `libgs-common` puts them in
+    /// /usr/share/color/icc/ghostscript, and Ghostscript's own tree links to them.
+    static func profile(named name: String) -> String? {
         let root = "/usr/share/ghostscript"
-        let name = color == .cmyk ? "default_cmyk.icc" : "default_gray.icc"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted().reversed()
-        return versions.map { "\(root)/\($0)/iccprofiles/\(name)" }.first { FileManager.default.isReadableFile(atPath: $0) }
+        let places = ["/usr/share/color/icc/ghostscript"] + versions.map { "\(root)/\($0)/iccprofiles" }
+        return places.map { "\($0)/\(name)" }.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     /// Writes `input` as PDF/X-3 to `output`; `work` is the book's private folder.
     /// - Parameters:
     ///   - epoch: the book's date in seconds since 1970 (its Info dates).
-    ///   - page: called with each page number as Ghostscript takes it up.
-    static func convert(_ input: String, to output: String, settings: PrintSettings, title: String, epoch: Int64, work: String,
-                        page: (Int) -> Void = { _ in }) throws {
+    static func convert(_ input: String, to output: String, settings: PrintSettings, title: String, epoch: Int64, work: String) throws {
         let (gs, profile) = try tools(settings.color)
         let job = work + "/pdfx.ps"
         guard FileManager.default.createFile(atPath: job, contents: Data(definitions(title: title, profile: profile, color: settings.color).utf8),
@@ -58,16 +63,12 @@ enum PDFX {
                          "-dDownsampleGrayImages=true", "-dGrayImageResolution=300", "-dGrayImageDownsampleThreshold=1.0",
                          "-dColorImageDownsampleType=/Bicubic", "-dGrayImageDownsampleType=/Bicubic",
                          "-dAutoRotatePages=/None", "-sOutputFile=" + output, job, input]
-        // It says "Page N" on stdout as it goes (and its banner, which is let go); its
-        // complaints go to a log in the book's private folder.
+        // What it says on stdout (its banner, "Page 1") is let go; its complaints go to a log
+        // in the book's private folder.
         let finished: ChildProcess.Finished
         do {
-            finished = try withoutActuallyEscaping(page) { page in  // used only while it runs
-                try ChildProcess.run(gs, arguments, environment: ["PATH": "/usr/bin:/bin", "TMPDIR": work, "SOURCE_DATE_EPOCH": String(epoch), "LC_ALL": "C"],
-                                     logFolder: work) { line in
-                    if line.hasPrefix("Page "), let number = Int(line.dropFirst(5)) { page(number) }
-                }
-            }
+            finished = try ChildProcess.run(gs, arguments, environment: ["PATH": "/usr/bin:/bin", "TMPDIR": work, "SOURCE_DATE_EPOCH": String(epoch), "LC_ALL": "C"],
+                                            logFolder: work) { _ in }
         } catch ChildProcess.Failure.cannotStart(let reason) {
             throw ExportError(.io, detail: "Ghostscript (\(gs)) cannot be started: \(reason)")
         } catch {

@@ -50,7 +50,7 @@ public struct CoverOptions: Sendable {
     package var spineHoldsText: Bool { spineWidth >= 18 }
 }
 
-/// Draws the cover sheet with cairo, then makes it PDF/X-3 as the interior is (`PDFX`).
+/// Draws the cover sheet with cairo, then makes it PDF/X-3 through Ghostscript (`PDFX`).
 /// Left to right: the back (a field of the cover's colour and a white box, 2 × 1.2 in, where
 /// the printer puts the barcode), the spine (title and author turned to read top to bottom,
 /// as English-language books do), the front (the title on the field, or the photo scaled to
@@ -81,7 +81,7 @@ package struct CoverSpread {
             try draw(on: canvas, image: image)
             canvas.endPage()
             try canvas.finish()
-            try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) }, neutralInk: true)
+            try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) }, ink: print.color)
             try PDFX.convert(temp, to: finished, settings: print, title: options.title, epoch: Self.epoch, work: work.path)
             return try OutputFolder.publish(finished, as: path, in: folder)
         } catch {

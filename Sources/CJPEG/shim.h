@@ -1,0 +1,2 @@
+#include <stddef.h>
+#include <turbojpeg.h>
