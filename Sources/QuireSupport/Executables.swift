@@ -1,6 +1,6 @@
 import Foundation
 
-/// Programs Quire runs beside itself (ffmpeg, Ghostscript), found as a shell would.
+/// Programs Quire runs beside itself (ffmpeg, the speech engine), found as a shell would.
 package enum Executables {
     /// The first executable `name` on `environment`'s `PATH` (a plain default when unset),
     /// nil when none is installed.

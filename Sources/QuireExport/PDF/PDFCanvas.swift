@@ -241,20 +241,20 @@ final class PDFCanvas {
         // print) into it (EXIF orientation).
         let (w, h) = (Double(cairo_image_surface_get_width(source)), Double(cairo_image_surface_get_height(source)))
         cairo_scale(cr, width / (image.isTurned ? h : w), height / (image.isTurned ? w : h))
-        var turn = cairo_matrix_t()
-        switch image.orientation {
-        case 2: cairo_matrix_init(&turn, -1, 0, 0, 1, w, 0)
-        case 3: cairo_matrix_init(&turn, -1, 0, 0, -1, w, h)
-        case 4: cairo_matrix_init(&turn, 1, 0, 0, -1, 0, h)
-        case 5: cairo_matrix_init(&turn, 0, 1, 1, 0, 0, 0)
-        case 6: cairo_matrix_init(&turn, 0, 1, -1, 0, h, 0)
-        case 7: cairo_matrix_init(&turn, 0, -1, -1, 0, h, w)
-        case 8: cairo_matrix_init(&turn, 0, -1, 1, 0, 0, w)
-        default: cairo_matrix_init_identity(&turn)
-        }
+        var turn = image.turn(width: w, height: h)
         cairo_transform(cr, &turn)
         cairo_set_source_surface(cr, source, 0, 0)
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
+
+    /// Draws `surface` (an image surface) scaled into the box.
+    func draw(surface: OpaquePointer, x: Double, y: Double, width: Double, height: Double) {
+        cairo_save(cr)
+        cairo_translate(cr, x, y)
+        cairo_scale(cr, width / Double(cairo_image_surface_get_width(surface)), height / Double(cairo_image_surface_get_height(surface)))
+        cairo_set_source_surface(cr, surface, 0, 0)
         cairo_paint(cr)
         cairo_restore(cr)
     }
@@ -346,10 +346,26 @@ final class PDFCanvas {
 }
 
 extension PageImage {
+    /// What turns stored pixels `width` × `height` upright, as the EXIF orientation says.
+    func turn(width w: Double, height h: Double) -> cairo_matrix_t {
+        var turn = cairo_matrix_t()
+        switch orientation {
+        case 2: cairo_matrix_init(&turn, -1, 0, 0, 1, w, 0)
+        case 3: cairo_matrix_init(&turn, -1, 0, 0, -1, w, h)
+        case 4: cairo_matrix_init(&turn, 1, 0, 0, -1, 0, h)
+        case 5: cairo_matrix_init(&turn, 0, 1, 1, 0, 0, 0)
+        case 6: cairo_matrix_init(&turn, 0, 1, -1, 0, h, 0)
+        case 7: cairo_matrix_init(&turn, 0, -1, -1, 0, h, w)
+        case 8: cairo_matrix_init(&turn, 0, -1, 1, 0, 0, w)
+        default: cairo_matrix_init_identity(&turn)
+        }
+        return turn
+    }
+
     /// A cairo surface of the image: for a JPEG, one of its size that carries the JPEG's bytes
     /// (cairo's PDF surface writes them as they are; the pixels are never decoded or touched,
     /// so their memory is never made resident); for a PNG, its decoded pixels.
-    fileprivate func surface() throws -> OpaquePointer {
+    func surface() throws -> OpaquePointer {
         switch kind {
         case .jpeg:
             guard let data = FileManager.default.contents(atPath: path),

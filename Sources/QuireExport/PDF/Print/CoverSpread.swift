@@ -1,3 +1,4 @@
+import CPango
 import Foundation
 import QuireStore
 
@@ -50,7 +51,7 @@ public struct CoverOptions: Sendable {
     package var spineHoldsText: Bool { spineWidth >= 18 }
 }
 
-/// Draws the cover sheet with cairo, then makes it PDF/X-3 through Ghostscript (`PDFX`).
+/// Draws the cover sheet with cairo, then makes it PDF/X-3 as the interior is (`PrintFile`).
 /// Left to right: the back (a field of the cover's colour and a white box, 2 × 1.2 in, where
 /// the printer puts the barcode), the spine (title and author turned to read top to bottom,
 /// as English-language books do), the front (the title on the field, or the photo scaled to
@@ -62,7 +63,7 @@ package struct CoverSpread {
 
     package func write(to path: String) throws -> Int64 {
         guard options.pages >= 2 else { throw ExportError(.invalid, detail: "--pages must be the interior's page count, 2 or more") }
-        try PDFX.checkInstalled(options.color)
+        _ = try PrintFile.profiles(options.color)
         let image = try options.image.map { file -> PageImage in
             guard let image = PageImage(path: file) else { throw ExportError(.invalid, path: file, detail: "the cover must be a readable JPEG or PNG image") }
             return image
@@ -72,18 +73,19 @@ package struct CoverSpread {
         try OutputFolder.check(folder)
         let work = try OutputFolder.workFolder(in: folder, prefix: ".quire-pdf-")
         defer { OutputFolder.removeWork(work) }
-        let temp = work.path + "/cover.pdf", finished = work.path + "/print.pdf"
+        let temp = work.path + "/cover.pdf"
         let print = PrintSettings(bleed: options.bleed, color: options.color)
         let trim = PageSize(width: options.sheetWidth - 2 * options.bleed, height: options.pageSize.height, name: "cover")
         do {
             let canvas = try PDFCanvas(path: temp, width: options.sheetWidth, height: options.sheetHeight, interactive: false)
+            canvas.printColor = print.color
             canvas.setMetadata(title: options.title, author: options.author, date: LocalDate(utcSeconds: Self.epoch).utcText)
             try draw(on: canvas, image: image)
             canvas.endPage()
             try canvas.finish()
             try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) }, ink: print.color)
-            try PDFX.convert(temp, to: finished, settings: print, title: options.title, epoch: Self.epoch, work: work.path)
-            return try OutputFolder.publish(finished, as: path, in: folder)
+            try PrintFile.finish(temp, color: print.color, title: options.title, epoch: Self.epoch)
+            return try OutputFolder.publish(temp, as: path, in: folder)
         } catch {
             throw OutputFolder.naming(path, for: error, temporary: temp)
         }
@@ -101,9 +103,12 @@ package struct CoverSpread {
         let frontX = b + page.width + spine
         let size = PageGeometry(page).bodySize
         if let image {
-            // The front and its bleed covered by the photo, cropped, never letterboxed.
-            try canvas.draw(image, covering: frontX, y: 0, width: page.width + b, height: options.sheetHeight)
-            canvas.fill(x: frontX, y: b + page.height * 0.6, width: page.width + b, height: page.height * 0.25, red: 0, green: 0, blue: 0, alpha: 0.5)
+            // The front and its bleed covered by the photo, cropped, never letterboxed, the
+            // title's band darkened into it (one opaque picture: PDF/X-3 has no transparency).
+            let picture = try PrintPhoto.covering(image, width: page.width + b, height: options.sheetHeight,
+                                                  band: b + page.height * 0.6, page.height * 0.25, shade: 0.5, color: options.color)
+            defer { cairo_surface_destroy(picture) }
+            canvas.draw(surface: picture, x: frontX, y: 0, width: page.width + b, height: options.sheetHeight)
         }
         // The front's title and author, white, centred in the trim with margins.
         let margin = (page.width * 0.1).rounded()

@@ -1,10 +1,11 @@
 import Foundation
 import QuireSupport
 
-/// Makes a finished interior a PDF/X-3:2002 file in one incremental update (`PDFUpdate`),
+/// Makes a finished interior or cover a PDF/X-3:2002 file in one incremental update (`PDFUpdate`),
 /// read through libqpdf (`PDFReader`): what cairo wrote is kept, and only what PDF/X-3 asks
-/// to differ is written again. Ghostscript did this before, re-interpreting every page at
-/// ~30 pages a second (a 4,600-page book took 216 s and 5 GiB); the update takes a second.
+/// to differ is written again. Ghostscript's `pdfwrite -dPDFX` did this before, re-interpreting
+/// every page at ~30 pages a second (a 4,766-page book took 216 s and 5 GiB); the update
+/// takes a second or two.
 ///
 /// What changes, after the pages' own rewrite (`PageOrder`: boxes, no transparency group,
 /// colour operators as grey or CMYK through `NeutralInk`):
@@ -27,15 +28,31 @@ enum PrintFile {
     static let version = "PDF/X-3:2002"
 
     /// The output profile for `color` and the sRGB one; refuses in one line, before anything
-    /// is set, when they are not installed.
+    /// is set, when they are not installed. Ghostscript's own: `default_cmyk.icc` (SWOP-like
+    /// coated stock, what US printers' defaults assume) or `default_gray.icc`, and `srgb.icc`.
     static func profiles(_ color: PrintSettings.Color) throws -> (output: String, rgb: String) {
-        guard let output = PDFX.profile(color), let rgb = PDFX.profile(named: "srgb.icc") else {
+        guard let output = profile(named: color == .cmyk ? "default_cmyk.icc" : "default_gray.icc"), let rgb = profile(named: "srgb.icc") else {
             throw ExportError(.invalid, detail: "a print file embeds Ghostscript's colour profiles, which are not installed: apt install libgs-common")
         }
         return (output, rgb)
     }
 
-    /// Finishes the interior at `path` for `color`.
+    /// One of Ghostscript's ICC profiles: Debian's `libgs-common` puts them in
+    /// /usr/share/color/icc/ghostscript, and Ghostscript's own tree links to them.
+    static func profile(named name: String) -> String? {
+        let root = "/usr/share/ghostscript"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted().reversed()
+        let places = ["/usr/share/color/icc/ghostscript"] + versions.map { "\(root)/\($0)/iccprofiles" }
+        return places.map { "\($0)/\(name)" }.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// A PDF text string in hex, which needs no escaping: UTF-16BE with its mark.
+    static func hexText(_ text: String) -> String {
+        let bytes: [UInt8] = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        return "<" + bytes.map { String(format: "%02X", $0) }.joined() + ">"
+    }
+
+    /// Finishes the file at `path` (the interior, or the cover) for `color`.
     static func finish(_ path: String, color: PrintSettings.Color, title: String, epoch: Int64) throws {
         let (profile, rgbProfile) = try profiles(color)
         do {
@@ -241,7 +258,7 @@ enum PrintFile {
     /// The information dictionary PDF/X asks for: title, dates, `Trapped`, the version.
     private static func information(_ pdf: PDFReader, title: String, epoch: Int64) -> String {
         let date = "(D:" + LocalDate(utcSeconds: epoch).pdfText + ")"
-        var fields = ["/Title " + PDFX.hexText(title), "/Creator (Quire)", "/Producer (Quire with cairo)",
+        var fields = ["/Title " + hexText(title), "/Creator (Quire)", "/Producer (Quire with cairo)",
                       "/CreationDate " + date, "/ModDate " + date, "/Trapped /False", "/GTS_PDFXVersion (\(version))"]
         if let old = pdf.value("Info", in: pdf.trailer), let author = pdf.value("Author", in: old) { fields.insert("/Author " + pdf.text(author), at: 1) }
         return "<< " + fields.joined(separator: "\n   ") + "\n>>"

@@ -53,10 +53,68 @@ enum PrintPhoto {
         }
     }
 
+    /// A photo scaled to cover a box `width` × `height` points, cropped to it, with a band of
+    /// black at `shade` opacity from `bandTop` down `bandHeight` (points, in the box) laid
+    /// over it: one opaque picture at 300 ppi, as a cover's front shows it, for PDF/X-3 has
+    /// no transparency to draw the band with. A JPEG surface for cairo, grey when `color` is.
+    static func covering(_ image: PageImage, width: Double, height: Double, band bandTop: Double, _ bandHeight: Double, shade: Double,
+                         color: PrintSettings.Color) throws -> OpaquePointer {
+        let (pixelsWide, pixelsHigh) = (max(1, Int((width * ppi / 72).rounded())), max(1, Int((height * ppi / 72).rounded())))
+        guard let canvas = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(pixelsWide), Int32(pixelsHigh)),
+              cairo_surface_status(canvas) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(canvas) else {
+            throw ExportError(.invalid, path: image.path, detail: "cannot make the cover's picture")
+        }
+        defer { cairo_destroy(cr); cairo_surface_destroy(canvas) }
+        let scale = max(Double(pixelsWide) / Double(image.shownWidth), Double(pixelsHigh) / Double(image.shownHeight))
+        let source = try decoded(image, atLeast: Int((Double(image.width) * scale).rounded(.up)), Int((Double(image.height) * scale).rounded(.up)))
+        defer { cairo_surface_destroy(source) }
+        let (w, h) = (Double(cairo_image_surface_get_width(source)), Double(cairo_image_surface_get_height(source)))
+        let (shownW, shownH) = image.isTurned ? (h, w) : (w, h)
+        let fit = max(Double(pixelsWide) / shownW, Double(pixelsHigh) / shownH)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_paint(cr)
+        cairo_save(cr)
+        cairo_translate(cr, (Double(pixelsWide) - shownW * fit) / 2, (Double(pixelsHigh) - shownH * fit) / 2)
+        cairo_scale(cr, fit, fit)
+        var turn = image.turn(width: w, height: h)
+        cairo_transform(cr, &turn)
+        cairo_set_source_surface(cr, source, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint(cr)
+        cairo_restore(cr)
+        cairo_set_source_rgba(cr, 0, 0, 0, shade)
+        cairo_rectangle(cr, 0, bandTop * ppi / 72, Double(pixelsWide), bandHeight * ppi / 72)
+        cairo_fill(cr)
+        cairo_surface_flush(canvas)
+        let pixels = try Self.pixels(of: canvas, gray: color == .gray, path: image.path)
+        do {
+            return try jpegSurface(try JPEGCodec.encode(pixels, quality: quality), width: pixelsWide, height: pixelsHigh, path: image.path)
+        } catch let failure as JPEGCodec.Failure {
+            throw ExportError(.invalid, path: image.path, detail: failure.reason)
+        }
+    }
+
+    /// The photo's pixels as a cairo surface, at least `width` × `height` of its stored pixels
+    /// where a JPEG can be decoded smaller.
+    private static func decoded(_ image: PageImage, atLeast width: Int, _ height: Int) throws -> OpaquePointer {
+        guard image.kind == .jpeg else { return try image.surface() }
+        guard let data = FileManager.default.contents(atPath: image.path) else { throw ExportError(.invalid, path: image.path, detail: "cannot read the photo") }
+        do {
+            return try pixelSurface(try JPEGCodec.decode([UInt8](data), atLeast: min(width, image.width), min(height, image.height), gray: false), path: image.path)
+        } catch let failure as JPEGCodec.Failure {
+            throw ExportError(.invalid, path: image.path, detail: failure.reason)
+        }
+    }
+
     /// A PNG's pixels decoded by cairo, laid over white.
     private static func decodePNG(_ path: String, gray: Bool) throws -> JPEGCodec.Pixels {
         guard let surface = cairo_image_surface_create_from_png(path) else { throw ExportError(.invalid, path: path, detail: "cannot decode the PNG") }
         defer { cairo_surface_destroy(surface) }
+        return try pixels(of: surface, gray: gray, path: path)
+    }
+
+    /// An image surface's pixels (ARGB32 laid over white, or RGB24), as RGB or grey.
+    private static func pixels(of surface: OpaquePointer, gray: Bool, path: String) throws -> JPEGCodec.Pixels {
         cairo_surface_flush(surface)
         let (width, height) = (Int(cairo_image_surface_get_width(surface)), Int(cairo_image_surface_get_height(surface)))
         let stride = Int(cairo_image_surface_get_stride(surface))
