@@ -235,18 +235,7 @@ final class PDFCanvas {
     func draw(_ image: PageImage, x: Double, y: Double, width: Double, height: Double) throws {
         let source = try surface(of: image, width: width)
         defer { cairo_surface_destroy(source) }
-        cairo_save(cr)
-        cairo_translate(cr, x, y)
-        // The box is the photo as shown; turn the stored pixels (perhaps fewer of them, for
-        // print) into it (EXIF orientation).
-        let (w, h) = (Double(cairo_image_surface_get_width(source)), Double(cairo_image_surface_get_height(source)))
-        cairo_scale(cr, width / (image.isTurned ? h : w), height / (image.isTurned ? w : h))
-        var turn = image.turn(width: w, height: h)
-        cairo_transform(cr, &turn)
-        cairo_set_source_surface(cr, source, 0, 0)
-        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-        cairo_paint(cr)
-        cairo_restore(cr)
+        image.paint(source, on: cr, x: x, y: y, width: width, height: height)
     }
 
     /// Draws `surface` (an image surface) scaled into the box.
@@ -346,8 +335,23 @@ final class PDFCanvas {
 }
 
 extension PageImage {
+    /// Paints `source`, this photo's stored pixels (perhaps fewer of them, for print), into the
+    /// box on `cr` as it is shown: turned upright as the EXIF orientation says, and scaled.
+    func paint(_ source: OpaquePointer, on cr: OpaquePointer, x: Double, y: Double, width: Double, height: Double) {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_translate(cr, x, y)
+        let (w, h) = (Double(cairo_image_surface_get_width(source)), Double(cairo_image_surface_get_height(source)))
+        cairo_scale(cr, width / (isTurned ? h : w), height / (isTurned ? w : h))
+        var turn = self.turn(width: w, height: h)
+        cairo_transform(cr, &turn)
+        cairo_set_source_surface(cr, source, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint(cr)
+    }
+
     /// What turns stored pixels `width` × `height` upright, as the EXIF orientation says.
-    func turn(width w: Double, height h: Double) -> cairo_matrix_t {
+    private func turn(width w: Double, height h: Double) -> cairo_matrix_t {
         var turn = cairo_matrix_t()
         switch orientation {
         case 2: cairo_matrix_init(&turn, -1, 0, 0, 1, w, 0)
