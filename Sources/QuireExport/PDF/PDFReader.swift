@@ -113,9 +113,14 @@ final class PDFReader {
         return keys
     }
 
+    /// How many items an array holds (0 for anything else).
+    func count(_ array: Object) -> Int {
+        qpdf_oh_is_array(data, array.handle) != QPDF_FALSE ? max(0, Int(qpdf_oh_get_array_n_items(data, array.handle))) : 0
+    }
+
     func items(of array: Object) -> [Object] {
         guard qpdf_oh_is_array(data, array.handle) != QPDF_FALSE else { return [] }
-        return (0..<max(0, qpdf_oh_get_array_n_items(data, array.handle))).map { Object(handle: qpdf_oh_get_array_item(data, array.handle, $0)) }
+        return (0..<Int32(count(array))).map { Object(handle: qpdf_oh_get_array_item(data, array.handle, $0)) }
     }
 
     /// The object's number when it is an indirect object of generation 0 (all cairo writes).
