@@ -54,7 +54,7 @@ struct BookSetter {
         let scripts = ReadAhead<Item>(depth: 64) { put in
             var hyphenators: [String: Hyphenator?] = [:]
             var setter = EntryTypesetter(block: block, store: store, book: plan.language, withPhotos: withPhotos, entryTarget: { id in
-                plan.entryIDs.contains(id) ? .destination("e-" + id) : nil
+                plan.entryIDs.contains(CompactID(id)) ? .destination("e-" + id) : nil
             }, hyphenator: { language in
                 if let known = hyphenators[language] { return known }
                 let made = Hyphenator(language: language)

@@ -54,7 +54,7 @@ package struct PDFExporter {
         let contents: BookContents
         let months: [BookContents.Month]
         let days: WrittenDays
-        let entryIDs: Set<String>
+        let entryIDs: Set<CompactID>
         let title: String
         let author: String?
         let language: BookLanguage
@@ -64,11 +64,11 @@ package struct PDFExporter {
     package func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
         var months: [BookContents.Month] = []
         var days = WrittenDays()
-        var ids = Set<String>()
+        var ids = Set<CompactID>()
         let contents = try BookContents(store: store, filter: options.filter) { entry, key in
             if months.last?.key != key { months.append(BookContents.Month(LocalDate(entry.created))) }
             days.add(entry)
-            ids.insert(entry.id)
+            ids.insert(CompactID(entry.id))
         }
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
