@@ -166,9 +166,7 @@ public final class Store {
                 let newest = [writer.issuedClock, writer.receivedClock].compactMap { $0 }.max()
                 if let newest, newest > (try lastClock()) { try setMeta("hlc", String(newest.rawValue)) }
                 let write = [writer.issuedClock.map { ($0, deviceID) }, writer.newestMerged].compactMap { $0 }.max { $0.0 < $1.0 }
-                if let (clock, device) = write, clock > (try newestChange()?.clock ?? .zero) {
-                    try setMeta("newest_change", "\(clock.rawValue) \(device)")
-                }
+                if let write { try keepNewestChange(write) }
                 return result
             }
         } catch {

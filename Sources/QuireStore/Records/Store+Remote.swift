@@ -228,12 +228,30 @@ extension Store {
     /// The newest field write this journal holds, from any device; nil for an empty journal.
     /// Kept as writes are made and merged; a store from before this Quire is read once.
     package func newestChange() throws -> NewestChange? {
-        if let text = try meta("newest_change"), let space = text.firstIndex(of: " "), let raw = Int64(text[..<space]) {
-            return NewestChange(clock: HLC(rawValue: raw), device: String(text[text.index(after: space)...]))
-        }
+        if let recorded = try recordedNewestChange() { return recorded }
         return try database.cached("""
             SELECT c.hlc, d.id FROM field_clocks c JOIN devices d ON d.num = c.device ORDER BY c.hlc DESC LIMIT 1
             """).first { NewestChange(clock: HLC(rawValue: $0.int(0)), device: $0.text(1)) }
+    }
+
+    /// The newest write as kept in `meta`; nil where none was kept yet.
+    func recordedNewestChange() throws -> NewestChange? {
+        guard let text = try meta("newest_change"), let space = text.firstIndex(of: " "), let raw = Int64(text[..<space]) else { return nil }
+        return NewestChange(clock: HLC(rawValue: raw), device: String(text[text.index(after: space)...]))
+    }
+
+    /// Keeps the newest write after a transaction that wrote or merged `write`. Where none
+    /// was kept (a new store, or one from before this Quire), it is read from the clocks,
+    /// this transaction's included, and kept: compared with `write` alone it would never be
+    /// kept (the clocks hold `write` itself), and every later merge would sort every clock.
+    func keepNewestChange(_ write: (clock: HLC, device: String)) throws {
+        let newest: NewestChange?
+        if let recorded = try recordedNewestChange() {
+            newest = write.clock > recorded.clock ? NewestChange(clock: write.clock, device: write.device) : nil
+        } else {
+            newest = try newestChange()
+        }
+        if let newest { try setMeta("newest_change", "\(newest.clock.rawValue) \(newest.device)") }
     }
 }
 

@@ -9,7 +9,9 @@ extension Writer {
     func apply(_ changes: [SyncChange]) throws {
         guard let first = changes.first else { return }
         if let schema = RecordSchema.of(first.record) {
-            try ensureRow(first.record, first.recordID)
+            // An entry new here is inserted whole below, not made empty and then updated.
+            let insertsEntry = first.record == .entry && !ensuredRows.contains("e:" + first.recordID)
+            if !insertsEntry { try ensureRow(first.record, first.recordID) }
             var columns: [String] = [], values: [SQLValue] = []
             var written: [(SyncChange, FieldSpec)] = []
             for change in changes {
@@ -20,7 +22,9 @@ extension Writer {
                 if spec.type == .tag { try writeTag(change) } else { columns += spec.columns; values += sql }
                 written.append((change, spec))
             }
-            if !columns.isEmpty {
+            if insertsEntry {
+                try insertEntry(first.recordID, columns: columns, values: values)
+            } else if !columns.isEmpty {
                 let sql = "UPDATE \(schema.table) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE id = ?"
                 try database.cached(sql).run(values + [.text(first.recordID)])
             }
@@ -129,23 +133,45 @@ extension Writer {
         try database.cached("INSERT OR IGNORE INTO blobs (id, size) VALUES (?, 0)").run([.text(Self.anchorBlob)])
     }
 
-    /// A row for a journal first seen through a change (its name arrives with its own record).
+    /// A row for a journal first seen through a change (its name arrives with its own record;
+    /// the default journal's is known, and may never arrive).
     private func ensureJournal(_ id: String) throws {
         guard ensuredRows.insert("j:" + id).inserted else { return }
-        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, '')").run([.text(id)])
+        let name = id == RecordSchema.journalID(named: Store.defaultJournal) ? Store.defaultJournal : ""
+        try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(id), .text(name)])
     }
 
     /// A row for an entry first seen through a change; its fields arrive with it (or, when
     /// it was referenced by a change of another record, with another device's log).
     private func ensureEntry(_ id: String) throws {
-        guard ensuredRows.insert("e:" + id).inserted else { return }
-        let journal = RecordSchema.journalID(named: Store.defaultJournal)
-        if ensuredRows.insert("j:" + journal).inserted {
-            try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(journal), .text(Store.defaultJournal)])
+        try insertEntry(id, columns: [], values: [])
+    }
+
+    /// The columns an entry row cannot be without, as a row made before its fields holds them.
+    private static let entryPlaceholder: [(String, SQLValue)] = [
+        ("created", .text("1970-01-01T00:00:00Z")), ("created_us", .integer(0)), ("modified", .text("1970-01-01T00:00:00Z")),
+    ]
+
+    /// Makes the row of entry `id` with `columns` set to `values` (the others as a row made
+    /// before its fields has them), or sets them in the row there (made when another record
+    /// named the entry first). One statement: a restore writes each entry's row and index
+    /// rows once, not an empty row first and then its fields.
+    private func insertEntry(_ id: String, columns: [String], values: [SQLValue]) throws {
+        guard ensuredRows.insert("e:" + id).inserted || !columns.isEmpty else { return }
+        var names = columns, row = values
+        if !columns.contains("journal_id") {
+            let journal = RecordSchema.journalID(named: Store.defaultJournal)
+            try ensureJournal(journal)
+            names.append("journal_id")
+            row.append(.text(journal))
         }
-        try database.cached("""
-            INSERT OR IGNORE INTO entries (id, journal_id, created, created_us, modified) VALUES (?, ?, '1970-01-01T00:00:00Z', 0, '1970-01-01T00:00:00Z')
-            """).run([.text(id), .text(journal)])
+        for (name, value) in Self.entryPlaceholder where !columns.contains(name) {
+            names.append(name)
+            row.append(value)
+        }
+        let update = columns.isEmpty ? "NOTHING" : "UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        try database.cached("INSERT INTO entries (id, " + names.joined(separator: ", ") + ") VALUES (?" + String(repeating: ", ?", count: names.count)
+                            + ") ON CONFLICT(id) DO " + update).run([.text(id)] + row)
     }
 }
 
