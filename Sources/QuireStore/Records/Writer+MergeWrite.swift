@@ -137,7 +137,7 @@ extension Writer {
     /// the default journal's is known, and may never arrive).
     private func ensureJournal(_ id: String) throws {
         guard ensuredRows.insert("j:" + id).inserted else { return }
-        let name = id == RecordSchema.journalID(named: Store.defaultJournal) ? Store.defaultJournal : ""
+        let name = id == Self.defaultJournalID ? Store.defaultJournal : ""
         try database.cached("INSERT OR IGNORE INTO journals (id, name) VALUES (?, ?)").run([.text(id), .text(name)])
     }
 
@@ -146,6 +146,9 @@ extension Writer {
     private func ensureEntry(_ id: String) throws {
         try insertEntry(id, columns: [], values: [])
     }
+
+    /// The default journal's id, derived from its name (a hash: once, not once an entry).
+    private static let defaultJournalID = RecordSchema.journalID(named: Store.defaultJournal)
 
     /// The columns an entry row cannot be without, as a row made before its fields holds them.
     private static let entryPlaceholder: [(String, SQLValue)] = [
@@ -160,10 +163,9 @@ extension Writer {
         guard ensuredRows.insert("e:" + id).inserted || !columns.isEmpty else { return }
         var names = columns, row = values
         if !columns.contains("journal_id") {
-            let journal = RecordSchema.journalID(named: Store.defaultJournal)
-            try ensureJournal(journal)
+            try ensureJournal(Self.defaultJournalID)
             names.append("journal_id")
-            row.append(.text(journal))
+            row.append(.text(Self.defaultJournalID))
         }
         for (name, value) in Self.entryPlaceholder where !columns.contains(name) {
             names.append(name)
