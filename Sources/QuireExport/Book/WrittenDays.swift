@@ -27,25 +27,16 @@ struct WrittenDays {
     }
 
     /// The days written on, in order: a book of 100,000 days held them in a dictionary keyed
-    /// by their dates' text at 21 MB, as an array 5 MB.
+    /// by their dates' text, with every id a string, at 21 MB of heap.
     private(set) var days: [Day] = []
 
     /// Counts `entry` on its local day (entries come in the book's order: the days ascend).
     mutating func add(_ entry: Entry) {
         let date = LocalDate(entry.created)
         let number = Self.daysFromCivil(date.year, date.month, date.day)
-        let index: Int
-        if let last = days.last, last.number == number {
-            index = days.count - 1
-        } else if days.last.map({ $0.number < number }) ?? true {
-            days.append(Day(number: number, first: CompactID(entry.id)))
-            index = days.count - 1
-        } else {
-            // Out of order (never in a book's order): found or put in its place.
-            let place = position(of: number)
-            if place == days.count || days[place].number != number { days.insert(Day(number: number, first: CompactID(entry.id)), at: place) }
-            index = place
-        }
+        // In a book's order the days ascend, so the place is the end (found in 17 steps at 100,000).
+        let index = position(of: number)
+        if index == days.count || days[index].number != number { days.insert(Day(number: number, first: CompactID(entry.id)), at: index) }
         days[index].characters += entry.title.count + entry.body.count + entry.media.reduce(0) { $0 + $1.transcript.count }
         days[index].voice = days[index].voice || entry.media.contains { $0.kind == .voice }
         days[index].photo = days[index].photo || entry.media.contains { $0.kind == .photo }
