@@ -38,13 +38,9 @@ enum Messages {
             return .failure(error.description, hint: hint(for: error))
         case let error as CryptoError:
             return .failure(error.description, hint: hint(for: error))
-        case let error as RepositoryError:
-            return .failure(error.description, hint: hint(for: error))
         case let error as SyncError:
             return .failure(error.description, hint: hint(for: error))
         case let error as ExportError:
-            return .failure(error.description, hint: hint(for: error))
-        case let error as JournalError:
             return .failure(error.description, hint: hint(for: error))
         case let error as TranscribeError:
             return .failure(error.detail, hint: error.kind == .noEngine ? Engines.installHint + "; `quire transcribe --engines` says what is missing" : nil)
@@ -52,13 +48,6 @@ enum Messages {
             return .failure(error.description, hint: "nothing was imported; fix the source or leave that part out, then import again")
         default:
             return .failure("\(error)", hint: nil)
-        }
-    }
-
-    static func hint(for error: JournalError) -> String {
-        switch error {
-        case .noRemote: return "run `quire remote set URL` first"
-        case .alreadySyncs: return "a journal belongs to one repository; restore into a new store to move"
         }
     }
 
@@ -103,16 +92,6 @@ enum Messages {
         }
     }
 
-    static func hint(for error: RepositoryError) -> String? {
-        switch error.kind {
-        case .noRepository: return "check the URL (`quire remote`), or create a repository with `quire remote init`"
-        case .wrongRepository: return "point `quire remote set` back at this journal's repository; nothing was changed"
-        case .alreadyExists: return "a journal can join an existing repository by restoring from it"
-        case .badConfig: return nil
-        case .locked: return "run `quire sync` once on a terminal to unlock it; the key is then kept in the store"
-        }
-    }
-
     static func hint(for error: ExportError) -> String? {
         switch error.kind {
         case .template: return "fix that template, or leave it out of --templates to use the built-in one"
@@ -122,6 +101,13 @@ enum Messages {
 
     static func hint(for error: SyncError) -> String? {
         switch error.kind {
+        case .noRemote: return "run `quire remote set URL` first"
+        case .alreadySyncs: return "a journal belongs to one repository; restore into a new store to move"
+        case .noRepository: return "check the URL (`quire remote`), or create a repository with `quire remote init`"
+        case .wrongRepository: return "point `quire remote set` back at this journal's repository; nothing was changed"
+        case .alreadyExists: return "a journal can join an existing repository by restoring from it"
+        case .badConfig: return nil
+        case .noKey: return "run `quire sync` once on a terminal to unlock it; the key is then kept in the store"
         case .rolledBack, .emptied, .missing:
             return "the server lost or rewound data; nothing was changed here. Check the server (`quire verify`) or its URL"
         case .damaged: return "that object was damaged or altered on the server; nothing of it was used (`quire verify` lists all)"

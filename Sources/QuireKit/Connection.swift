@@ -72,18 +72,3 @@ public struct Connection {
         }
     }
 }
-
-/// What a journal refuses to do, in words a person can act on.
-public enum JournalError: Error, CustomStringConvertible {
-    /// No remote is set (`setRemote` first).
-    case noRemote
-    /// The journal already syncs with a repository; it cannot make another its own.
-    case alreadySyncs(repository: String)
-
-    public var description: String {
-        switch self {
-        case .noRemote: return "no remote is set for this journal"
-        case .alreadySyncs(let id): return "this journal already syncs with repository \(id.prefix(8))"
-        }
-    }
-}

@@ -67,7 +67,7 @@ public final class Journal {
 
     /// Creates an empty encrypted repository at the remote address and makes it this
     /// journal's, caching its key so that later syncs need no passphrase.
-    /// - Throws: `JournalError.alreadySyncs`, `RemoteError`, `RepositoryError`.
+    /// - Throws: `SyncError` (`.alreadySyncs` …), `RemoteError`.
     public func createRepository(passphrase: SecureBytes, cost: KeyCost = .moderate) throws {
         try makeRepository(passphrase: passphrase, cost: cost)
     }
@@ -76,7 +76,7 @@ public final class Journal {
     @discardableResult
     package func makeRepository(passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> Repository {
         let remote = try remoteSettings()
-        if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
+        if let existing = remote.repositoryID { throw SyncError.alreadySyncs(with: existing) }
         defer { keepAuthScheme() }
         let repository = try namingRemote {
             try Repository.initialize(backend: try connection.connector(for: remote)(), passphrase: passphrase, cost: cost)
@@ -88,7 +88,7 @@ public final class Journal {
 
     /// Checks without syncing that the journal's repository is there, is this journal's, and
     /// opens with `passphrase`.
-    /// - Throws: `CryptoError.wrongPassphrase`, `RemoteError`, `RepositoryError`.
+    /// - Throws: `CryptoError.wrongPassphrase`, `RemoteError`, `SyncError`.
     public func checkRepository(passphrase: SecureBytes) throws {
         _ = try openRepository(passphrase: passphrase)
     }
@@ -115,17 +115,17 @@ public final class Journal {
 
     /// Reaches the remote before a new repository is made there, so a person is asked for a
     /// passphrase only once the server answered and holds no repository yet.
-    /// - Throws: `RemoteError` (unreachable, refused, unauthorised …), `RepositoryError`
-    ///   `.alreadyExists`, `JournalError.alreadySyncs`.
+    /// - Throws: `RemoteError` (unreachable, refused, unauthorised …), `SyncError`
+    ///   `.alreadyExists`, `SyncError.alreadySyncs`.
     public func checkRemoteIsFree() throws {
         let remote = try remoteSettings()
-        if let existing = remote.repositoryID { throw JournalError.alreadySyncs(repository: existing) }
+        if let existing = remote.repositoryID { throw SyncError.alreadySyncs(with: existing) }
         defer { keepAuthScheme() }
         try namingRemote { try Repository.checkFree(try connection.connector(for: remote)()) }
     }
 
     func remoteSettings() throws -> RemoteSettings {
-        guard let remote = try store.remoteSettings() else { throw JournalError.noRemote }
+        guard let remote = try store.remoteSettings() else { throw SyncError.noRemoteSet }
         return remote
     }
 }

@@ -49,7 +49,7 @@ package final class Repository {
     /// - Throws: `.alreadyExists` when a repository is there.
     package static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> Repository {
         if try configExists(backend) {
-            throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+            throw SyncError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }
         let id = UUID().uuidString.lowercased()
         let keys = try RepositoryKeys.generate()
@@ -64,7 +64,7 @@ package final class Repository {
             // Ours after all, when an answer was lost and the retry found it in place.
             if (try? readID(backend)) != id {
                 try? backend.delete(keysFolder + "/" + keyName)
-                throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+                throw SyncError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
             }
         }
         return Repository(backend: backend, id: id, keys: keys, keyName: keyName)
@@ -76,7 +76,7 @@ package final class Repository {
     /// else is asked.
     package static func checkFree(_ backend: Backend) throws {
         if try configExists(backend) {
-            throw RepositoryError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
+            throw SyncError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }
         try backend.makeFolder(keysFolder)
     }
@@ -106,7 +106,7 @@ package final class Repository {
     func moveForward() throws {
         let data = try backend.getData(Self.configPath, limit: 64 << 10)
         guard let config = try? JSONDecoder().decode(Config.self, from: data), config.id == id else {
-            throw RepositoryError(.wrongRepository, detail: "the repository at \(backend.location) changed while syncing")
+            throw SyncError(.wrongRepository, detail: "the repository at \(backend.location) changed while syncing")
         }
         guard config.format < Self.format else { return }
         let temp = ".tmp-config-" + UUID().uuidString.lowercased()
@@ -121,13 +121,13 @@ package final class Repository {
         do {
             data = try backend.getData(configPath, limit: 64 << 10)
         } catch let error as RemoteError where error.kind == .notFound {
-            throw RepositoryError(.noRepository, detail: "no Quire repository at \(backend.location)")
+            throw SyncError(.noRepository, detail: "no Quire repository at \(backend.location)")
         }
         guard let config = try? JSONDecoder().decode(Config.self, from: data), !config.id.isEmpty else {
-            throw RepositoryError(.badConfig, detail: "\(configPath) at \(backend.location) is not a Quire repository description")
+            throw SyncError(.badConfig, detail: "\(configPath) at \(backend.location) is not a Quire repository description")
         }
         guard config.format <= format else {
-            throw RepositoryError(.badConfig, detail: "the repository at \(backend.location) uses format \(config.format); upgrade Quire")
+            throw SyncError(.badConfig, detail: "the repository at \(backend.location) uses format \(config.format); upgrade Quire")
         }
         return config.id
     }
@@ -149,7 +149,7 @@ package final class Repository {
             names = []
         }
         guard !names.isEmpty else {
-            throw RepositoryError(.badConfig, detail: "the repository at \(backend.location) has no key files")
+            throw SyncError(.badConfig, detail: "the repository at \(backend.location) has no key files")
         }
         var lastError: Error = CryptoError(.wrongPassphrase, detail: "the passphrase opens no key of this repository")
         let ordered = (preferredKey.map { names.contains($0) ? [$0] : [] } ?? []) + names.filter { $0 != preferredKey }
@@ -180,8 +180,8 @@ package final class Repository {
         guard found == id else { throw Self.notThisOne(backend, expected: id, found: found) }
     }
 
-    private static func notThisOne(_ backend: Backend, expected: String, found: String) -> RepositoryError {
-        RepositoryError(.wrongRepository,
+    private static func notThisOne(_ backend: Backend, expected: String, found: String) -> SyncError {
+        SyncError(.wrongRepository,
                         detail: "the repository at \(backend.location) is not the one this journal syncs with (expected \(expected.prefix(8)), found \(found.prefix(8)))")
     }
 

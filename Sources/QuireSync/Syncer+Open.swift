@@ -7,7 +7,7 @@ import QuireStore
 /// store, or a passphrase when none is (the app decides where one comes from: a prompt, a
 /// keychain), or never with a passphrase (a background service).
 public enum Unlock {
-    /// The cached key, else fail with `RepositoryError.locked`.
+    /// The cached key, else fail with `SyncError.noKey`.
     case cachedKeyOnly
     /// The cached key, else the passphrase `passphrase()` gives (asked only when needed).
     case cachedKeyOr(passphrase: () throws -> SecureBytes)
@@ -23,7 +23,7 @@ extension Syncer {
     /// merging), unlocked as `unlock` says. A first unlock records the repository's id in the
     /// store (a store syncs with one repository, ever), the key file that opened it (tried
     /// first next time) and caches the key (`KeyCache`), so later opens need no passphrase.
-    /// - Throws: `RepositoryError` (wrong repository, wrong passphrase, `.locked` without a
+    /// - Throws: `SyncError` (wrong repository, wrong passphrase, `.locked` without a
     ///   cached key under `.cachedKeyOnly`), `RemoteError`.
     package static func open(store: Store, connect: () throws -> Backend, unlock: Unlock, workers: Int = Syncer.defaultWorkers) throws -> Syncer {
         let remote = try store.remoteSettings()
@@ -40,7 +40,7 @@ extension Syncer {
             confirmed = false
         } else {
             guard case .cachedKeyOr(let passphrase) = unlock else {
-                throw RepositoryError(.locked, detail: "no key is cached for this journal's repository")
+                throw SyncError(.noKey, detail: "no key is cached for this journal's repository")
             }
             let secret = try passphrase()
             // While the key derivation runs, a worker connection fetches the first segments.
@@ -83,7 +83,7 @@ extension Repository {
     /// Opens the repository `store` syncs with (any, when it has none recorded yet) with a
     /// passphrase, trying the key file that opened last time first, and remembers the one
     /// that opened it.
-    /// - Throws: `RepositoryError` (wrong repository, wrong passphrase), `RemoteError`.
+    /// - Throws: `SyncError` (wrong repository, wrong passphrase), `RemoteError`.
     package static func unlock(for store: Store, backend: Backend, passphrase: SecureBytes) throws -> Repository {
         let remote = try store.remoteSettings()
         let repository = try open(backend: backend, passphrase: passphrase, expectedID: remote?.repositoryID, preferredKey: remote?.keyName)

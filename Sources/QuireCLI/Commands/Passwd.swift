@@ -20,7 +20,7 @@ struct PasswdCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         _ = try arguments.positionals()
         let store = try context.openStore()
-        guard let remote = try store.remoteSettings() else { throw JournalError.noRemote }
+        guard let remote = try store.remoteSettings() else { throw SyncError.noRemoteSet }
         guard remote.repositoryID != nil else {
             throw CLIError.failure("this journal has no repository yet", hint: "run `quire remote init` first")
         }

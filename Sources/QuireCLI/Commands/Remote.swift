@@ -113,7 +113,7 @@ struct RemoteCommand: Command {
         _ = try arguments.positionals("check")
         let store = try context.openStore()
         let (journal, _, _) = try SyncSession.journal(store, arguments, context: context)
-        guard try store.remoteSettings() != nil else { throw JournalError.noRemote }
+        guard try store.remoteSettings() != nil else { throw SyncError.noRemoteSet }
         let repository = try SyncSession.askingAgain(arguments, context: context) {
             try journal.openRepository(passphrase: try Secrets.passphrase(arguments, context: context))
         }

@@ -15,18 +15,18 @@ import Testing
         #expect(Data(bytes: opened.keys.master.bytes, count: 32) == Data(bytes: repo.keys.master.bytes, count: 32))
         #expect {
             _ = try Repository.initialize(backend: backend, passphrase: try secret("other"), cost: testCost)
-        } throws: { ($0 as? RepositoryError)?.kind == .alreadyExists }
+        } throws: { ($0 as? SyncError)?.kind == .alreadyExists }
         #expect {
             _ = try Repository.open(backend: backend, passphrase: try secret("pass two"), expectedID: repo.id)
         } throws: { ($0 as? CryptoError)?.kind == .wrongPassphrase }
         #expect {
             _ = try Repository.open(backend: backend, passphrase: try secret("pass one"), expectedID: "another-repository")
-        } throws: { ($0 as? RepositoryError)?.kind == .wrongRepository }
+        } throws: { ($0 as? SyncError)?.kind == .wrongRepository }
         let (empty, keepEmpty) = try Backends.make(name)
         defer { _ = keepEmpty }
         #expect {
             _ = try Repository.open(backend: empty, passphrase: try secret("pass one"), expectedID: repo.id)
-        } throws: { ($0 as? RepositoryError)?.kind == .noRepository }
+        } throws: { ($0 as? SyncError)?.kind == .noRepository }
     }
 
     @Test(arguments: Backends.names)

@@ -20,7 +20,7 @@ import Testing
     @Test func aJournalWithoutARemoteSaysSoBeforeAskingForAnything() throws {
         let journal = try journal("a")
         var asked = false
-        func noRemote(_ error: Error) -> Bool { if case JournalError.noRemote = error { true } else { false } }
+        func noRemote(_ error: Error) -> Bool { (error as? SyncError)?.kind == .noRemote }
         #expect { try journal.sync(.cachedKeyOr(passphrase: { asked = true; return try secret("pw") })) } throws: { noRemote($0) }
         #expect { try journal.createRepository(passphrase: try secret("pw"), cost: testCost) } throws: { noRemote($0) }
         #expect(!asked)
@@ -28,7 +28,7 @@ import Testing
 
     @Test func aJournalMakesOneRepositoryItsOwnAndSyncsWithTheCachedKey() throws {
         let journal = try created("a")
-        #expect(throws: JournalError.self) { try journal.createRepository(passphrase: try secret("pw"), cost: testCost) }
+        #expect { try journal.createRepository(passphrase: try secret("pw"), cost: testCost) } throws: { (error: Error) in (error as? SyncError)?.kind == .alreadySyncs }
         _ = try journal.store.add(NewEntry(title: "Ἀρχή"))
         let report = try journal.sync(.cachedKeyOnly)  // no passphrase: the key was cached at creation
         #expect(report.segmentsPushed == 1)
@@ -52,8 +52,8 @@ import Testing
         let stranger = try created("stranger")
         _ = try stranger.store.add(NewEntry(title: "theirs"))
         try stranger.sync(.cachedKeyOnly)
-        #expect { try journal.sync(.cachedKeyOnly) } throws: { ($0 as? RepositoryError)?.kind == .wrongRepository }
-        #expect { try reader.sync(.cachedKeyOnly) } throws: { ($0 as? RepositoryError)?.kind == .wrongRepository }
+        #expect { try journal.sync(.cachedKeyOnly) } throws: { ($0 as? SyncError)?.kind == .wrongRepository }
+        #expect { try reader.sync(.cachedKeyOnly) } throws: { ($0 as? SyncError)?.kind == .wrongRepository }
         #expect(try journal.store.entries().map(\.title) == ["first"] && reader.store.entries().map(\.title) == ["first"])
 
         try FileManager.default.removeItem(atPath: repository)
@@ -68,7 +68,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: repository + "/heads/format.9", contents: Data()))
         _ = try journal.store.add(NewEntry(title: "third"))
         #expect { try journal.sync(.cachedKeyOnly) } throws: {
-            ($0 as? RepositoryError)?.kind == .badConfig && "\($0)".contains("upgrade Quire")
+            ($0 as? SyncError)?.kind == .badConfig && "\($0)".contains("upgrade Quire")
         }
     }
 
@@ -150,7 +150,7 @@ import Testing
         let laptop = try journal("b")
         try laptop.restore(from: address, .cachedKeyOr(passphrase: { try secret("pw") }))
         KeyCache.forget(storeFolder: laptop.store.folder)
-        #expect(throws: RepositoryError.self) {
+        #expect(throws: SyncError.self) {
             try laptop.watch(.cachedKeyOnly, interval: 60, shouldStop: { true }) { _, _ in }
         }
         #expect(try laptop.store.lastSyncFailure()?.reason.contains("no key is cached") == true)
