@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "QuireCrypto", dependencies: ["CSodium"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote"]),
-        .target(name: "QuireImport", dependencies: ["QuireStore", "CZip"]),
+        .target(name: "QuireImport", dependencies: ["QuireSupport", "QuireStore", "CZip"]),
         .target(name: "QuireExport", dependencies: ["QuireSupport", "QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib", "CQPDF", "CJPEG"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireTranscribe", dependencies: ["QuireStore", "QuireSupport"], plugins: ["EmbedFiles"]),

@@ -92,7 +92,7 @@ package struct KeyFile: Codable, Equatable, Sendable {
 /// How hard a passphrase is to guess at: the Argon2id cost of its key file. The default is
 /// libsodium's MODERATE (about 1 s and 256 MiB here); tests store cheaper ones in the file
 /// itself, so opening needs no special case.
-public struct KeyCost: Sendable, Equatable {
+public struct KeyCost: Sendable {
     package var opslimit: UInt64
     package var memlimit: UInt64
     package init(opslimit: UInt64, memlimit: UInt64) {
@@ -102,7 +102,7 @@ public struct KeyCost: Sendable, Equatable {
     public static var moderate: KeyCost {
         KeyCost(opslimit: UInt64(crypto_pwhash_opslimit_moderate()), memlimit: UInt64(crypto_pwhash_memlimit_moderate()))
     }
-    public static var minimum: KeyCost {
+    package static var minimum: KeyCost {
         KeyCost(opslimit: UInt64(crypto_pwhash_opslimit_min()), memlimit: UInt64(crypto_pwhash_memlimit_min()))
     }
     public static var interactive: KeyCost {

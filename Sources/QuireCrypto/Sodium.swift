@@ -3,7 +3,7 @@ import Foundation
 
 /// Key material in memory libsodium guards (guard pages, mlock) and wipes when freed.
 public final class SecureBytes: @unchecked Sendable {  // the pointer is written once, at init; libsodium guards it
-    public let count: Int
+    package let count: Int
     let pointer: UnsafeMutableRawPointer
 
     /// Fresh zeroed secure memory.

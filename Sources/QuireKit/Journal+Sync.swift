@@ -10,7 +10,7 @@ extension Journal {
     /// says. Use it for progress, cancelling (`isCancelled`) or several steps on one unlock.
     /// Its sync, restore, prune and repairing verify take the store's sync lock themselves,
     /// so no two of them, in any process or thread, ever work on one store at once.
-    /// - Throws: `JournalError.noRemote`, `RepositoryError`, `RemoteError`.
+    /// - Throws: `SyncError` (`.noRemote` …), `RemoteError`.
     package func syncer(_ unlock: Unlock) throws -> Syncer {
         let connect = try connection.connector(for: try remoteSettings())
         let syncer = try Syncer.open(store: store, connect: connect, unlock: unlock, workers: connection.workers)
@@ -20,7 +20,7 @@ extension Journal {
 
     /// Pulls what other devices wrote, merges it, pushes what this one wrote, and records
     /// when it synced (`Store.lastSync`).
-    /// - Throws: `SyncError`, `RepositoryError`, `RemoteError`: nothing is lost; the next sync
+    /// - Throws: `SyncError`, `RemoteError`: nothing is lost; the next sync
     ///   finishes the job.
     @discardableResult
     public func sync(_ unlock: Unlock, progress: ((String) -> Void)? = nil) throws -> SyncReport {
@@ -92,7 +92,7 @@ extension Journal {
     /// - Throws: only when the repository cannot be opened at all (locked key, wrong
     ///   repository) or another process is syncing this store.
     public func watch(_ unlock: Unlock, interval: TimeInterval, progress: ((String) -> Void)? = nil,
-                      shouldStop: @escaping @Sendable () -> Bool, round: (SyncWatch.Round, _ next: TimeInterval) -> Void) throws {
+                      shouldStop: @escaping @Sendable () -> Bool, round: (WatchRound, _ next: TimeInterval) -> Void) throws {
         try whileSyncing {
             let syncer: Syncer
             do {

@@ -32,7 +32,7 @@ public final class Store {
         }
     }
 
-    public let folder: String
+    package let folder: String
     package let blobs: BlobStore
     public let deviceID: String
     /// Opened for reading alone (`Options.readOnlyIfUnwritable`).

@@ -39,7 +39,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, in a few words, without user content.
     public var detail: String
     /// SQLite's result code, if it came from SQLite.
-    public var code: Int32?
+    package var code: Int32?
 
     package init(_ kind: Kind, path: String? = nil, line: Int? = nil, detail: String, code: Int32? = nil) {
         self.kind = kind

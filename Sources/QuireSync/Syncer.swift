@@ -4,7 +4,7 @@ import QuireRemote
 import QuireStore
 
 /// What one sync did.
-public struct SyncReport: Equatable, Sendable {
+public struct SyncReport: Sendable {
     public var segmentsPulled = 0
     public var segmentsPushed = 0
     /// Field changes pushed, and the records they belong to (what `Store.pendingCount` counted).
@@ -129,6 +129,6 @@ package final class Syncer {
     /// unless an unlock or a listing already did (a sync checks on its way, by its listing of
     /// `heads/`). For a caller that must know before it goes on: a watch that starts, a
     /// service that is installed.
-    /// - Throws: `RepositoryError` (`.noRepository`, `.wrongRepository`, `.badConfig`), `RemoteError`.
+    /// - Throws: `SyncError` (`.noRepository`, `.wrongRepository`, `.badConfig`), `RemoteError`.
     package func confirmRepository() throws { try Heads(context: context).confirm() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireStore
 
 /// Fills in machine drafts of voice and video notes' transcripts, on this machine, through
@@ -26,9 +27,18 @@ public final class Transcriber {
     }
 
     /// What happened to one note.
-    public struct Outcome: Equatable, Sendable {
-        public enum Status: String, Sendable {
+    public struct Outcome: Sendable {
+        public enum Status: NamedCases, Sendable {
             case transcribed, skipped, failed
+
+            /// The word `--json` prints.
+            package var name: String {
+                switch self {
+                case .transcribed: "transcribed"
+                case .skipped: "skipped"
+                case .failed: "failed"
+                }
+            }
         }
         public var mediaID: String
         public var status: Status
@@ -134,7 +144,7 @@ public final class Transcriber {
     /// Why a note is left alone, or nil to transcribe it.
     static func reasonToLeave(_ media: Media, options: Options, info: EngineInfo) -> String? {
         guard media.kind == .voice || media.kind == .video else {
-            return "a \(media.kind.rawValue), not a voice or video note"
+            return "a \(media.kind.name), not a voice or video note"
         }
         if !options.force {
             if !media.hasMachineTranscript && !media.transcript.isEmpty {

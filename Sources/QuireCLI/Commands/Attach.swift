@@ -32,7 +32,7 @@ struct AttachCommand: Command {
         let positionals = try arguments.positionals("ENTRY_ID", "FILE")
         var kind: MediaKind?
         if let k = arguments.value("kind") {
-            guard let parsed = MediaKind(rawValue: k) else { throw CLIError.usage("--kind must be voice, photo, video or file") }
+            guard let parsed = MediaKind(name: k) else { throw CLIError.usage("--kind must be voice, photo, video or file") }
             kind = parsed
         }
         var duration: Double?
@@ -64,12 +64,12 @@ struct AttachCommand: Command {
                                + "(\(Format.seconds(length))): is it the transcript of this recording?")
         }
         if context.stderrIsTerminal {
-            context.printError("Attached \(media.kind.rawValue) \(Format.short(media.id)) (\(media.filename), \(Format.size(media.size))"
+            context.printError("Attached \(media.kind.name) \(Format.short(media.id)) (\(media.filename), \(Format.size(media.size))"
                                + (media.duration.map { ", " + Format.seconds($0) } ?? "") + ") to \(Format.short(entryID)).")
         }
         if transcribe {
             guard media.kind == .voice || media.kind == .video else {
-                throw CLIError.failure("\(positionals[1]) is attached, but as a \(media.kind.rawValue): only voice and video notes are heard",
+                throw CLIError.failure("\(positionals[1]) is attached, but as a \(media.kind.name): only voice and video notes are heard",
                                        hint: "attach it again with --kind voice if it is a recording")
             }
             try Hearing.tell(try Hearing.hear([media.id], journal: Journal(store: store), arguments: arguments, context: context),

@@ -112,7 +112,7 @@ struct ExportCommand: Command {
         }
         let pages = options.pages
         if let text = arguments.value("paper") {
-            guard let paper = CoverOptions.Paper(rawValue: text.lowercased()) else { throw CLIError.usage("--paper '\(text)': give white or cream") }
+            guard let paper = CoverOptions.Paper(name: text.lowercased()) else { throw CLIError.usage("--paper '\(text)': give white or cream") }
             options.paper = paper
         }
         var print = try Self.printSettings(arguments)
@@ -129,7 +129,7 @@ struct ExportCommand: Command {
             context.print(json.text)
         } else if context.stderrIsTerminal {
             context.printError(String(format: "Wrote %@: a cover %.3f × %.3f in, its spine %.3f in (%d pages on %@ paper), PDF/X-3.",
-                                      output, options.sheetWidth / 72, options.sheetHeight / 72, options.spineWidth / 72, pages, options.paper.rawValue))
+                                      output, options.sheetWidth / 72, options.sheetHeight / 72, options.spineWidth / 72, pages, options.paper.name))
         }
     }
 
@@ -152,7 +152,7 @@ struct ExportCommand: Command {
             settings.bleed = bleed
         }
         if let text = arguments.value("color") {
-            guard let color = PrintSettings.Color(rawValue: text.lowercased()) else { throw CLIError.usage("--color '\(text)': give cmyk or gray") }
+            guard let color = PrintSettings.Color(name: text.lowercased()) else { throw CLIError.usage("--color '\(text)': give cmyk or gray") }
             settings.color = color
         }
         return settings
@@ -257,7 +257,7 @@ struct ExportCommand: Command {
                          ("images", .int(summary.images)), ("recordings", .int(summary.recordings)), ("bytes", .int(Int(summary.bytes))),
                          ("warnings", .strings(summary.warnings)), ("language", .string(summary.language)),
                          ("language_source", .string(summary.languageSource))])
-            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize)\(options.print.map { ", PDF/X-3 in \($0.color == .cmyk ? "CMYK" : "grey")" } ?? ""), in \(summary.language)), \(Format.size(summary.bytes)).")
+            tell("Wrote \(output): \(Format.count(summary.entries, "entry", "entries")) on \(Format.count(summary.pages, "page")) (\(options.pageSize.name)\(options.print.map { ", PDF/X-3 in \($0.color == .cmyk ? "CMYK" : "grey")" } ?? ""), in \(summary.language)), \(Format.size(summary.bytes)).")
         default:
             throw CLIError.usage("unknown export format '\(format)' (formats: json, markdown, epub, pdf, templates)")
         }

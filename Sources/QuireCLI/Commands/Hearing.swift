@@ -48,7 +48,7 @@ enum Hearing {
         report.outcomes.map { outcome in
             if json {
                 var line = JSONOutput()
-                line.object([("media", .string(outcome.mediaID)), ("status", .string(outcome.status.rawValue)), ("reason", .string(outcome.reason)),
+                line.object([("media", .string(outcome.mediaID)), ("status", .string(outcome.status.name)), ("reason", .string(outcome.reason)),
                              ("seconds", .number((outcome.seconds * 1000).rounded() / 1000)), ("words", .int(outcome.words)),
                              ("segments", .int(outcome.segments))])
                 return line.text
@@ -56,7 +56,7 @@ enum Hearing {
             let what = outcome.status == .transcribed
                 ? "\(Format.count(outcome.words, "word")) in \(Format.count(outcome.segments, "timed segment")) (\(clock(outcome.seconds)))"
                 : outcome.reason
-            return "\(Format.short(outcome.mediaID)): \(outcome.status.rawValue): \(what)"
+            return "\(Format.short(outcome.mediaID)): \(outcome.status.name): \(what)"
         }
     }
 

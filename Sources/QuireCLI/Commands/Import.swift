@@ -50,7 +50,7 @@ struct ImportCommand: Command {
         let store: Store
         if all.count == 2 {
             let (format, path) = (all[0], all[1])
-            guard let importer = ImportFormat(rawValue: format), importer != .jsonLines else {
+            guard let importer = ImportFormat(name: format), importer != .jsonLines else {
                 throw CLIError.usage("unknown import format '\(format)' (formats: dayone, jrnl, markdown; or give a FILE.jsonl alone)")
             }
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.failure("\(path): no such file or folder", hint: nil) }
@@ -120,7 +120,7 @@ struct ImportCommand: Command {
 
     /// An importer's refusal, with the importer that fits better where the source tells.
     static func withGuess(_ error: ImportError, path: String, asked: String) -> Error {
-        guard let guess = ImportFormat.guess(path), guess.rawValue != asked else { return error }
+        guard let guess = ImportFormat.guess(path), guess.name != asked else { return error }
         return CLIError.failure(Messages.text(of: error) + " (it looks like a \(guess.description(of: path)))",
                                 hint: "did you mean `\(guess.command(for: path))`?")
     }

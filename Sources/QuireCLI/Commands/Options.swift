@@ -159,7 +159,7 @@ enum Format {
         if !entry.body.isEmpty { lines += ["", entry.body] }
         for media in entry.media {
             lines.append("")
-            var about = "\(media.kind.rawValue) \(media.id)  \(media.filename)  \(media.mime), \(size(media.size))"
+            var about = "\(media.kind.name) \(media.id)  \(media.filename)  \(media.mime), \(size(media.size))"
             if let d = media.duration { about += ", \(seconds(d))" }
             lines.append(about)
             if !media.segments.isEmpty {

@@ -29,7 +29,7 @@ struct RemoveCommand: Command {
             remove = { try store.remove(entryID: entryID) }
         case .media(let mediaID):
             let media = try store.media(id: mediaID)
-            what = "the \(media?.kind.rawValue ?? "attachment") \(Format.short(mediaID))" + (media.map { " (\($0.filename))" } ?? "")
+            what = "the \(media?.kind.name ?? "attachment") \(Format.short(mediaID))" + (media.map { " (\($0.filename))" } ?? "")
             remove = { try store.remove(mediaID: mediaID) }
         }
         if !arguments.flag("yes") {

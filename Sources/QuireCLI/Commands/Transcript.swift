@@ -59,7 +59,7 @@ struct TranscriptCommand: Command {
         }
         let media = try store.setTranscript(mediaID: mediaID, text: text, segments: segments)
         if context.stderrIsTerminal || arguments.flag("edit") {
-            context.printError("Set the transcript of \(media.kind == .voice ? "voice note" : media.kind.rawValue) \(Format.short(media.id)): "
+            context.printError("Set the transcript of \(media.kind == .voice ? "voice note" : media.kind.name) \(Format.short(media.id)): "
                                + (segments.isEmpty ? Format.count(text.split(whereSeparator: \.isWhitespace).count, "word")
                                   : Format.count(segments.count, "timed segment")) + ".")
         }

@@ -18,7 +18,7 @@ public struct EPUBOptions {
 }
 
 /// What an export wrote.
-public struct BookSummary: Equatable, Sendable {
+public struct BookSummary: Sendable {
     public var entries = 0
     public var chapters = 0
     public var images = 0

@@ -94,7 +94,7 @@ struct EntryData {
         var object: [String: MustacheValue] = [
             "anchor": .string(anchor),
             "filename": .string(clean(media.filename)),
-            "kind": .string(media.kind.rawValue),
+            "kind": .string(media.kind.name),
             "size": .string(ByteCount.text(media.size)),
         ]
         let duration = media.duration.flatMap { $0 > 0 ? dates.duration($0) : nil }

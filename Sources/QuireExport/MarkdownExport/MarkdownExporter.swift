@@ -2,7 +2,7 @@ import Foundation
 import QuireStore
 
 /// What a Markdown export wrote.
-public struct MarkdownSummary: Equatable, Sendable {
+public struct MarkdownSummary: Sendable {
     public var entries = 0
     public var attachments = 0
     /// The language the index and headings were written in (BCP 47), and how it was chosen.
@@ -87,7 +87,7 @@ package struct MarkdownExporter {
                 for item in entry.media {
                     let attachment: String
                     let format = MediaFormat.detect(path: store.blobs.path(for: item.blobID), declaredMime: item.mime)
-                    let safe = SafeName.fileName(item.filename.isEmpty ? item.kind.rawValue : item.filename, fallbackExtension: format.fileExtension)
+                    let safe = SafeName.fileName(item.filename.isEmpty ? item.kind.name : item.filename, fallbackExtension: format.fileExtension)
                     let key = item.blobID + "\u{0}" + safe
                     if let known = attachmentNames[key] {
                         attachment = known
@@ -228,7 +228,7 @@ package struct MarkdownExporter {
         let (words, dates) = (language.words, language.dates)
         let q = MarkdownText.yamlQuoted
         var yaml: [String: MustacheValue] = [
-            "id": .string(q(media.id)), "file": .string(q(file)), "kind": .string(media.kind.rawValue),
+            "id": .string(q(media.id)), "file": .string(q(file)), "kind": .string(media.kind.name),
             "filename": .string(q(media.filename)), "mime": .string(q(media.mime)),
             "hasSegments": .bool(!media.segments.isEmpty),
             "segments": .list(media.segments.map { .string("\($0.start), \($0.end), " + q($0.text)) }),
@@ -244,7 +244,7 @@ package struct MarkdownExporter {
         var object: [String: MustacheValue] = [
             "link": .string(link),
             "name": .string(MarkdownText.inline(name)),
-            "kind": .string(media.kind.rawValue),
+            "kind": .string(media.kind.name),
             "yaml": .object(yaml),
             "inPlace": .bool(inPlace),
         ]

@@ -2,7 +2,7 @@ import Foundation
 
 /// A page size: A5 (a journal's), A4, US Letter, 6×9 in (a trade paperback), or any
 /// `WxH` with a unit (`mm`, `cm`, `in`, `pt`; millimetres when none is given).
-public struct PageSize: Equatable, Sendable, CustomStringConvertible {
+public struct PageSize: Equatable, Sendable {
     /// Points (1/72 in).
     public let width: Double
     public let height: Double
@@ -41,8 +41,6 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
         guard (216...1440).contains(width), (216...1440).contains(height) else { return nil }
         self.init(width: (width * 100).rounded() / 100, height: (height * 100).rounded() / 100, name: lower)
     }
-
-    public var description: String { name }
 }
 
 /// Where things go on a page of a given size: mirrored margins (wider inside, by the

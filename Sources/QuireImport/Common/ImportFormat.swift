@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireStore
 
 /// The sources Quire imports, and the one way each is run (`run`): the CLI's `import` and
@@ -6,15 +7,25 @@ import QuireStore
 /// bytes (and, for a folder, its files: `guess`), so a person who named the wrong importer
 /// is told the right one: a jrnl text file given as JSON lines, an Obsidian folder given as
 /// a file.
-public enum ImportFormat: String, Sendable, CaseIterable {
+public enum ImportFormat: NamedCases, Sendable {
     /// Quire's own JSON lines (`quire export json`).
-    case jsonLines = "jsonl"
+    case jsonLines
     /// A Day One export: its zip, or the folder it unpacks to.
-    case dayOne = "dayone"
+    case dayOne
     /// jrnl's JSON export or its plain text file.
     case jrnl
     /// A folder of Markdown notes (Obsidian's vault, a Quire Markdown export).
     case markdown
+
+    /// The name `quire import` takes.
+    package var name: String {
+        switch self {
+        case .jsonLines: "jsonl"
+        case .dayOne: "dayone"
+        case .jrnl: "jrnl"
+        case .markdown: "markdown"
+        }
+    }
 }
 
 extension ImportFormat {
@@ -92,7 +103,7 @@ extension ImportFormat {
             if Self.isFolder(path) { return "quire import markdown \(quoted)" }
             let parent = (path as NSString).deletingLastPathComponent
             return "quire import markdown " + (parent.isEmpty ? "." : parent.contains(" ") ? "'\(parent)'" : parent)
-        default: return "quire import \(rawValue) \(quoted)"
+        default: return "quire import \(name) \(quoted)"
         }
     }
 }

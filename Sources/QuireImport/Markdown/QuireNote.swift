@@ -60,7 +60,7 @@ enum QuireNote {
             }
             var kind: MediaKind?
             if let k = try text("kind", in: item) {
-                guard let parsed = MediaKind(rawValue: k) else { throw fail("\(at).kind must be voice, photo, video or file") }
+                guard let parsed = MediaKind(name: k) else { throw fail("\(at).kind must be voice, photo, video or file") }
                 kind = parsed
             }
             var segments: [Segment] = []

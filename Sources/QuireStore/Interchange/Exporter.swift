@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// What an export wrote.
-public struct ExportSummary: Equatable, Sendable {
+public struct ExportSummary: Sendable {
     public var entries = 0
     public var mediaFiles = 0
 }
@@ -127,7 +127,7 @@ extension Store {
                 let (media, path) = pair
                 w.object { m in
                     m.string("id", media.id)
-                    m.string("kind", media.kind.rawValue)
+                    m.string("kind", media.kind.name)
                     m.string("path", path)
                     m.string("filename", media.filename)
                     m.string("mime", media.mime)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an import did.
-public struct ImportSummary: Equatable, Sendable {
+public struct ImportSummary: Sendable {
     /// Entries read from the source.
     public var lines = 0
     public var entriesAdded = 0

@@ -88,7 +88,7 @@ struct InterchangeLine {
         }
         var kind: MediaKind?
         if let k = try string(o["kind"], key: "\(at).kind") {
-            guard let parsed = MediaKind(rawValue: k) else {
+            guard let parsed = MediaKind(name: k) else {
                 throw StoreError(.invalid, detail: "\(at).kind must be voice, photo, video or file")
             }
             kind = parsed

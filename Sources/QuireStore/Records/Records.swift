@@ -1,8 +1,18 @@
 import Foundation
+import QuireSupport
 
 /// What kind of thing an attachment is.
-public enum MediaKind: String, CaseIterable, Sendable {
+public enum MediaKind: NamedCases, Sendable {
     case voice, photo, video, file
+
+    package var name: String {
+        switch self {
+        case .voice: "voice"
+        case .photo: "photo"
+        case .video: "video"
+        case .file: "file"
+        }
+    }
 
     /// A kind guessed from a MIME type, for attachments given without `--kind`.
     package static func guess(mime: String) -> MediaKind {
@@ -47,9 +57,9 @@ public struct Segment: Equatable, Sendable {
 public struct Media: Equatable, Sendable {
     public var id: String
     public var entryID: String
-    public var position: Int
+    package var position: Int
     public var kind: MediaKind
-    public var blobID: String
+    package var blobID: String
     public var size: Int64
     public var filename: String
     public var mime: String
@@ -57,13 +67,14 @@ public struct Media: Equatable, Sendable {
     public var transcript: String
     public var segments: [Segment]
     /// Who wrote the transcript: empty for the user's own (typed, imported, from subtitles),
-    /// else the engine and model of a machine draft (`Transcriber`), which the user may correct.
+    /// else the engine and model of a machine draft (`Transcriber`), which the user may
+    /// correct (and then it is the user's own, and this empty again).
     public var transcriber: String
     /// While a machine draft is unfinished: how far into the recording it got (seconds).
     public var transcribedTo: Double?
 
     /// Whether the transcript is a machine's draft, not the user's own words.
-    public var hasMachineTranscript: Bool { !transcriber.isEmpty }
+    package var hasMachineTranscript: Bool { !transcriber.isEmpty }
 
     package init(id: String, entryID: String, position: Int, kind: MediaKind, blobID: String, size: Int64,
                 filename: String, mime: String, duration: Double?, transcript: String, segments: [Segment],
@@ -121,7 +132,7 @@ public struct Entry: Equatable, Sendable {
 }
 
 /// A concurrent write that lost on a text field, kept as a revision.
-public struct Revision: Equatable, Sendable {
+public struct Revision: Sendable {
     public var record: String
     public var recordID: String
     public var field: String
@@ -158,7 +169,7 @@ public struct EntryFilter: Sendable {
     public var monthDay: String?
 
     /// True when the filter selects every entry.
-    public var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil && !starredOnly && monthDay == nil }
+    package var isEmpty: Bool { journals.isEmpty && tags.isEmpty && from == nil && to == nil && !starredOnly && monthDay == nil }
 
     public init(journals: [String] = [], tags: [String] = [], from: Timestamp? = nil, to: Timestamp? = nil) {
         self.journals = journals

@@ -45,6 +45,7 @@ public struct EntryEdit: Sendable {
 }
 
 extension Store {
+    /// The journal an entry goes to when none is named.
     public static let defaultJournal = "Journal"
 
     /// Validates and normalises a tag or journal name: trimmed, not empty, no control characters.

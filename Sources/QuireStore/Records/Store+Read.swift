@@ -118,7 +118,7 @@ extension Store {
 
     private static func readMedia(_ row: Statement) -> StoredMedia {
         let media = Media(id: row.text(0), entryID: row.text(1), position: Int(row.int(2)),
-                          kind: MediaKind(rawValue: row.text(3)) ?? .file, blobID: row.text(4), size: row.int(5),
+                          kind: MediaKind(name: row.text(3)) ?? .file, blobID: row.text(4), size: row.int(5),
                           filename: row.text(6), mime: row.text(7), duration: row.optionalDouble(8),
                           transcript: row.text(9), segments: (try? JSONValue.parseSegments(row.text(10))) ?? [],
                           transcriber: row.text(12), transcribedTo: row.optionalDouble(13))

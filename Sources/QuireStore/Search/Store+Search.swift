@@ -1,20 +1,17 @@
 import Foundation
 
 /// One search result.
-public struct SearchHit: Equatable, Sendable {
+public struct SearchHit: Sendable {
     public var id: String
     public var created: Timestamp
     public var title: String
-    /// Context around the match; matched words are wrapped in `SearchHit.markStart`/`markEnd`.
-    public var snippet: String
+    /// Context around the match, each matched word between U+0001 and U+0002.
+    package var marked: String
 
-    public static let markStart: Character = "\u{1}"
-    public static let markEnd: Character = "\u{2}"
-
-    /// The snippet with match marks replaced by `open` and `close`.
-    public func snippet(open: String, close: String) -> String {
-        snippet.replacingOccurrences(of: String(Self.markStart), with: open)
-            .replacingOccurrences(of: String(Self.markEnd), with: close)
+    /// Context around the match, each matched word between `open` and `close`; plain text
+    /// when both are empty.
+    public func snippet(open: String = "", close: String = "") -> String {
+        marked.replacingOccurrences(of: "\u{1}", with: open).replacingOccurrences(of: "\u{2}", with: close)
     }
 }
 
@@ -68,7 +65,7 @@ extension Store {
                     title = Entry(id: "", journal: "", title: "", body: row.text(4), created: created, modified: created,
                                   tags: [], starred: false, location: nil, media: []).displayTitle
                 }
-                return (SearchHit(id: row.text(0), created: created, title: title, snippet: row.text(5)), row.int(2))
+                return (SearchHit(id: row.text(0), created: created, title: title, marked: row.text(5)), row.int(2))
             }) else { continue }
             hits.append((found.0, score, found.1))
         }

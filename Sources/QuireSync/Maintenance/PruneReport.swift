@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `prune` did.
-public struct PruneReport: Equatable, Sendable {
+public struct PruneReport: Sendable {
     public var snapshot = ""
     public var segmentsDeleted = 0
     public var snapshotsDeleted = 0

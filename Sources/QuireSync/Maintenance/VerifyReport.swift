@@ -1,14 +1,14 @@
 import Foundation
 
 /// One thing `verify` found wrong.
-public struct VerifyProblem: Equatable, Sendable, CustomStringConvertible {
+public struct VerifyProblem: Sendable, CustomStringConvertible {
     public var object: String
     public var detail: String
     public var description: String { "\(object): \(detail)" }
 }
 
 /// What `verify` looked at.
-public struct VerifyReport: Equatable, Sendable {
+public struct VerifyReport: Sendable {
     public var devices = 0
     public var segments = 0
     public var blobs = 0

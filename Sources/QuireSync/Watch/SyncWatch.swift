@@ -1,16 +1,19 @@
 import Foundation
 import QuireStore
 
+/// How one round of a watch (`Journal.watch`) ended.
+public enum WatchRound {
+    case synced(SyncReport)
+    case failed(Error)
+}
+
 /// Keeps a store in step with its repository (`quire sync --watch`, the user service): a
 /// sync every `interval`, and one soon after a local change (another process writing the
 /// store, seen by inotify: `settle` seconds later, if it left something to push). While the server fails, the next try waits longer each time (15 s, 30 s, 1 min …
 /// up to the larger of `interval` and 30 min), and the failure is recorded in the store for
 /// `quire service status`. A failed round never ends the watch.
-public final class SyncWatch {
-    public enum Round {
-        case synced(SyncReport)
-        case failed(Error)
-    }
+package final class SyncWatch {
+    package typealias Round = WatchRound
 
     let syncer: Syncer
     let interval: TimeInterval

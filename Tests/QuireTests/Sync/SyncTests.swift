@@ -35,7 +35,7 @@ import Testing
         let counting = CountingBackend(world.backend)
         let quiet = try Syncer(store: b, repository: Repository.open(backend: counting, passphrase: secret("pw"), expectedID: world.repositoryID)).sync()
         _ = idle
-        #expect(quiet == SyncReport())
+        #expect(String(describing: quiet) == String(describing: SyncReport()), "a sync after a sync does nothing")
     }
 
     /// An edit sends the fields it changed, not the whole entry again: the rest went in an
@@ -125,7 +125,7 @@ import Testing
         #expect(Set(try a.conflicts().map(\.value)) == ["B's title", "B's body"])
         let title = try #require(try b.conflicts().first { $0.field == "title" })
         let body = try #require(try b.conflicts().first { $0.field == "body" })
-        #expect(try b.conflict(String(title.id.prefix(8))) == title)
+        #expect(try b.conflict(String(title.id.prefix(8))).id == title.id)
         try b.dismiss(title)
         try b.keep(body)
         #expect(try b.entry(id: first.id)?.body == "B's body")

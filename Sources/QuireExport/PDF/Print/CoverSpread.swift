@@ -1,13 +1,17 @@
 import CPango
 import Foundation
+import QuireSupport
 import QuireStore
 
 /// What `quire export cover` was asked for: the cover of a printed book, one sheet with
 /// the back, the spine and the front side by side.
 public struct CoverOptions: Sendable {
     /// The paper the interior is printed on; it sets how thick each page is.
-    public enum Paper: String, Sendable, CaseIterable {
+    public enum Paper: NamedCases, Sendable {
         case white, cream
+
+        /// The word `--paper` takes.
+        package var name: String { self == .white ? "white" : "cream" }
     }
 
     /// The interior's page count (an even number, as `export pdf --print` makes it).

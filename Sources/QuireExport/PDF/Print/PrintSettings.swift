@@ -1,13 +1,17 @@
 import Foundation
+import QuireSupport
 
 /// What a printer asks of a book's interior (`quire export pdf --print`): bleed around the
 /// trim, the colour it prints in, and an inside margin that grows with the page count. The
 /// trim size is the book's page size.
-public struct PrintSettings: Equatable, Sendable {
+public struct PrintSettings: Sendable {
     /// How the pages are coloured for the press: CMYK for a colour interior, grey for a
     /// black-and-white one (the cheaper kind, where no colour may remain).
-    public enum Color: String, Sendable, CaseIterable {
+    public enum Color: NamedCases, Sendable {
         case cmyk, gray
+
+        /// The word `--color` takes.
+        package var name: String { self == .cmyk ? "cmyk" : "gray" }
     }
 
     /// Bleed on each side of the trim, in points (0 unless asked: journal pages rarely bleed).

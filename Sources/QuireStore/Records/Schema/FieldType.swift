@@ -55,7 +55,7 @@ enum FieldType: Equatable, Sendable {
                   (try? Store.checkTimings(duration: nil, segments: segments)) != nil else { return nil }
             return [.text(JSONWriter.segments(segments))]
         case .mediaKind:
-            guard let s = value.string, MediaKind(rawValue: s) != nil else { return nil }
+            guard let s = value.string, MediaKind(name: s) != nil else { return nil }
             return [.text(s)]
         case .blob:
             guard let s = value.string, BlobStore.isValidID(s) else { return nil }

@@ -18,7 +18,7 @@ extension RecordSchema {
 
     /// An attachment's fields.
     static func values(of media: Media, deleted: Bool = false) -> [String: JSONValue] {
-        ["entry": .string(media.entryID), "position": .number(Double(media.position)), "kind": .string(media.kind.rawValue),
+        ["entry": .string(media.entryID), "position": .number(Double(media.position)), "kind": .string(media.kind.name),
          "blob": .string(media.blobID), "filename": .string(media.filename), "mime": .string(media.mime),
          "duration": media.duration.map { .number($0) } ?? .null, "transcript": .string(media.transcript),
          "segments": (try? JSONValue.parse(JSONWriter.segments(media.segments))) ?? .array([]),
