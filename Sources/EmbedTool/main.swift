@@ -38,7 +38,11 @@ for path in arguments.dropFirst(4).sorted() {
 }
 source += count == 0 ? "        :]\n}\n" : "    ]\n}\n"
 do {
-    try Data(source.utf8).write(to: output, options: .atomic)
+    // Beside the output, then renamed over it: Foundation's `.atomic` on Linux leaves an
+    // empty TemporaryDirectory.* in /tmp behind on every build.
+    let partial = output.appendingPathExtension("partial")
+    try Data(source.utf8).write(to: partial)
+    guard rename(partial.path, output.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
 } catch {
     FileHandle.standardError.write(Data("EmbedTool: cannot write \(output.path): \(error)\n".utf8))
     exit(1)
