@@ -1,7 +1,7 @@
 # Shared by scripts/*: install what a fresh Debian 12 with Swift 6.3 lacks, skip what is there.
 
 # The Debian packages the build needs (C libraries through system-library targets).
-QUIRE_BUILD_PACKAGES=(pkg-config libsqlite3-dev libsodium-dev libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libzip-dev libpango1.0-dev libcairo2-dev libhyphen-dev zlib1g-dev libzstd-dev libssl-dev libqpdf-dev libturbojpeg0-dev)
+QUIRE_BUILD_PACKAGES=(pkg-config libsqlite3-dev libsodium-dev libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libzip-dev libpango1.0-dev libcairo2-dev libhyphen-dev zlib1g-dev libzstd-dev libssl-dev libqpdf-dev libturbojpeg0-dev libfontconfig-dev)
 # What the PDF book is set in: hyphenation dictionaries and fonts for every script the corpus has.
 QUIRE_BOOK_PACKAGES=(hyphen-en-us hyphen-ru hyphen-es hyphen-de hyphen-fr hyphen-it hyphen-pt-br hyphen-pt-pt hyphen-uk fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
 

@@ -1,2 +1,3 @@
 #include <pango/pangocairo.h>
 #include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>

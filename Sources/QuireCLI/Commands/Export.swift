@@ -14,9 +14,9 @@ struct ExportCommand: Command {
                quire export markdown OUTDIR [filters] [--lang TAG] [--templates DIR]
                quire export epub OUT.epub [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--with-audio] [--templates DIR]
                quire export pdf OUT.pdf [filters] [--lang TAG] [--title T] [--author A] [--cover IMAGE] [--page-size SIZE] [--no-photos]
-                                        [--print [--bleed LENGTH] [--color cmyk|gray]]
+                                        [--print [--bleed LENGTH] [--color cmyk|gray] [--full-fonts]]
                quire export cover OUT.pdf (--pages N | --for INTERIOR.pdf) [--page-size SIZE] [--paper white|cream] [--bleed LENGTH]
-                                          [--title T] [--author A] [--cover IMAGE] [--color cmyk|gray]
+                                          [--title T] [--author A] [--cover IMAGE] [--color cmyk|gray] [--full-fonts]
                quire export templates DIR
         Filters: [--journal J]... [--tag T]... [--from DATE] [--to DATE]
 
@@ -43,7 +43,9 @@ struct ExportCommand: Command {
         reach the edge), colour for the press (--color cmyk, or gray for a black-and-white
         interior), trim and bleed boxes on every page, an inside margin that widens with the
         page count, photos brought down to 300 ppi, no cover, links or bookmarks, an even
-        page count. A photo printed at under 300 ppi is named in a warning.
+        page count. A photo printed at under 300 ppi is named in a warning. Fonts hold the
+        glyphs the book uses; --full-fonts embeds each whole, for printers that ask (the file
+        grows by the fonts: some 20 MB for a CJK face).
 
         --lang TAG (BCP 47: ru, es, ja, ar, he, de, fr, en-GB, pt-BR…) sets the language of
         what Quire writes around the entries in markdown, epub and pdf: month names, dates and
@@ -77,6 +79,7 @@ struct ExportCommand: Command {
         .flag("print", "pdf: the interior for a printer, PDF/X-3"),
         .value("bleed", "LENGTH", "pdf --print: bleed around the trim: 0.125in, 3mm (default 0)"),
         .value("color", "MODEL", "pdf --print: cmyk (default) or gray for a black-and-white interior"),
+        .flag("full-fonts", "pdf --print: embed each font whole, for printers that ask (a larger file)"),
         .value("pages", "N", "cover: the interior's page count, which sets the spine's width"),
         .value("for", "INTERIOR", "cover: the print interior it goes around (its page count and trim size)"),
         .value("paper", "PAPER", "cover: white (default) or cream, the interior's paper"),
@@ -117,7 +120,7 @@ struct ExportCommand: Command {
         }
         var print = try Self.printSettings(arguments)
         if arguments.value("bleed") == nil { print.bleed = 9 }
-        (options.bleed, options.color) = (print.bleed, print.color)
+        (options.bleed, options.color, options.fullFonts) = (print.bleed, print.color, print.fullFonts)
         options.title = arguments.value("title")?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty ?? "Journal"
         options.author = arguments.value("author")?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty
         options.image = arguments.value("cover")
@@ -155,6 +158,7 @@ struct ExportCommand: Command {
             guard let color = PrintSettings.Color(name: text.lowercased()) else { throw CLIError.usage("--color '\(text)': give cmyk or gray") }
             settings.color = color
         }
+        settings.fullFonts = arguments.flag("full-fonts")
         return settings
     }
 
@@ -182,7 +186,7 @@ struct ExportCommand: Command {
         if format != "epub", arguments.flag("with-audio") { throw CLIError.usage("--with-audio applies to `export epub` only") }
         let pdfOnly = ["page-size", "bleed", "color"].filter { arguments.value($0) != nil } + ["no-photos", "print"].filter { arguments.flag($0) }
         if format != "pdf" && format != "cover", let option = pdfOnly.first { throw CLIError.usage("--\(option) applies to `export pdf` only") }
-        if format != "cover", !arguments.flag("print"), let option = ["bleed", "color"].first(where: { arguments.value($0) != nil }) {
+        if format != "cover", !arguments.flag("print"), let option = ["bleed", "color"].first(where: { arguments.value($0) != nil }) ?? ["full-fonts"].first(where: { arguments.flag($0) }) {
             throw CLIError.usage("--\(option) applies to `export pdf --print`")
         }
         if format == "pdf", arguments.value("templates") != nil {

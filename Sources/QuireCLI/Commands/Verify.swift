@@ -42,7 +42,7 @@ struct VerifyCommand: Command {
             context.print(String(json.text.dropLast()) + ", \"problems\": " + problems.text + "}")
         } else {
             if report.repaired > 0 { context.print("put back \(Format.count(report.repaired, "object")) the server had lost") }
-            for problem in report.problems { context.print("problem: \(problem)") }
+            for problem in report.problems { context.print("problem: \(problem.object): \(problem.detail)") }
             context.print("\(Format.count(report.devices, "device")), \(Format.count(report.segments, "segment")), \(Format.count(report.blobs, "attachment"))"
                           + (arguments.flag("read-data") ? " (\(report.blobsRead) read in full)" : "") + ": "
                           + (report.problems.isEmpty ? "all present and authentic" : Format.count(report.problems.count, "problem")))

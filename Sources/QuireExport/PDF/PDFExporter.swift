@@ -120,7 +120,7 @@ package struct PDFExporter {
                 PageOrder.position(ofDrawn: $0, movingLast: move.count, toAfter: move.after, of: canvas.pagesDrawn)
             })
             try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, pages: pages, in: temp)
-            if let print { try PrintFile.finish(temp, color: print.color, title: title, epoch: Self.epoch(newest: modified)) }
+            if let print { try PrintFile.finish(temp, color: print.color, wholeFonts: print.fullFonts, title: title, epoch: Self.epoch(newest: modified)) }
             summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)
             return summary

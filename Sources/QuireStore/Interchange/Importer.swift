@@ -2,8 +2,8 @@ import Foundation
 
 /// What an import did.
 public struct ImportSummary: Sendable {
-    /// Entries read from the source.
-    public var lines = 0
+    /// Entries read from the source (added, updated and unchanged).
+    package var lines = 0
     public var entriesAdded = 0
     public var entriesUpdated = 0
     public var entriesUnchanged = 0

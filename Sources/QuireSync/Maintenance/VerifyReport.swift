@@ -1,10 +1,10 @@
 import Foundation
 
 /// One thing `verify` found wrong.
-public struct VerifyProblem: Sendable, CustomStringConvertible {
+public struct VerifyProblem: Sendable {
+    /// The repository object, as its path.
     public var object: String
     public var detail: String
-    public var description: String { "\(object): \(detail)" }
 }
 
 /// What `verify` looked at.

@@ -245,10 +245,80 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasPrefix(".quire-pdf-") })
     }
 
+    /// `--full-fonts`: every font whole (pdffonts: embedded, not a subset), the CJK face's
+    /// CFF among them, and every page drawn exactly as with the subsets, pixel for pixel, by
+    /// poppler; the same text; the cover too.
+    @Test(.enabled(if: tools && ExternalTool.available("pdftoppm") && ExternalTool.available("pdftotext")))
+    func wholeFontsPrintEveryPageAsTheSubsetsDid() throws {
+        let (subsetRun, subset) = try export(["--page-size", "6x9in"], to: "subset.pdf")
+        let (wholeRun, whole) = try export(["--page-size", "6x9in", "--full-fonts"], to: "whole.pdf")
+        try #require(subsetRun.status == 0 && wholeRun.status == 0, "\(subsetRun.stderr) \(wholeRun.stderr)")
+        #expect(try ExternalTool.run("qpdf", ["--check", whole]).status == 0)
+        let rows = try ExternalTool.run("pdffonts", [whole]).stdout.split(separator: "\n").dropFirst(2).map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.count >= 6)
+        for row in rows {
+            #expect(row.count >= 7 && row[row.count - 5] == "yes" && row[row.count - 4] == "no", "not whole: \(row)")
+            #expect(!row[0].contains("+"), "a subset's name: \(row)")
+        }
+        let kinds = Set(rows.map { $0.dropFirst().prefix { $0 != "Identity-H" && $0 != "WinAnsi" }.joined(separator: " ") })
+        #expect(kinds.isSuperset(of: ["TrueType", "CID TrueType", "CID Type 0C"]), "\(kinds)")
+        let sizes = [subset, whole].map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
+        #expect(sizes[1] > sizes[0] * 5, "\(sizes)")
+
+        let pages = dir.path + "/pages"
+        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        for (book, prefix) in [(subset, "s"), (whole, "w")] {
+            #expect(try ExternalTool.run("pdftoppm", ["-r", "40", "-gray", book, pages + "/" + prefix]).status == 0)
+        }
+        let drawn = try FileManager.default.contentsOfDirectory(atPath: pages).filter { $0.hasPrefix("s-") }.sorted()
+        #expect(drawn.count >= 20)
+        for page in drawn {
+            let a = FileManager.default.contents(atPath: pages + "/" + page), b = FileManager.default.contents(atPath: pages + "/w" + page.dropFirst())
+            #expect(a != nil && a == b, "page \(page) is drawn differently with whole fonts")
+        }
+        let text = try [subset, whole].map { try ExternalTool.run("pdftotext", [$0, "-"]).stdout }
+        #expect(text[0] == text[1] && text[0].contains("東京"), "the text differs")
+
+        let cover = dir.path + "/cover-whole.pdf"
+        let made = try QuireBinary.run(["export", "cover", cover, "--pages", "100", "--title", "Год", "--full-fonts"], store: store)
+        try #require(made.status == 0, "\(made.stderr)")
+        let coverRows = try ExternalTool.run("pdffonts", [cover]).stdout.split(separator: "\n").dropFirst(2).map { $0.split(separator: " ").map(String.init) }
+        #expect(!coverRows.isEmpty && coverRows.allSatisfy { $0.count >= 7 && $0[$0.count - 4] == "no" }, "\(coverRows)")
+    }
+
+    /// A CFF font given other CIDs keeps every glyph program and reads back with them; a
+    /// TrueType font matched against itself finds each glyph (or one drawn the same).
+    @Test func wholeFontsKeepEveryGlyph() throws {
+        #expect(WholeFonts.unsubset("/ABCDEF+NotoSerif-Regular") == "NotoSerif-Regular")
+        #expect(WholeFonts.unsubset("NotoSerif-Regular") == "NotoSerif-Regular" && WholeFonts.unsubset("Ab+C") == "Ab+C")
+        #expect(WholeFonts.installed(postScriptName: "No-Such-Font-Here") == nil)
+        let cjk = try #require(WholeFonts.installed(postScriptName: "NotoSerifCJKjp-Regular") ?? WholeFonts.installed(postScriptName: "NotoSansCJKjp-Regular"),
+                               "fonts-noto-cjk is installed by ./scripts/test")
+        let font = try CFFFont(try FontFile([UInt8](try #require(FileManager.default.contents(atPath: cjk.path))), face: cjk.face).table("CFF "))
+        #expect(font.isCIDKeyed && font.charStrings.count > 60_000)
+        var cids = Array(0..<font.charStrings.count)
+        cids[1...].reverse()
+        let moved = try CFFFont(try font.recharted(cids))
+        #expect(try moved.cids() == cids)
+        #expect(moved.charStrings.count == font.charStrings.count)
+        #expect(zip(moved.charStrings, font.charStrings).allSatisfy { moved.bytes[$0] == font.bytes[$1] })
+
+        let serif = try #require(WholeFonts.installed(postScriptName: "NotoSerif-Regular"))
+        let glyphs = try TrueTypeGlyphs(try FontFile([UInt8](try #require(FileManager.default.contents(atPath: serif.path))), face: serif.face))
+        let map = try WholeFonts.match(subset: glyphs, whole: glyphs)
+        func unpadded(_ glyph: Int) -> [UInt8]? { (try? glyphs.program(glyph)).map { Array($0.reversed().drop { $0 == 0 }.reversed()) } }
+        #expect(map.count == glyphs.count)
+        #expect(map.indices.allSatisfy { glyphs.advance(map[$0]) == glyphs.advance($0) })
+        #expect(map.indices.filter { (try? TrueTypeGlyphs.componentIndexes(glyphs.program($0)))?.isEmpty == true }
+            .allSatisfy { unpadded(map[$0]) == unpadded($0) }, "a simple glyph matched to another outline")
+        #expect(Set(map).count > glyphs.count * 9 / 10, "most glyphs are their own")
+    }
+
     @Test func printOptionsOutsidePrintOrOutOfRangeAreRefused() throws {
         for (arguments, said) in [(["--bleed", "0.125in"], "--bleed applies to `export pdf --print`"),
                                   (["--print", "--bleed", "2in"], "--bleed '2in' is not a length"),
-                                  (["--print", "--color", "rgb"], "--color 'rgb': give cmyk or gray")] {
+                                  (["--print", "--color", "rgb"], "--color 'rgb': give cmyk or gray"),
+                                  (["--full-fonts"], "--full-fonts applies to `export pdf --print`")] {
             let run = try QuireBinary.run(["export", "pdf", dir.path + "/x.pdf"] + arguments, store: store)
             #expect(run.status != 0 && run.stderr.contains(said), "\(arguments): \(run.stderr)")
         }

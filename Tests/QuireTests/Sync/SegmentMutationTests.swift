@@ -43,7 +43,7 @@ import Testing
                     case "sync": _ = try world.syncer(b).sync()
                     default:
                         let report = try world.syncer(a).verify(readData: true)
-                        for problem in report.problems { #expect(!"\(problem)".contains("\n"), "\(problem)") }
+                        for problem in report.problems { #expect(!(problem.object + problem.detail).contains("\n"), "\(problem)") }
                     }
                     if step != "verify" { outcomes.merged += 1 }
                 } catch {

@@ -20,6 +20,8 @@ public struct CoverOptions: Sendable {
     public var bleed = 9.0
     public var paper = Paper.white
     public var color = PrintSettings.Color.cmyk
+    /// Embed each font whole (`PrintSettings.fullFonts`).
+    public var fullFonts = false
     public var title = "Journal"
     public var author: String?
     /// A JPEG or PNG to cover the front; a field of colour when nil.
@@ -88,7 +90,7 @@ package struct CoverSpread {
             canvas.endPage()
             try canvas.finish()
             try PageOrder.moveLast(0, toAfter: 0, in: temp, boxes: { _ in print.boxes(trim: trim, at: 0) }, ink: print.color)
-            try PrintFile.finish(temp, color: print.color, title: options.title, epoch: Self.epoch)
+            try PrintFile.finish(temp, color: print.color, wholeFonts: options.fullFonts, title: options.title, epoch: Self.epoch)
             return try OutputFolder.publish(temp, as: path, in: folder)
         } catch {
             throw OutputFolder.naming(path, for: error, temporary: temp)

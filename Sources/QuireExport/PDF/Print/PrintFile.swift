@@ -53,12 +53,13 @@ enum PrintFile {
     }
 
     /// Finishes the file at `path` (the interior, or the cover) for `color`.
-    static func finish(_ path: String, color: PrintSettings.Color, title: String, epoch: Int64) throws {
+    static func finish(_ path: String, color: PrintSettings.Color, wholeFonts: Bool = false, title: String, epoch: Int64) throws {
         let (profile, rgbProfile) = try profiles(color)
         do {
             let pdf = try PDFReader(path: path)
             var update = PDFUpdate()
             var walk = Walk(pdf: pdf, color: color, rgbProfile: rgbProfile)
+            if wholeFonts { walk.fonts = WholeFonts(pdf: pdf) }
             for page in try pdf.pagesListed() {
                 try pdf.scoped {
                     guard let resources = pdf.value("Resources", in: page) else { return }
@@ -88,6 +89,8 @@ enum PrintFile {
         /// The sRGB profile's file; embedded once, when a photo first needs it.
         let rgbProfile: String
         var seen = Set<Int>()
+        /// Set when each font's whole font replaces its subset.
+        var fonts: WholeFonts?
         private var srgb: Int?
 
         init(pdf: PDFReader, color: PrintSettings.Color, rgbProfile: String) {
@@ -113,8 +116,9 @@ enum PrintFile {
             }
             if let fonts = pdf.value("Font", in: resources) {
                 for key in pdf.keys(of: fonts) {
-                    guard let font = pdf.value(key, in: fonts), pdf.name(pdf.value("Subtype", in: font) ?? font) == "/Type3",
-                          let inner = pdf.value("Resources", in: font) else { continue }
+                    guard let font = pdf.value(key, in: fonts) else { continue }
+                    try self.fonts?.embed(font, update: &update)
+                    guard pdf.name(pdf.value("Subtype", in: font) ?? font) == "/Type3", let inner = pdf.value("Resources", in: font) else { continue }
                     try self.resources(inner, update: &update)
                 }
             }

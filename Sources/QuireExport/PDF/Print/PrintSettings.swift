@@ -17,10 +17,13 @@ public struct PrintSettings: Sendable {
     /// Bleed on each side of the trim, in points (0 unless asked: journal pages rarely bleed).
     public var bleed: Double = 0
     public var color = Color.cmyk
+    /// Embed each font whole rather than the glyphs the book uses (for printers that ask).
+    public var fullFonts = false
 
-    public init(bleed: Double = 0, color: Color = .cmyk) {
+    public init(bleed: Double = 0, color: Color = .cmyk, fullFonts: Bool = false) {
         self.bleed = bleed
         self.color = color
+        self.fullFonts = fullFonts
     }
 
     /// The most bleed a printer asks for is 0.125 in (3.2 mm); half an inch is plenty.
