@@ -12,7 +12,4 @@ extension NamedCases {
         guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = match
     }
-
-    /// Every case's name, in declaration order ("white or cream").
-    package static var names: [String] { allCases.map(\.name) }
 }

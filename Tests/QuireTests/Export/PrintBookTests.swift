@@ -294,7 +294,12 @@ import Testing
         #expect(WholeFonts.installed(postScriptName: "No-Such-Font-Here") == nil)
         let cjk = try #require(WholeFonts.installed(postScriptName: "NotoSerifCJKjp-Regular") ?? WholeFonts.installed(postScriptName: "NotoSansCJKjp-Regular"),
                                "fonts-noto-cjk is installed by ./scripts/test")
-        let font = try CFFFont(try FontFile([UInt8](try #require(FileManager.default.contents(atPath: cjk.path))), face: cjk.face).table("CFF "))
+        let face = try FontFile([UInt8](try #require(FileManager.default.contents(atPath: cjk.path))), face: cjk.face)
+        // A collection's face written out as a font of its own holds the same tables.
+        let alone = try FontFile(try face.standalone(), face: 0)
+        #expect(alone.tables.count == face.tables.count)
+        #expect(try face.tables.keys.allSatisfy { try alone.table($0) == face.table($0) })
+        let font = try CFFFont(try face.table("CFF "))
         #expect(font.isCIDKeyed && font.charStrings.count > 60_000)
         var cids = Array(0..<font.charStrings.count)
         cids[1...].reverse()

@@ -30,7 +30,7 @@ struct FontFile {
     let file: Reader
     /// Where the face's table directory starts: 0 for a font of its own, else in a collection.
     let directory: Int
-    let tables: [String: (offset: Int, length: Int)]
+    let tables: [String: (offset: Int, length: Int, checksum: Int)]
 
     /// Face `face` of the font file `bytes`.
     init(_ bytes: [UInt8], face: Int) throws {
@@ -41,19 +41,19 @@ struct FontFile {
             directory = try file.u32(12 + 4 * face)
         }
         self.directory = directory
-        var tables: [String: (Int, Int)] = [:]
+        var tables: [String: (Int, Int, Int)] = [:]
         for index in 0..<(try file.u16(directory + 4)) {
             let record = directory + 12 + 16 * index
             let tag = String(decoding: try file.slice(record, 4), as: UTF8.self)
-            let (offset, length) = (try file.u32(record + 8), try file.u32(record + 12))
+            let (checksum, offset, length) = (try file.u32(record + 4), try file.u32(record + 8), try file.u32(record + 12))
             _ = try file.slice(offset, length)
-            tables[tag] = (offset, length)
+            tables[tag] = (offset, length, checksum)
         }
         self.tables = tables
     }
 
     func table(_ tag: String) throws -> [UInt8] {
-        guard let (offset, length) = tables[tag] else { throw Failure(reason: "the font has no '\(tag)' table") }
+        guard let (offset, length, _) = tables[tag] else { throw Failure(reason: "the font has no '\(tag)' table") }
         return Array(try file.slice(offset, length))
     }
 
@@ -70,25 +70,17 @@ struct FontFile {
         put16(tags.count); put16(power * 16); put16(log); put16(tags.count * 16 - power * 16)
         var offset = 12 + 16 * tags.count
         for tag in tags {
-            guard let (_, length) = tables[tag] else { continue }
+            guard let (_, length, checksum) = tables[tag] else { continue }
             out += Array(tag.utf8)
-            out += try file.slice(directory + 12 + 16 * (try recordIndex(tag)) + 4, 4)  // the checksum, as it was
-            put32(offset); put32(length)
+            put32(checksum); put32(offset); put32(length)
             offset += (length + 3) & ~3
         }
         for tag in tags {
-            guard let (start, length) = tables[tag] else { continue }
+            guard let (start, length, _) = tables[tag] else { continue }
             out += try file.slice(start, length)
             out += [UInt8](repeating: 0, count: ((length + 3) & ~3) - length)
         }
         return out
-    }
-
-    private func recordIndex(_ tag: String) throws -> Int {
-        for index in 0..<(try file.u16(directory + 4)) where String(decoding: try file.slice(directory + 12 + 16 * index, 4), as: UTF8.self) == tag {
-            return index
-        }
-        throw Failure(reason: "the font has no '\(tag)' table")
     }
 }
 
