@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireSupport", "QuireStore", "CZip"]),
-        .target(name: "QuireExport", dependencies: ["QuireSupport", "QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib", "CQPDF", "CJPEG"], plugins: ["EmbedFiles"]),
+        .target(name: "QuireExport", dependencies: ["CLinux", "QuireSupport", "QuireStore", "CCmark", "CXML2", "CZip", "CPango", "CHyphen", "CZlib", "CQPDF", "CJPEG"], plugins: ["EmbedFiles"]),
         // The library's face: `Journal`, and every layer's public API re-exported.
         .target(name: "QuireTranscribe", dependencies: ["QuireStore", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireKit", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe"]),

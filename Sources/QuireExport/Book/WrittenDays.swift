@@ -14,6 +14,7 @@ struct WrittenDays {
 
         /// The id of the day's first entry, which its cell links to.
         var firstEntry: String { first.text }
+        var firstEntryID: CompactID { first }
 
         /// How dark its cell is (1 white … 0 black), by how much was written.
         var shade: Double {

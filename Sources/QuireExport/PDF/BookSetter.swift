@@ -53,9 +53,8 @@ struct BookSetter {
         let (store, plan, withPhotos, block) = (self.store, self.plan, options.withPhotos, flow.block)
         let scripts = ReadAhead<Item>(depth: 64) { put in
             var hyphenators: [String: Hyphenator?] = [:]
-            var setter = EntryTypesetter(block: block, store: store, book: plan.language, withPhotos: withPhotos, entryTarget: { id in
-                plan.entryIDs.contains(CompactID(id)) ? .destination("e-" + id) : nil
-            }, hyphenator: { language in
+            var setter = EntryTypesetter(block: block, store: store, book: plan.language, withPhotos: withPhotos, entries: plan.entries,
+                                         namesEntries: plan.contents.listsEntries, hyphenator: { language in
                 if let known = hyphenators[language] { return known }
                 let made = Hyphenator(language: language)
                 hyphenators[language] = made
@@ -84,7 +83,7 @@ struct BookSetter {
                     flow.showsHead = false
                     places.years[month.year] = flow.page
                     canvas.destination("y-\(month.year)", y: 0)
-                    YearCalendar(year: month.year, days: plan.days).draw(in: flow, on: canvas, language: plan.language)
+                    YearCalendar(year: month.year, days: plan.days, entries: plan.entries).draw(in: flow, on: canvas, language: plan.language)
                     yearOutline = canvas.addOutline(parent: 0, title: dates.year(month.year), destination: "y-\(month.year)")
                 }
                 flow.runningHead = dates.monthName(month.month)

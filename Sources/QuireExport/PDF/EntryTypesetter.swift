@@ -11,8 +11,10 @@ struct EntryTypesetter {
     let store: Store
     let book: BookLanguage
     let withPhotos: Bool
-    /// Where another entry of the book is, for links between entries.
-    let entryTarget: (String) -> PDFCanvas.Target?
+    /// The book's entries, for links between them and to each one's heading.
+    let entries: EntryIndex
+    /// Whether each heading is also a named place, for the outline's entries.
+    let namesEntries: Bool
     let hyphenator: (String) -> Hyphenator?
 
     /// The script being made.
@@ -23,14 +25,15 @@ struct EntryTypesetter {
     /// The book's body size, points.
     private var size: Double { block.geometry.bodySize }
 
-    init(block: TextBlock, store: Store, book: BookLanguage, withPhotos: Bool,
-         entryTarget: @escaping (String) -> PDFCanvas.Target?, hyphenator: @escaping (String) -> Hyphenator?) {
+    init(block: TextBlock, store: Store, book: BookLanguage, withPhotos: Bool, entries: EntryIndex, namesEntries: Bool,
+         hyphenator: @escaping (String) -> Hyphenator?) {
         (self.block, self.store, self.book, self.withPhotos) = (block, store, book, withPhotos)
         script = EntryScript(block: block, id: "", outlineTitle: "", rightToLeft: false)
-        (self.entryTarget, self.hyphenator) = (entryTarget, hyphenator)
+        (self.entries, self.namesEntries, self.hyphenator) = (entries, namesEntries, hyphenator)
     }
 
-    /// The script of `entry`, naming the place its heading starts `e-<id>`.
+    /// The script of `entry`, its heading the place links to it lead (and named `e-<id>`
+    /// where the outline lists entries).
     mutating func script(for entry: Entry) -> EntryScript {
         let told = TextLanguage(of: entry)
         let language = told.code ?? book.code
@@ -47,7 +50,7 @@ struct EntryTypesetter {
         heading.language = language
         script.space(size * BookStyle.spaceBeforeEntry)
         let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
-        script.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: "e-" + entry.id))
+        script.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: namesEntries ? "e-" + entry.id : nil, entry: entries.number(of: entry.id)))
 
         // The date line runs the entry's way, though it starts with the book's words and digits.
         let direction = told.direction ?? book.direction
@@ -74,9 +77,10 @@ struct EntryTypesetter {
             shownInPlace.insert(id)
             return "quire-photo:\(index)"
         } entryLink: { id in
-            entryTarget(id) == nil ? nil : "quire-entry:" + id
+            self.entries.number(of: id) == nil ? nil : "quire-entry:" + id
         }
-        var inlines = InlineSetter(hyphens: hyphens, entryTarget: entryTarget, language: language)
+        let entries = self.entries
+        var inlines = InlineSetter(hyphens: hyphens, entryTarget: { entries.number(of: $0).map { .entry($0) } }, language: language)
         afterParagraph = nil
         for block in blocks { set(block, entry: entry, body: body, inlines: &inlines, indent: 0) }
         endParagraph()

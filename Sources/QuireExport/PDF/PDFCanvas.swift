@@ -18,6 +18,8 @@ final class PDFCanvas {
     private(set) var passThroughPages = Set<Int>()
     /// Pages finished so far.
     private(set) var pagesDrawn = 0
+    /// Links to entries, written into the file once it is finished.
+    let laterLinks = LaterLinks()
     /// What each stand-in's comment starts with; one per book, so no two books' collide.
     var passThroughMarker = "QuirePNG:"
     let width: Double
@@ -294,6 +296,15 @@ final class PDFCanvas {
         case uri(String)
         /// A place named with `destination(_:y:)`, before or after the link.
         case destination(String)
+        /// Where the entry of this number in the book's `EntryIndex` starts (`place`), before or
+        /// after the link: written once the file is finished (`LaterLinks`).
+        case entry(Int)
+    }
+
+    /// The entry of number `entry` starts at height `y` of this page, for links to it.
+    func place(entry: Int, y: Double) {
+        guard interactive else { return }
+        laterLinks.place(entry, page: pagesDrawn, y: y)
     }
 
     /// Names the place at height `y` of this page, for links and bookmarks. (Links to a page
@@ -307,11 +318,16 @@ final class PDFCanvas {
 
     func tagLink(target: Target, x: Double, y: Double, width: Double, height: Double) {
         guard interactive else { return }
+        if case .entry(let entry) = target {
+            laterLinks.link(to: entry, page: pagesDrawn, x: x, y: y, width: width, height: height)
+            return
+        }
         let rect = "rect=[\(Self.number(x)) \(Self.number(y)) \(Self.number(width)) \(Self.number(height))]"
         let attributes: String
         switch target {
         case .uri(let uri): attributes = rect + " uri='" + Self.quoted(uri) + "'"
         case .destination(let name): attributes = rect + " dest='" + Self.quoted(name) + "'"
+        case .entry: return
         }
         cairo_tag_begin(cr, CAIRO_TAG_LINK, attributes)
         cairo_tag_end(cr, CAIRO_TAG_LINK)

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import QuireStore
 
@@ -54,7 +55,7 @@ package struct PDFExporter {
         let contents: BookContents
         let months: [BookContents.Month]
         let days: WrittenDays
-        let entryIDs: Set<CompactID>
+        let entries: EntryIndex
         let title: String
         let author: String?
         let language: BookLanguage
@@ -64,11 +65,11 @@ package struct PDFExporter {
     package func write(to path: String, progress: ProgressHandler? = nil) throws -> BookSummary {
         var months: [BookContents.Month] = []
         var days = WrittenDays()
-        var ids = Set<CompactID>()
+        var ids: [CompactID] = []
         let contents = try BookContents(store: store, filter: options.filter) { entry, key in
             if months.last?.key != key { months.append(BookContents.Month(LocalDate(entry.created))) }
             days.add(entry)
-            ids.insert(CompactID(entry.id))
+            ids.append(CompactID(entry.id))
         }
         guard contents.entryCount > 0, let modified = contents.newestModified else {
             throw ExportError(.invalid, detail: "no entries to export" + (options.filter.isEmpty ? "" : " match the filters") + "; nothing was written")
@@ -86,7 +87,7 @@ package struct PDFExporter {
         }
         let title = BookTitle.title(options.title, filter: options.filter, words: language.words)
         let author = BookTitle.author(options.author)
-        let plan = Plan(contents: contents, months: months, days: days, entryIDs: ids, title: title, author: author, language: language, cover: cover)
+        let plan = Plan(contents: contents, months: months, days: days, entries: EntryIndex(ids), title: title, author: author, language: language, cover: cover)
 
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
@@ -103,23 +104,32 @@ package struct PDFExporter {
             guard fd >= 0 else { throw ExportError(.io, path: temp, detail: FileIO.errnoText()) }
             close(fd)
             let print = options.print
-            let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height,
-                                       bleed: print?.bleed ?? 0, interactive: print == nil)
-            canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
-            canvas.printColor = print?.color
-            canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
-            // The setter and its fonts go before the file is finished: cairo then reads each
-            // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
-            OutputFolder.hold(at: temp)
-            var (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
-            try canvas.finish()
+            var summary: BookSummary
+            let move: BookSetter.Move
+            let drawn: (pages: Int, passThroughPages: Set<Int>, passedThrough: [PNGStream], marker: String, links: LaterLinks)
+            do {
+                let canvas = try PDFCanvas(path: temp, width: options.pageSize.width, height: options.pageSize.height,
+                                           bleed: print?.bleed ?? 0, interactive: print == nil)
+                canvas.passThroughMarker = "QuirePNG-" + String(contents.idDigest.prefix(16)) + ":"
+                canvas.printColor = print?.color
+                canvas.setMetadata(title: title, author: author, date: Self.date(newest: modified))
+                // The setter and its fonts go before the file is finished: cairo then reads each
+                // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
+                OutputFolder.hold(at: temp)
+                (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
+                try canvas.finish()
+                drawn = (canvas.pagesDrawn, canvas.passThroughPages, canvas.passedThrough, canvas.passThroughMarker, canvas.laterLinks)
+            }
+            // cairo's surface is gone with the canvas: what it held for the pages and the fonts
+            // goes back to the system before qpdf reads the file, or the two would stack up.
+            malloc_trim(0)
             let geometry = PageGeometry(options.pageSize, rightToLeft: language.isRightToLeft)
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft,
                                    boxes: print.map { Self.boxes($0, geometry: geometry, pages: summary.pages) }, ink: print?.color)
-            let pages = Set(canvas.passThroughPages.map {
-                PageOrder.position(ofDrawn: $0, movingLast: move.count, toAfter: move.after, of: canvas.pagesDrawn)
-            })
-            try PNGPassThrough.embed(canvas.passedThrough, marker: canvas.passThroughMarker, pages: pages, in: temp)
+            malloc_trim(0)
+            let position = { PageOrder.position(ofDrawn: $0, movingLast: move.count, toAfter: move.after, of: drawn.pages) }
+            try PNGPassThrough.embed(drawn.passedThrough, marker: drawn.marker, pages: Set(drawn.passThroughPages.map(position)), in: temp)
+            try drawn.links.write(to: temp, pageHeight: options.pageSize.height, position: position)
             if let print { try PrintFile.finish(temp, color: print.color, wholeFonts: print.fullFonts, title: title, epoch: Self.epoch(newest: modified)) }
             summary.bytes = try OutputFolder.publish(temp, as: path, in: folder)
             progress?(total, total)

@@ -14,6 +14,8 @@ struct PDFUpdate {
         var head = ""
         var body: ((FileHandle) throws -> Void)? = nil
         var made: (() throws -> (dictionary: String, body: [UInt8]))? = nil
+        /// Objects `number`, `number + 1` … made only as they are written: how many, and each one's text.
+        var series: (count: Int, make: (Int) -> String)? = nil
     }
 
     private var items: [Item] = []
@@ -57,9 +59,17 @@ struct PDFUpdate {
         return number
     }
 
-    private mutating func allocate(_ pdf: PDFReader) throws -> Int {
+    /// Adds `count` new objects, the `k`th of them `make(k)`, made as the update is written
+    /// (100,000 links are never held as text); the first one's number.
+    mutating func add(count: Int, to pdf: PDFReader, making make: @escaping (Int) -> String) throws -> Int {
+        let first = try allocate(pdf, count: count)
+        append(Item(number: first, series: (count, make)))
+        return first
+    }
+
+    private mutating func allocate(_ pdf: PDFReader, count: Int = 1) throws -> Int {
         let number = try next ?? Self.size(pdf)
-        next = number + 1
+        next = number + count
         return number
     }
 
@@ -88,6 +98,13 @@ struct PDFUpdate {
         let previous = try Self.lastCrossReference(handle, size: size)
         var entries: [(number: Int, offset: UInt64)] = []
         for item in items {
+            if let (count, make) = item.series {
+                for k in 0..<count {
+                    entries.append((item.number + k, try handle.offset() + 1))
+                    try handle.write(contentsOf: Data("\n\(item.number + k) 0 obj\n\(make(k))\nendobj\n".utf8))
+                }
+                continue
+            }
             entries.append((item.number, try handle.offset() + 1))
             if let make = item.made {
                 let (dictionary, body) = try make()

@@ -137,6 +137,8 @@ final class PageFlow {
         var gray = 0.0
         /// A name for the place of the first line, for links and the outline.
         var destination: String?
+        /// The entry (its number in the book's `EntryIndex`) whose heading this is, for links to it.
+        var entry: Int?
     }
 
     /// Indents, bars and markers go on the right of the text block (a right-to-left entry's).
@@ -195,6 +197,7 @@ final class PageFlow {
                 if pageIsEmpty { take = 1 } else { newPage(); continue }   // a line taller than a page still goes somewhere
             }
             if first == 0, let name = decoration.destination { canvas?.destination(name, y: y) }
+            if first == 0, let entry = decoration.entry { canvas?.place(entry: entry, y: y) }
             let range = first..<(first + take)
             let height = lines[range.upperBound - 1].bottom - top
             draw(laid, range, height: height, markerHere: first == 0)

@@ -8,6 +8,7 @@ import QuireStore
 struct YearCalendar {
     let year: Int
     let days: WrittenDays
+    let entries: EntryIndex
 
     func draw(in flow: PageFlow, on canvas: PDFCanvas, language book: BookLanguage) {
         let size = flow.geometry.bodySize
@@ -44,7 +45,9 @@ struct YearCalendar {
                     ink = written.shade < 0.6 ? 1 : 0.1
                     if written.voice { canvas.circle(x: x + cellWidth - 3, y: y + 3, radius: 1.3, gray: ink) }
                     if written.photo { canvas.fill(x: x + cellWidth - 4.3, y: y + cellHeight - 4.3, width: 2.6, height: 2.6, gray: ink) }
-                    canvas.tagLink(target: .destination("e-" + written.firstEntry), x: x, y: y, width: cellWidth, height: cellHeight)
+                    if let entry = entries.number(of: written.firstEntryID) {
+                        canvas.tagLink(target: .entry(entry), x: x, y: y, width: cellWidth, height: cellHeight)
+                    }
                 }
                 let number = numbers[day - 1]
                 canvas.draw(number, lines: 0..<1, x: x, y: y + (cellHeight - number.height) / 2, gray: ink)

@@ -113,6 +113,58 @@ import Testing
         #expect(!linked.isEmpty && linked.isSubset(of: named), "\(linked.subtracting(named))")
     }
 
+    /// The calendars' days and links between entries are written into the finished file
+    /// (`LaterLinks`): each leads, by page and height, to the heading of its entry. Every day
+    /// written on has a link to the heading of its first entry, on the page it starts.
+    @Test(.enabled(if: readers))
+    func everyLinkToAnEntryLeadsToItsHeading() throws {
+        let (run, book) = try export()
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+        let pageList = try JSONValue.parse(try ExternalTool.run("qpdf", ["--json=2", "--json-key=pages", book]).stdout).object?["pages"]?.array ?? []
+        let pageNumbers = Dictionary(uniqueKeysWithValues: pageList.enumerated().compactMap { index, page in page.object?["object"]?.string.map { ($0, index) } })
+        let objects = try JSONValue.parse(try ExternalTool.run("qpdf", ["--json=2", "--json-key=qpdf", book]).stdout).object?["qpdf"]?.array?.last?.object ?? [:]
+        let links = objects.values.compactMap { $0.object?["value"]?.object }.filter { $0["/Subtype"]?.string == "/Link" }
+        let explicit = links.compactMap { $0["/Dest"]?.array }
+        let height = PageSize.a5.height
+
+        // The heading lines pdftotext finds on each page: (top from the page's top, text).
+        let html = try ExternalTool.run("pdftotext", ["-bbox", "-enc", "UTF-8", book, "-"]).stdout
+        var lines: [[(top: Double, text: String)]] = []
+        for line in html.split(separator: "\n") {
+            if line.contains("<page ") { lines.append([]); continue }
+            guard line.contains("<word "), let top = Self.matches(of: "yMin=\"([0-9.]+)\"", in: String(line)).first.flatMap(Double.init),
+                  let word = Self.matches(of: ">([^<]*)</word>", in: String(line)).first else { continue }
+            if let last = lines.indices.last { lines[last].append((top, word)) }
+        }
+        var reached = Set<String>()
+        for destination in explicit {
+            let page = try #require(destination.first?.string.flatMap { pageNumbers[$0] }, "a link to no page: \(destination)")
+            let top = height - (destination.count > 3 ? destination[3].number ?? 0 : 0)
+            // The first line below the destination's height starts within a line of it.
+            let below = lines[page].filter { $0.top >= top - 2 }.map(\.top).min()
+            let words = lines[page].filter { below != nil && abs($0.top - (below ?? 0)) < 1 }.map(\.text)
+            #expect(below.map { $0 - top < 20 } == true && !words.isEmpty, "page \(page + 1) at \(top): \(words)")
+            reached.insert(words.joined(separator: " "))
+        }
+        // Each day's first entry (by the book's order, the earliest) is reached by its cell.
+        let exported = try QuireBinary.run(["export", "json", dir.path + "/lines"], store: store)
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let entries = try String(contentsOfFile: dir.path + "/lines/entries.jsonl", encoding: .utf8).split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).object }
+        var firstOfDay: [String: (created: String, title: String)] = [:]
+        for entry in entries {
+            guard let created = entry["created"]?.string, let title = entry["title"]?.string else { continue }
+            let day = String(created.prefix(10))
+            if let known = firstOfDay[day], known.created <= created { continue }
+            firstOfDay[day] = (created, title)
+        }
+        #expect(explicit.count >= firstOfDay.count, "\(explicit.count) links for \(firstOfDay.count) days")
+        for (day, first) in firstOfDay where !first.title.isEmpty && first.title.allSatisfy({ $0.isASCII }) {
+            let word = String(first.title.split(separator: " ").first ?? "")
+            #expect(reached.contains { $0.hasPrefix(word) }, "\(day): no link reaches \"\(first.title)\"")
+        }
+    }
+
     /// pdftotext's word boxes: every word of the body lies inside the page's text block (the
     /// inner margin mirrored on left and right pages); only running heads and folios lie above
     /// or below it.

@@ -26,6 +26,21 @@ import Testing
         #expect(Set(ids.map(CompactID.init)).count == ids.count)
     }
 
+    /// The book's entries numbered for links: every id the book holds is found, each with its
+    /// own number, UUIDs and other ids alike; an id it does not hold is not.
+    @Test func everyEntryOfTheBookIsFoundByItsID() {
+        let ids = (0..<500).map { String(format: "%08x-4e5f-6789-abcd-ef01234567%02x", $0 * 7919 % 100_003, $0 % 256) }
+            + ["dayone-5F3A", "дневник-2024-03-01", "", "0A1B2C3D-4E5F-6789-ABCD-EF0123456789"]
+        let index = EntryIndex(ids.shuffled().map(CompactID.init))
+        #expect(index.count == ids.count)
+        let numbers = ids.compactMap { index.number(of: $0) }
+        #expect(numbers.count == ids.count && Set(numbers).count == ids.count && numbers.allSatisfy { (0..<ids.count).contains($0) })
+        for missing in ["ffffffff-ffff-ffff-ffff-ffffffffffff", "dayone-5F3B", "0a1b2c3d-4e5f-6789-abcd-ef0123456789"] {
+            #expect(index.number(of: missing) == nil, "\(missing)")
+        }
+        #expect(EntryIndex([]).number(of: "x") == nil)
+    }
+
     @Test func eachLocalDayKeepsItsFirstEntryAndWhatWasWrittenOnIt() throws {
         var days = WrittenDays()
         // Local dates: 23:30 at +05:30 is still the 1st; the 2nd is skipped.
