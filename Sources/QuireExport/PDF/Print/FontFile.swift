@@ -10,63 +10,89 @@ struct FontFile {
         var description: String { reason }
     }
 
-    /// Big-endian reads from `bytes`, each checked against its end.
-    struct Reader {
-        let bytes: [UInt8]
+    /// Big-endian reads from `bytes` (a table, or a whole file mapped), each checked against its end.
+    struct Reader<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
+        let bytes: Bytes
 
         func u8(_ at: Int) throws -> Int {
             guard at >= 0, at < bytes.count else { throw Failure(reason: "a font table runs past its end") }
-            return Int(bytes[at])
+            return Int(bytes[bytes.startIndex + at])
         }
         func u16(_ at: Int) throws -> Int { try u8(at) << 8 | u8(at + 1) }
         func u32(_ at: Int) throws -> Int { try u16(at) << 16 | u16(at + 2) }
         func unsigned(_ at: Int, size: Int) throws -> Int { try (0..<size).reduce(0) { try $0 << 8 | u8(at + $1) } }
-        func slice(_ at: Int, _ count: Int) throws -> ArraySlice<UInt8> {
+        func slice(_ at: Int, _ count: Int) throws -> Bytes.SubSequence {
             guard at >= 0, count >= 0, at <= bytes.count - count else { throw Failure(reason: "a font table runs past its end") }
-            return bytes[at..<(at + count)]
+            return bytes[(bytes.startIndex + at)..<(bytes.startIndex + at + count)]
         }
     }
 
-    let file: Reader
-    /// Where the face's table directory starts: 0 for a font of its own, else in a collection.
-    let directory: Int
+    /// Reads `count` bytes at `offset` of the file, checked against its size: a file is read
+    /// piece by piece, so of a 56 MB CJK collection only the face's own tables are read.
+    private let read: (_ offset: Int, _ count: Int) throws -> [UInt8]
+    private let isCollection: Bool
+    private let size: Int
     let tables: [String: (offset: Int, length: Int, checksum: Int)]
+
+    /// Face `face` of the font file at `path`.
+    init(path: String, face: Int) throws {
+        guard let handle = FileHandle(forReadingAtPath: path), let size = try? handle.seekToEnd() else { throw Failure(reason: "cannot read \(path)") }
+        try self.init(size: Int(size), face: face) { offset, count in
+            try handle.seek(toOffset: UInt64(offset))
+            guard let data = try handle.read(upToCount: count), data.count == count else { throw Failure(reason: "\(path) ends early") }
+            return [UInt8](data)
+        }
+    }
 
     /// Face `face` of the font file `bytes`.
     init(_ bytes: [UInt8], face: Int) throws {
-        file = Reader(bytes: bytes)
-        var directory = 0
-        if bytes.starts(with: Array("ttcf".utf8)) {
-            guard face >= 0, face < (try file.u32(8)) else { throw Failure(reason: "the collection has no face \(face)") }
-            directory = try file.u32(12 + 4 * face)
+        try self.init(size: bytes.count, face: face) { offset, count in Array(try Reader(bytes: bytes).slice(offset, count)) }
+    }
+
+    private init(size: Int, face: Int, read: @escaping (Int, Int) throws -> [UInt8]) throws {
+        func piece(_ offset: Int, _ count: Int) throws -> Reader<[UInt8]> {
+            guard offset >= 0, count >= 0, offset <= size - count else { throw Failure(reason: "a font table runs past its end") }
+            return Reader(bytes: try read(offset, count))
         }
-        self.directory = directory
+        (self.read, self.size) = (read, size)
+        var directory = 0
+        isCollection = try piece(0, 4).bytes == Array("ttcf".utf8)
+        if isCollection {
+            guard face >= 0, face < (try piece(8, 4).u32(0)) else { throw Failure(reason: "the collection has no face \(face)") }
+            directory = try piece(12 + 4 * face, 4).u32(0)
+        }
+        let count = try piece(directory + 4, 2).u16(0)
+        let records = try piece(directory, 12 + 16 * count)
         var tables: [String: (Int, Int, Int)] = [:]
-        for index in 0..<(try file.u16(directory + 4)) {
-            let record = directory + 12 + 16 * index
-            let tag = String(decoding: try file.slice(record, 4), as: UTF8.self)
-            let (checksum, offset, length) = (try file.u32(record + 4), try file.u32(record + 8), try file.u32(record + 12))
-            _ = try file.slice(offset, length)
+        for index in 0..<count {
+            let record = 12 + 16 * index
+            let tag = String(decoding: try records.slice(record, 4), as: UTF8.self)
+            let (checksum, offset, length) = (try records.u32(record + 4), try records.u32(record + 8), try records.u32(record + 12))
+            guard offset >= 0, offset <= size - length else { throw Failure(reason: "a font table runs past its end") }
             tables[tag] = (offset, length, checksum)
         }
         self.tables = tables
+        self.sfntVersion = try records.slice(0, 4).map { $0 }
     }
+
+    /// The face's first four bytes: TrueType outlines or CFF.
+    private let sfntVersion: [UInt8]
 
     func table(_ tag: String) throws -> [UInt8] {
         guard let (offset, length, _) = tables[tag] else { throw Failure(reason: "the font has no '\(tag)' table") }
-        return Array(try file.slice(offset, length))
+        return try read(offset, length)
     }
 
     /// The face as a font file of its own: the file itself, or a collection's face written out.
     func standalone() throws -> [UInt8] {
-        guard file.bytes.starts(with: Array("ttcf".utf8)) else { return file.bytes }
+        guard isCollection else { return try read(0, size) }
         let tags = tables.keys.sorted()
         var power = 1, log = 0
         while power * 2 <= tags.count { power *= 2; log += 1 }
         var out: [UInt8] = []
         func put16(_ v: Int) { out += [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
         func put32(_ v: Int) { put16(v >> 16 & 0xFFFF); put16(v & 0xFFFF) }
-        out += try file.slice(directory, 4)
+        out += sfntVersion
         put16(tags.count); put16(power * 16); put16(log); put16(tags.count * 16 - power * 16)
         var offset = 12 + 16 * tags.count
         for tag in tags {
@@ -77,7 +103,7 @@ struct FontFile {
         }
         for tag in tags {
             guard let (start, length, _) = tables[tag] else { continue }
-            out += try file.slice(start, length)
+            out += try read(start, length)
             out += [UInt8](repeating: 0, count: ((length + 3) & ~3) - length)
         }
         return out
@@ -86,7 +112,7 @@ struct FontFile {
 
 /// A TrueType face's glyphs: each one's outline program and advance.
 struct TrueTypeGlyphs {
-    private let glyf: FontFile.Reader
+    private let glyf: FontFile.Reader<[UInt8]>
     private let offsets: [Int]
     private let advances: [Int]
 
@@ -244,7 +270,7 @@ struct CFFFont {
     private static func int32(_ value: Int) -> [UInt8] { [29] + uint32(value) }
 
     /// An INDEX at `at`: its items as ranges of the bytes, and where it ends.
-    private static func index(_ reader: FontFile.Reader, at: Int) throws -> (items: [Range<Int>], end: Int) {
+    private static func index(_ reader: FontFile.Reader<[UInt8]>, at: Int) throws -> (items: [Range<Int>], end: Int) {
         let count = try reader.u16(at)
         guard count > 0 else { return ([], at + 2) }
         let size = try reader.u8(at + 2)
@@ -261,7 +287,7 @@ struct CFFFont {
     }
 
     /// A DICT's operators (12 x as 1200 + x), in order, with their operands.
-    private static func dictionary(_ reader: FontFile.Reader, _ range: Range<Int>) throws -> [Entry] {
+    private static func dictionary(_ reader: FontFile.Reader<[UInt8]>, _ range: Range<Int>) throws -> [Entry] {
         var entries: [Entry] = []
         var operands: [(value: Int, bytes: Range<Int>)] = []
         var at = range.lowerBound

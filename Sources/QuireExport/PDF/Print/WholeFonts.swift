@@ -97,8 +97,7 @@ struct WholeFonts {
     /// The installed font whose PostScript name is `name`, and its face in its file.
     private func fontFile(_ name: String) throws -> FontFile {
         guard let (path, face) = Self.installed(postScriptName: name) else { throw FontFile.Failure(reason: "it is not installed here") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw FontFile.Failure(reason: "cannot read \(path)") }
-        return try FontFile([UInt8](data), face: face)
+        return try FontFile(path: path, face: face)
     }
 
     /// `ABCDEF+Name` → `Name`: the tag PDF puts before a subset's name.
