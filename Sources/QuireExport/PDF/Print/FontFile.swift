@@ -223,15 +223,15 @@ struct CFFFont {
         let tops = try Self.index(reader, at: names.end)
         let head = Array(bytes[0..<names.end])
         let afterTop = Array(bytes[tops.end..<restStart])
-        func topDictionary(delta: Int, charset: Int) -> [UInt8] {
+        func topDictionary(delta: Int, charset: Int) -> [UInt8]? {
             var out: [UInt8] = []
             for entry in top {
                 switch entry.op {
                 case 15: out += Self.int32(charset)
                 case 17, 1236, 1237: out += entry.operands.flatMap { Self.int32($0.value + delta) }
-                case 18:
-                    guard entry.operands.count == 2 else { fallthrough }
+                case 18 where entry.operands.count == 2:
                     out += Self.int32(entry.operands[0].value) + Self.int32(entry.operands[1].value + delta)
+                case 18: return nil  // a private dictionary named otherwise than by size and offset
                 default: for operand in entry.operands { out += bytes[operand.bytes] }
                 }
                 out += entry.op >= 1200 ? [12, UInt8(entry.op - 1200)] : [UInt8(entry.op)]
@@ -240,16 +240,23 @@ struct CFFFont {
             return out
         }
         func index(_ item: [UInt8]) -> [UInt8] { [0, 1, 4] + Self.uint32(1) + Self.uint32(item.count + 1) + item }
-        let sized = index(topDictionary(delta: 0, charset: 0))
+        // Only offsets into the part that moves can be moved: a font that points elsewhere
+        // (into its own indexes) is refused rather than written wrong.
+        let moved = top.filter { [17, 18, 1236, 1237].contains($0.op) }.compactMap { $0.op == 18 ? $0.operands.dropFirst().first : $0.operands.first }
+        guard moved.allSatisfy({ $0.value >= restStart }) else { throw FontFile.Failure(reason: "an offset points before the glyphs") }
+        guard let sized = topDictionary(delta: 0, charset: 0).map(index) else { throw FontFile.Failure(reason: "an unusual private dictionary") }
         let delta = head.count + sized.count + afterTop.count - restStart
         let charset = restStart + delta + (bytes.count - restStart)
-        var out = head + index(topDictionary(delta: delta, charset: charset)) + afterTop + bytes[restStart...]
+        guard let topIndex = topDictionary(delta: delta, charset: charset).map(index) else { throw FontFile.Failure(reason: "an unusual private dictionary") }
+        var out = head + topIndex + afterTop + bytes[restStart...]
         // The font dictionaries of a CID font sit in the moved part and name their private
         // dictionaries by offsets from the start: moved too, in the bytes they had.
         if let fdArray = top.first(where: { $0.op == 1236 })?.operands.first?.value {
             for dictionary in try Self.index(reader, at: fdArray).items {
+                guard dictionary.lowerBound >= restStart else { throw FontFile.Failure(reason: "a font dictionary before the glyphs") }
                 for entry in try Self.dictionary(reader, dictionary) where entry.op == 18 && entry.operands.count == 2 {
                     let operand = entry.operands[1]
+                    guard operand.value >= restStart else { throw FontFile.Failure(reason: "a private dictionary before the glyphs") }
                     let value = operand.value + delta
                     let encoded: [UInt8]
                     switch operand.bytes.count {
