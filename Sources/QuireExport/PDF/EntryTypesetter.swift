@@ -71,15 +71,15 @@ struct EntryTypesetter {
         script.space(size * BookStyle.spaceAfterDateLine)
 
         var shownInPlace = Set<String>()
+        let entries = self.entries  // for the closures below, without the whole typesetter
         let blocks = MarkdownRenderer.blocks(entry.body) { id, isImage in
             guard let index = entry.media.firstIndex(where: { $0.id == id }) else { return nil }
             guard isImage, entry.media[index].kind == .photo else { return nil }
             shownInPlace.insert(id)
             return "quire-photo:\(index)"
         } entryLink: { id in
-            self.entries.number(of: id) == nil ? nil : "quire-entry:" + id
+            entries.number(of: id) == nil ? nil : "quire-entry:" + id
         }
-        let entries = self.entries
         var inlines = InlineSetter(hyphens: hyphens, entryTarget: { entries.number(of: $0).map { .entry($0) } }, language: language)
         afterParagraph = nil
         for block in blocks { set(block, entry: entry, body: body, inlines: &inlines, indent: 0) }

@@ -21,8 +21,6 @@ final class LaterLinks {
     private var pages: [Int32] = []
     private var heights: [Float] = []
 
-    var isEmpty: Bool { links.isEmpty }
-
     /// Entry `entry` starts on drawn page `page`, `y` points from its top (the first place wins).
     func place(_ entry: Int, page: Int, y: Double) {
         guard entry >= 0 else { return }

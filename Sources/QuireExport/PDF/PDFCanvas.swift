@@ -318,16 +318,14 @@ final class PDFCanvas {
 
     func tagLink(target: Target, x: Double, y: Double, width: Double, height: Double) {
         guard interactive else { return }
-        if case .entry(let entry) = target {
-            laterLinks.link(to: entry, page: pagesDrawn, x: x, y: y, width: width, height: height)
-            return
-        }
         let rect = "rect=[\(Self.number(x)) \(Self.number(y)) \(Self.number(width)) \(Self.number(height))]"
         let attributes: String
         switch target {
         case .uri(let uri): attributes = rect + " uri='" + Self.quoted(uri) + "'"
         case .destination(let name): attributes = rect + " dest='" + Self.quoted(name) + "'"
-        case .entry: return
+        case .entry(let entry):
+            laterLinks.link(to: entry, page: pagesDrawn, x: x, y: y, width: width, height: height)
+            return
         }
         cairo_tag_begin(cr, CAIRO_TAG_LINK, attributes)
         cairo_tag_end(cr, CAIRO_TAG_LINK)

@@ -72,7 +72,7 @@ struct FontFile {
             tables[tag] = (offset, length, checksum)
         }
         self.tables = tables
-        self.sfntVersion = try records.slice(0, 4).map { $0 }
+        sfntVersion = Array(try records.slice(0, 4))
     }
 
     /// The face's first four bytes: TrueType outlines or CFF.

@@ -35,9 +35,7 @@ struct WholeFonts {
                 guard let stream = pdf.value("FontFile2", in: descriptor), let streamNumber = pdf.number(of: stream) else {
                     throw FontFile.Failure(reason: "not a TrueType font file")
                 }
-                let whole = try file.standalone()
-                let packed = try NeutralInk.deflate(whole)
-                update.replace(streamNumber, dictionary: "<< /Length \(packed.count) /Length1 \(whole.count) /Filter /FlateDecode >>") { try $0.write(contentsOf: Data(packed)) }
+                try Self.replaceTrueType(streamNumber, with: file, update: &update)
                 try rename(descriptor, font, name: name, update: &update)
             case "/Type0":
                 guard let descendant = pdf.value("DescendantFonts", in: font).flatMap({ pdf.items(of: $0).first }),
@@ -63,9 +61,7 @@ struct WholeFonts {
             }
             let subset = try TrueTypeGlyphs(try FontFile(pdf.streamData(stream, decoded: true), face: 0))
             let map = try Self.match(subset: subset, whole: try TrueTypeGlyphs(file))
-            let whole = try file.standalone()
-            let packed = try NeutralInk.deflate(whole)
-            update.replace(streamNumber, dictionary: "<< /Length \(packed.count) /Length1 \(whole.count) /Filter /FlateDecode >>") { try $0.write(contentsOf: Data(packed)) }
+            try Self.replaceTrueType(streamNumber, with: file, update: &update)
             let table = try NeutralInk.deflate(map.flatMap { [UInt8($0 >> 8 & 0xFF), UInt8($0 & 0xFF)] })
             let mapNumber = try update.add(dictionary: "<< /Length \(table.count) /Filter /FlateDecode >>", body: table, to: pdf)
             let kept = pdf.keys(of: cidFont).filter { !["BaseFont", "CIDToGIDMap"].contains($0) }
@@ -83,6 +79,13 @@ struct WholeFonts {
         } else {
             throw FontFile.Failure(reason: "a CID font of a kind whose whole font cannot be embedded")
         }
+    }
+
+    /// Puts the whole face of `file`, compressed, in place of TrueType font file stream `number`.
+    private static func replaceTrueType(_ number: Int, with file: FontFile, update: inout PDFUpdate) throws {
+        let whole = try file.standalone()
+        let packed = try NeutralInk.deflate(whole)
+        update.replace(number, dictionary: "<< /Length \(packed.count) /Length1 \(whole.count) /Filter /FlateDecode >>") { try $0.write(contentsOf: Data(packed)) }
     }
 
     /// The font dictionary and its descriptor named without the subset's tag.
