@@ -54,13 +54,15 @@ final class Writer {
     /// merges are done (`Store.searchDeferred`).
     func refreshSearch() throws {
         guard !searchDirty.isEmpty, !(try store.searchDeferred()) else { return }
-        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (id TEXT PRIMARY KEY) WITHOUT ROWID")
-        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (id) VALUES (?)")
+        // By rowid, so the rows reach FTS5 in rising rowid order: a rowid lower than the last
+        // one written makes FTS5 flush its pending terms as one more tiny segment to merge.
+        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
+        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
         for id in searchDirty { try insert.run([.text(id)]) }
         try database.execute("""
-            DELETE FROM search WHERE rowid IN (SELECT e.rowid FROM entries e JOIN temp.search_dirty d ON d.id = e.id);
+            DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty);
             INSERT INTO search (rowid, title, body, transcripts, tags, place)
-                SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d JOIN search_source s ON s.id = d.id;
+                SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry;
             DELETE FROM temp.search_dirty;
             """)
         searchDirty.removeAll()
