@@ -69,7 +69,7 @@ final class LaterLinks {
                 return "<< /Type /Annot /Subtype /Link /Border [ 0 0 0 ] /Rect [ " + rect.map(PDFCanvas.number).joined(separator: " ")
                     + " ] /Dest [ \(targets[k]) 0 R /XYZ 0 " + PDFCanvas.number(pageHeight - Double(heights[Int(link.entry)])) + " null ] >>"
             }
-            try pdf.scoped {
+            pdf.scoped {
                 let object = listed[page]
                 let kept = pdf.value("Annots", in: object).map { pdf.items(of: $0).map { pdf.text($0) } } ?? []
                 let added = (first..<(first + indexes.count)).map { "\($0) 0 R" }

@@ -262,7 +262,7 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
             var stringWidth = pango_glyph_string_get_width(glyphString)
             var strikeMetrics: (position: Int32, thickness: Int32)?
             var marked: Rect?
-            if let ground {
+            if ground != nil {
                 // The marker covers the run's logical box: from ascent to descent, its full advance.
                 var logical = PangoRectangle()
                 pango_glyph_string_extents(glyphString, font, nil, &logical)
