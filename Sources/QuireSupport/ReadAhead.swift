@@ -1,18 +1,17 @@
 import Foundation
-import QuireSupport
 
 /// Runs a producer on a thread of its own, at most `depth` items ahead of the thread that
-/// takes them: the reading and preparing half of an export on one core, the writing half on
-/// the other, with memory bounded by `depth` items. The items come out in the order they
+/// takes them: the reading and preparing half of an export or an import on one core, the
+/// writing half on the other, with memory bounded by `depth` items. The items come out in the order they
 /// were put; a producer's error comes out after its last item. When the taker stops early
 /// it calls `stop()`, which returns once the producer has ended (whatever the producer
 /// holds, a store's statement, is then free again).
 ///
 /// The producer alone uses what its closure captures until it ends: Sendable by that
 /// discipline (the closure is wrapped), not by locking.
-final class ReadAhead<Item: Sendable>: Sendable {
+package final class ReadAhead<Item: Sendable>: Sendable {
     /// Thrown by `put` once the taker has stopped, to unwind the producer.
-    struct Stopped: Error {}
+    package struct Stopped: Error {}
 
     private struct Queue {
         var items: [Item] = []
@@ -27,7 +26,7 @@ final class ReadAhead<Item: Sendable>: Sendable {
     private let depth: Int
 
     /// Starts `produce` at once; it hands over items with `put`.
-    init(depth: Int, _ produce: @escaping (_ put: (Item) throws -> Void) throws -> Void) {
+    package init(depth: Int, _ produce: @escaping (_ put: (Item) throws -> Void) throws -> Void) {
         self.depth = max(depth, 1)
         let owned = Owned(produce)  // the producer's thread alone calls it
         let thread = Thread { [self] in
@@ -53,7 +52,7 @@ final class ReadAhead<Item: Sendable>: Sendable {
 
     /// The next item, waiting for it; nil once the producer has ended and all are taken.
     /// Throws the producer's error, after the items it put before it.
-    func next() throws -> Item? {
+    package func next() throws -> Item? {
         try queue.wait(until: { $0.head < $0.items.count || $0.ended }) { queue in
             if queue.head < queue.items.count {
                 let item = queue.items[queue.head]
@@ -70,7 +69,7 @@ final class ReadAhead<Item: Sendable>: Sendable {
     }
 
     /// Tells the producer to stop at its next `put` and waits until it has ended.
-    func stop() {
+    package func stop() {
         queue.withLock { $0.stopped = true }
         queue.wait(until: { !$0.running }) { queue in
             queue.items.removeAll()

@@ -2,8 +2,8 @@ import Foundation
 
 /// State threads share: read and changed under one lock, and waited on. Every change wakes
 /// every wait, which looks again; so a wait never misses a change and nothing polls. Sync's
-/// `WorkerPool` and its clients, and an export's `ReadAhead`, coordinate through it: the one
-/// condition variable in Quire.
+/// `WorkerPool` and its clients, and `ReadAhead` (an export's, an import's), coordinate
+/// through it: the one condition variable in Quire.
 package final class Shared<State>: @unchecked Sendable {  // `state` is touched only under `condition`
     private let condition = NSCondition()
     private var state: State

@@ -1,4 +1,5 @@
 import QuireStore
+import QuireSupport
 
 /// The whole book in one pass: cover and title page, then per year its calendar and per
 /// month its entries, and last the contents, when every page number is known. The contents'

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 
 /// What an import did.
 public struct ImportSummary: Sendable {
@@ -103,27 +104,64 @@ extension Store {
     package func importJSONLines(at path: String, journal: String? = nil, progress: ProgressHandler? = nil) throws -> ImportSummary {
         let reader = try LineReader(path: path)
         let folder = PathText.parent(URL(fileURLWithPath: path).standardizedFileURL.path)
+        let size = reader.size
         return try importEntries(journal: journal) { emit in
-            var lineNumber = 0
-            while try reader.next({ bytes in
-                lineNumber += 1
-                guard bytes.contains(where: { ![0x20, 0x09].contains($0) }) else { return }
-                do {
-                    let value: JSONValue
-                    do throws(JSONValue.ParseError) {
-                        value = try JSONValue.parse(bytes)
-                    } catch {
-                        throw StoreError(.malformed, detail: "\(error.reason) at column \(error.offset + 1)")
+            // Lines are read and parsed on a thread of their own, up to 800 ahead of the
+            // writing (a tenth of a large import's time, now beside it on the other core), and
+            // handed over a hundred at a time: one wake-up each, not one a line.
+            let batches = ReadAhead<[ParsedLine]>(depth: 8) { put in
+                var number = 0, batch: [ParsedLine] = []
+                batch.reserveCapacity(100)
+                while try reader.next({ bytes in
+                    number += 1
+                    guard bytes.contains(where: { ![0x20, 0x09].contains($0) }) else { return }
+                    let entry: ImportedEntry
+                    do {
+                        let value: JSONValue
+                        do throws(JSONValue.ParseError) {
+                            value = try JSONValue.parse(bytes)
+                        } catch {
+                            throw StoreError(.malformed, detail: "\(error.reason) at column \(error.offset + 1)")
+                        }
+                        entry = try InterchangeLine(value, folder: folder).imported
+                    } catch let error as StoreError where error.line == nil {
+                        throw Self.onLine(number, of: path, error)
                     }
-                    try emit(try InterchangeLine(value, folder: folder).imported)
-                    if lineNumber % 1000 == 0 { progress?(reader.bytesRead, reader.size) }
-                } catch let error as StoreError where error.line == nil {
-                    let kind: StoreError.Kind = [.fileUnreadable, .io, .busy, .database].contains(error.kind) ? error.kind : .malformed
-                    throw StoreError(kind, path: path, line: lineNumber, detail: error.description)
+                    batch.append(ParsedLine(number: number, entry: entry, bytesRead: reader.bytesRead))
+                    if batch.count == 100 {
+                        try put(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }) {}
+                if !batch.isEmpty { try put(batch) }
+            }
+            defer { batches.stop() }
+            while let batch = try batches.next() {
+                for line in batch {
+                    do {
+                        try emit(line.entry)
+                    } catch let error as StoreError where error.line == nil {
+                        throw Self.onLine(line.number, of: path, error)
+                    }
+                    if line.number % 1000 == 0 { progress?(line.bytesRead, size) }
                 }
-            }) {}
-            progress?(reader.size, reader.size)
+            }
+            progress?(size, size)
         }
+    }
+
+    /// One line of a JSON-lines file, parsed.
+    private struct ParsedLine: Sendable {
+        var number: Int
+        var entry: ImportedEntry
+        /// How far the file was read when it was.
+        var bytesRead: Int64
+    }
+
+    /// `error`, met on line `number` of `path`, as the import reports it.
+    private static func onLine(_ number: Int, of path: String, _ error: StoreError) -> StoreError {
+        let kind: StoreError.Kind = [.fileUnreadable, .io, .busy, .database].contains(error.kind) ? error.kind : .malformed
+        return StoreError(kind, path: path, line: number, detail: error.description)
     }
 
     private func importEntry(_ item: ImportedEntry, writer: Writer, summary: inout ImportSummary,

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import QuireExport
+import QuireSupport
 
-/// The reading half of an export runs ahead on its own thread: items come out in order,
+/// The reading half of an export or an import runs ahead on its own thread: items come out in order,
 /// never more than the depth ahead, the producer's error after its items, and a taker that
 /// stops early gets the producer ended before `stop` returns.
 @Suite struct ReadAheadTests {
