@@ -169,6 +169,34 @@ import Testing
         #expect(blobFiles.isEmpty)
     }
 
+    /// Lines are parsed ahead of the writing, in batches: an error far into a long file, on
+    /// either side (a line that does not parse, an attachment the store cannot read), still
+    /// names its own line, and the lines parsed ahead of it are never written.
+    @Test(arguments: [
+        (950, #"{"created": "2025-01-01T00:00:00Z", "title": "x", "bogus": 1}"#, "bogus"),
+        (1235, #"{"created": "2025-01-01T00:00:00Z", "title": "x", "media": [{"path": "missing.jpg"}]}"#, "missing.jpg"),
+    ])
+    func anErrorDeepInALongFileNamesItsLine(line: Int, bad: String, reason: String) throws {
+        let dir = TempDir()
+        var lines = (1...2000).map { #"{"created": "2024-01-01T00:00:00Z", "title": "entry \#($0)"}"# }
+        lines[line - 1] = bad
+        let file = dir.file("long.jsonl", lines.joined(separator: "\n"))
+        let store = try makeStore(dir)
+        let clock = try store.lastClock()
+        #expect {
+            try store.importJSONLines(at: file)
+        } throws: { error in
+            guard let e = error as? StoreError else { return false }
+            return e.line == line && e.description.contains(reason)
+        }
+        #expect(try store.changes(since: clock).isEmpty)
+        #expect(try store.entryCount() == 0)
+        // The same file without the bad line imports whole.
+        lines.remove(at: line - 1)
+        let good = dir.file("good.jsonl", lines.joined(separator: "\n"))
+        #expect(try store.importJSONLines(at: good).entriesAdded == 1999)
+    }
+
     @Test func attachingAFIFOIsAnErrorNotAHang() throws {
         let dir = TempDir()
         let store = try makeStore(dir)
