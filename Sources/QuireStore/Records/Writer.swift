@@ -54,8 +54,9 @@ final class Writer {
     /// merges are done (`Store.searchDeferred`).
     func refreshSearch() throws {
         guard !searchDirty.isEmpty, !(try store.searchDeferred()) else { return }
-        // By rowid, so the rows reach FTS5 in rising rowid order: a rowid lower than the last
-        // one written makes FTS5 flush its pending terms as one more tiny segment to merge.
+        // By rowid: each changed entry is found by its rowid (joined by id, the planner walked
+        // every entry for one edit), and the rows reach FTS5 in rising rowid order (a rowid
+        // lower than the last one written makes FTS5 write its pending terms out as a segment).
         try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
         let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
         for id in searchDirty { try insert.run([.text(id)]) }
