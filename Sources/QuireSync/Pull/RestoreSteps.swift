@@ -17,12 +17,14 @@ struct RestoreSteps {
             guard resuming == context.repository.id else {
                 throw SyncError(.notEmpty, detail: "this store was restoring another repository; restore into a new folder")
             }
+            try store.checkpointRarely(true)
             return
         }
         guard try store.entryCount() == 0, try store.syncLogs().isEmpty, !(try store.hasPendingChanges()) else {
             throw SyncError(.notEmpty, detail: "restore needs a new, empty store; this one already holds a journal")
         }
         try store.setRestoring(context.repository.id)
+        try store.checkpointRarely(true)
     }
 
     /// The pull's last step: the search index is built while the last attachments download,
@@ -49,6 +51,7 @@ struct RestoreSteps {
     /// The store is whole: no longer restoring, and synced now.
     func end() throws {
         try store.setRestoring(nil)
+        try store.checkpointRarely(false)
         try store.recordSync(at: Timestamp.now())
     }
 }
