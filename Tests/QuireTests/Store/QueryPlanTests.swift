@@ -60,8 +60,8 @@ import Testing
 
     /// "SCAN entries" without an index, on a table that grows: the step reads every row. A
     /// plan names a table by its alias ("SCAN e" for `entries e`), in a view's text too.
-    static func scans(_ plan: [String], of sql: String, in store: Store) -> [String] {
-        let names = growingNames(in: sql, store: store)
+    static func scans(_ plan: [String], of sql: String, in store: Store) throws -> [String] {
+        let names = try growingNames(in: sql, store: store)
         return plan.filter { line in
             guard line.hasPrefix("SCAN "), !line.contains(" USING ") else { return false }
             let table = line.dropFirst(5).split(separator: " ").first.map(String.init) ?? ""
@@ -71,15 +71,15 @@ import Testing
 
     /// The growing tables `sql` reads, under their names and aliases, with those of the
     /// views it reads.
-    static func growingNames(in sql: String, store: Store) -> Set<String> {
+    static func growingNames(in sql: String, store: Store) throws -> Set<String> {
         var text = sql
-        let views = (try? store.database.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'view'").rows { ($0.text(0), $0.text(1)) }) ?? []
+        let views = try store.database.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'view'").rows { ($0.text(0), $0.text(1)) }
         for (name, definition) in views where sql.contains(name) { text += "\n" + definition }
         let keywords: Set<String> = ["where", "join", "on", "left", "cross", "inner", "using", "order", "group", "limit", "set", "values", "union", "natural", "as"]
         var names = Set(growing)
-        let pattern = try? NSRegularExpression(pattern: #"(?i)\b(?:FROM|JOIN)\s+(?:main\.)?(\w+)(?:\s+(?:AS\s+)?(\w+))?"#)
+        let pattern = try NSRegularExpression(pattern: #"(?i)\b(?:FROM|JOIN)\s+(?:main\.)?(\w+)(?:\s+(?:AS\s+)?(\w+))?"#)
         let whole = NSRange(text.startIndex..., in: text)
-        for match in pattern?.matches(in: text, range: whole) ?? [] {
+        for match in pattern.matches(in: text, range: whole) {
             guard let tableRange = Range(match.range(at: 1), in: text), growing.contains(String(text[tableRange])),
                   let aliasRange = Range(match.range(at: 2), in: text) else { continue }
             let alias = String(text[aliasRange])
@@ -93,12 +93,12 @@ import Testing
         let store = try Store(folder: dir.path + "/s", options: Store.Options(create: true))
         let sql = "SELECT e.id FROM entries e WHERE e.title = ?"
         let plan = try #require(Self.plan(sql, in: store))
-        #expect(Self.scans(plan, of: sql, in: store) == ["SCAN e"])
+        #expect(try Self.scans(plan, of: sql, in: store) == ["SCAN e"])
         let seek = "SELECT e.id FROM entries e WHERE e.id = ?"
-        #expect(Self.scans(try #require(Self.plan(seek, in: store)), of: seek, in: store).isEmpty)
+        #expect(try Self.scans(try #require(Self.plan(seek, in: store)), of: seek, in: store).isEmpty)
         // Through a view: the full-text source names its entries `e`.
         let view = "SELECT s.id FROM search_source s WHERE s.title = ?"
-        #expect(Self.scans(try #require(Self.plan(view, in: store)), of: view, in: store) == ["SCAN e"])
+        #expect(try Self.scans(try #require(Self.plan(view, in: store)), of: view, in: store) == ["SCAN e"])
     }
 
     @Test func noStepScansATableItShouldSeek() throws {
@@ -136,7 +136,7 @@ import Testing
         var problems: [String] = []
         for sql in statements where !Self.wholeTableReads.contains(where: { sql.contains($0) }) {
             guard let plan = Self.plan(sql, in: journal.store) else { continue }  // not plannable here (temp tables, pragmas)
-            let scans = Self.scans(plan, of: sql, in: journal.store)
+            let scans = try Self.scans(plan, of: sql, in: journal.store)
             if !scans.isEmpty { problems.append(scans.joined(separator: "; ") + "  ←  " + sql.split(whereSeparator: \.isNewline).joined(separator: " ")) }
         }
         #expect(problems.isEmpty, "\(problems.count) statements scan a growing table:\n\(problems.joined(separator: "\n"))")
