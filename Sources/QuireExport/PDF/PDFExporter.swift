@@ -88,6 +88,7 @@ package struct PDFExporter {
         let title = BookTitle.title(options.title, filter: options.filter, words: language.words)
         let author = BookTitle.author(options.author)
         let plan = Plan(contents: contents, months: months, days: days, entries: EntryIndex(ids), title: title, author: author, language: language, cover: cover)
+        ids = []  // the index holds its own, sorted
 
         let parent = PathText.parent(path)
         let folder = parent.isEmpty ? "." : parent
@@ -116,12 +117,18 @@ package struct PDFExporter {
                 // The setter and its fonts go before the file is finished: cairo then reads each
                 // font whole to subset it (a CJK face is 20 MB), and Pango's copy is no longer held.
                 OutputFolder.hold(at: temp)
-                (summary, move) = try BookSetter(store: store, options: options, plan: plan).set(on: canvas) { progress?($0, total) }
+                (summary, move) = try BookSetter(store: store, options: options, plan: consume plan).set(on: canvas) { progress?($0, total) }
+                // What the setter's two threads freed goes back too: the CJK face's outline table
+                // is read whole on top of it.
+                FontCaches.releaseUnused()
+                malloc_trim(0)
                 try canvas.finish()
                 drawn = (canvas.pagesDrawn, canvas.passThroughPages, canvas.passedThrough, canvas.passThroughMarker, canvas.laterLinks)
             }
             // cairo's surface is gone with the canvas: what it held for the pages and the fonts
-            // goes back to the system before qpdf reads the file, or the two would stack up.
+            // (the font files it kept open too) goes back to the system before qpdf reads the
+            // file, or the two would stack up.
+            FontCaches.releaseUnused()
             malloc_trim(0)
             let geometry = PageGeometry(options.pageSize, rightToLeft: language.isRightToLeft)
             try PageOrder.moveLast(move.count, toAfter: move.after, in: temp, rightToLeft: language.isRightToLeft,
