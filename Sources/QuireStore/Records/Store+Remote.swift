@@ -209,14 +209,39 @@ extension Store {
         try database.transaction { try buildSearchIndexIfDeferred() }
     }
 
+    /// Called first in its transaction: the rows are read on another connection, which sees
+    /// what this one does only while this one has written nothing they are made of.
     private func buildSearchIndexIfDeferred() throws {
         guard try searchDeferred() else { return }
-        try database.execute("""
-            DELETE FROM search;
-            INSERT INTO search (rowid, title, body, transcripts, tags, place)
-                SELECT rowid, title, body, transcripts, tags, place FROM search_source;
-            """)
+        try database.execute("DELETE FROM search")
+        do {
+            try fillSearch()
+        } catch is SearchFeed.Failure {
+            // The second connection could not read (no room for its lock file, say): the rows
+            // are read and tokenized here instead, as before there was a feed.
+            try database.execute("DELETE FROM search; INSERT INTO search (rowid, \(names)) " + SearchFeed.source)
+        }
         try setMeta("restoring_indexed", "1")
+    }
+
+    private var names: String { SearchFeed.columns.joined(separator: ", ") }
+
+    /// Every row of `search_source` into `search`, read and tokenized on a second thread.
+    private func fillSearch() throws {
+        let feed = SearchFeed(path: database.path)
+        database.tokenizerCache.feed = feed
+        defer { database.tokenizerCache.feed = nil }
+        let insert = try database.prepare("INSERT INTO search (rowid, \(names)) VALUES (?" + String(repeating: ", ?", count: SearchFeed.columns.count) + ")")
+        while true {
+            let row: SearchFeed.Row
+            do {
+                guard let next = try feed.nextRow() else { break }
+                row = next
+            } catch {
+                throw SearchFeed.Failure(reason: error)
+            }
+            try insert.run(row.rowid, texts: row.columns.map(\.text))
+        }
     }
 }
 

@@ -20,11 +20,13 @@ extension QuireTokenizer {
                 let mode: QuireTokenizer.Mode = flags & FTS5_TOKENIZE_PREFIX != 0 ? .prefix
                     : flags & FTS5_TOKENIZE_QUERY != 0 ? .query : .document
                 let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: Int(length))
-                return QuireTokenizer.tokenize(bytes, mode: mode, cache: cache) { token, start, end, colocated in
+                let emit = { (token: UnsafeBufferPointer<UInt8>, start: Int, end: Int, colocated: Bool) -> Int32 in
                     token.withMemoryRebound(to: CChar.self) { t in
                         callback(context, colocated ? FTS5_TOKEN_COLOCATED : 0, t.baseAddress, Int32(t.count), Int32(start), Int32(end))
                     }
                 }
+                if mode == .document, let feed = cache.feed, let rc = feed.replay(bytes, emit: emit) { return rc }
+                return QuireTokenizer.tokenize(bytes, mode: mode, cache: cache, emit: emit)
             }
         )
         // The connection owns the cache; SQLite holds it unretained for the connection's life.

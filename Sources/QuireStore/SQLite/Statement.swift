@@ -103,6 +103,28 @@ final class Statement {
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 
+    /// A text column's UTF-8 bytes as they are stored (empty for NULL).
+    func bytes(_ column: Int32) -> [UInt8] {
+        guard let bytes = sqlite3_column_text(handle, column) else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
+    /// Runs the statement with `first` and then `texts` (UTF-8 bytes, each bound whole) as its parameters.
+    func run(_ first: Int64, texts: [[UInt8]]) throws {
+        sqlite3_reset(handle)
+        try database.check(sqlite3_bind_int64(handle, 1, first))
+        for (offset, text) in texts.enumerated() {
+            let rc = text.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    sqlite3_bind_text(handle, Int32(offset + 2), $0.baseAddress ?? UnsafePointer(bitPattern: 1), Int32($0.count), quire_sqlite_transient())
+                }
+            }
+            try database.check(rc)
+        }
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
     func data(_ column: Int32) -> Data {
         guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))

@@ -124,6 +124,8 @@ package enum QuireTokenizer {
         private var prefix: [UInt64: Slot] = [:]
         private var count = 0
         static let limit = 100_000
+        /// While an index build inserts rows read and tokenized ahead, their tokens.
+        var feed: SearchFeed?
 
         package init() {}
 

@@ -38,7 +38,8 @@ import Testing
         "coalesce(p.id, '') FROM field_clocks c\nJOIN devices d ON d.num = c.device LEFT JOIN devices p",  // a snapshot
         "FROM revisions r JOIN devices d ON d.num = r.device\nORDER BY r.record",  // a snapshot's kept revisions
         "FROM superseded s JOIN devices d ON d.num = s.device\nORDER BY s.record",  // a snapshot's ancestry
-        "SELECT rowid, title, body, transcripts, tags, place FROM search_source;",  // a restore's one index build
+        // A restore's one index build, where its second connection cannot read (that one reads the same).
+        SearchFeed.source,
         "SELECT count(*) FROM entries WHERE deleted = 0",  // how many entries there are (status, an export's total)
         "SELECT b.id FROM blobs b WHERE NOT EXISTS",  // a prune's sweep of blob files nothing needs
         "FROM field_clocks c JOIN devices d ON d.num = c.device ORDER BY c.hlc DESC LIMIT 1",  // the newest write, read once per store
