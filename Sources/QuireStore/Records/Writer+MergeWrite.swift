@@ -161,19 +161,27 @@ extension Writer {
     /// rows once, not an empty row first and then its fields.
     private func insertEntry(_ id: String, columns: [String], values: [SQLValue]) throws {
         guard ensuredRows.insert("e:" + id).inserted || !columns.isEmpty else { return }
-        var names = columns, row = values
+        var row: [SQLValue] = [.text(id)] + values
         if !columns.contains("journal_id") {
             try ensureJournal(Self.defaultJournalID)
-            names.append("journal_id")
             row.append(.text(Self.defaultJournalID))
         }
-        for (name, value) in Self.entryPlaceholder where !columns.contains(name) {
-            names.append(name)
-            row.append(value)
-        }
+        for (name, value) in Self.entryPlaceholder where !columns.contains(name) { row.append(value) }
+        try entryInsert(columns).run(row)
+    }
+
+    /// The statement `insertEntry` runs for `columns`: made once per set of columns in a
+    /// transaction (a restore's entries mostly share one), not its text for every entry.
+    private func entryInsert(_ columns: [String]) throws -> Statement {
+        if let known = entryInserts[columns] { return known }
+        var names = columns
+        if !columns.contains("journal_id") { names.append("journal_id") }
+        for (name, _) in Self.entryPlaceholder where !columns.contains(name) { names.append(name) }
         let update = columns.isEmpty ? "NOTHING" : "UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try database.cached("INSERT INTO entries (id, " + names.joined(separator: ", ") + ") VALUES (?" + String(repeating: ", ?", count: names.count)
-                            + ") ON CONFLICT(id) DO " + update).run([.text(id)] + row)
+        let statement = try database.cached("INSERT INTO entries (id, " + names.joined(separator: ", ") + ") VALUES (?"
+                                            + String(repeating: ", ?", count: names.count) + ") ON CONFLICT(id) DO " + update)
+        entryInserts[columns] = statement
+        return statement
     }
 }
 

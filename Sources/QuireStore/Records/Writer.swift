@@ -24,6 +24,8 @@ final class Writer {
     /// Rows a merge in this transaction made sure exist ("j:<id>", "e:<id>", "m:<id>", "anchors"): rows
     /// are never removed, so each needs its INSERT OR IGNORE once, not once per field.
     var ensuredRows: Set<String> = []
+    /// `insertEntry`'s statements, by the columns they set.
+    var entryInserts: [[String]: Statement] = [:]
     /// Journals known to exist in this transaction, by name.
     private var journals: [String: String] = [:]
     private var touchesAtMark = 0
