@@ -41,17 +41,20 @@ final class Statement {
                 // By its byte length, not to its first NUL: a text holding U+0000 is kept whole
                 // (the lossless interchange must give back what it took).
                 var text = v
-                rc = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { chars in
-                        sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), quire_sqlite_transient())
-                    }
-                }
+                rc = text.withUTF8 { bindText(index, $0) }
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count), quire_sqlite_transient()) }
             }
             try database.check(rc)
         }
         return self
+    }
+
+    /// Binds UTF-8 `bytes` as text by their length (SQLite copies them).
+    private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        bytes.withMemoryRebound(to: CChar.self) { chars in
+            sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), quire_sqlite_transient())
+        }
     }
 
     /// Steps once; returns true while a row is available.
@@ -114,12 +117,7 @@ final class Statement {
         sqlite3_reset(handle)
         try database.check(sqlite3_bind_int64(handle, 1, first))
         for (offset, text) in texts.enumerated() {
-            let rc = text.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) {
-                    sqlite3_bind_text(handle, Int32(offset + 2), $0.baseAddress ?? UnsafePointer(bitPattern: 1), Int32($0.count), quire_sqlite_transient())
-                }
-            }
-            try database.check(rc)
+            try database.check(text.withUnsafeBufferPointer { bindText(Int32(offset + 2), $0) })
         }
         while try step() {}
         sqlite3_reset(handle)
