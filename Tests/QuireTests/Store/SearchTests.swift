@@ -118,4 +118,32 @@ import Testing
         let hit = try #require(try store.search("Москве").first)
         #expect(hit.snippet(open: "[", close: "]").contains("[Москве]"))
     }
+
+    /// A page's snippets are read in one statement and matched to their hits by rowid: each
+    /// hit shows its own text, with and without a filter, for a prefix of spaced words and a
+    /// two-character prefix of a script indexed two characters at a time.
+    @Test func everyHitOfAPageShowsItsOwnSnippet() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let words = ["amber", "birch", "cobalt", "dune", "ember", "fjord", "glacier"]
+        let kanji = ["一", "二", "三", "四", "五", "六", "七"]
+        var own: [String: (word: String, kanji: String)] = [:]
+        for (index, (word, number)) in zip(words, kanji).enumerated() {
+            // Other entries between them, so the page's rowids are not one run.
+            _ = try store.add(NewEntry(title: "Filler \(index)", body: "Nothing to find here, only \(word)s."))
+            let entry = try store.add(NewEntry(body: "Walked the riverside to the \(word) bridge. 東京の\(number)番目の橋を渡った。",
+                                               tags: index.isMultiple(of: 2) ? ["even"] : []))
+            own[entry.id] = (word, number)
+        }
+        for (query, filter) in [("river*", EntryFilter()), ("東京*", EntryFilter()), ("river*", EntryFilter(tags: ["even"]))] {
+            let hits = try store.search(query, filter: filter)
+            #expect(hits.count == (filter.tags.isEmpty ? 7 : 4), "\(query)")
+            for hit in hits {
+                let expected = try #require(own[hit.id])
+                let text = hit.snippet()
+                #expect(text.contains(expected.word) && text.contains(expected.kanji + "番目"), "\(query): \(text)")
+                #expect(hit.snippet(open: "[", close: "]").contains(query.hasPrefix("river") ? "[riverside]" : "[東京]"))
+            }
+        }
+    }
 }
