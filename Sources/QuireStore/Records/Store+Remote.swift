@@ -205,17 +205,19 @@ extension Store {
     /// While restoring: builds the full-text index whole from what is merged so far, in one
     /// transaction, so the restore's last steps (waiting for attachments) run beside it.
     /// Writes after it (a resumed restore's merges, an edit) refresh the index as usual.
-    package func indexRestoredText() throws {
-        try database.transaction { try buildSearchIndexIfDeferred() }
+    /// - Parameter feedPath: where the second connection reads from; only tests pass another
+    ///   (one it cannot open), to take the path where the feed fails.
+    package func indexRestoredText(feedPath: String? = nil) throws {
+        try database.transaction { try buildSearchIndexIfDeferred(feedPath: feedPath) }
     }
 
     /// Called first in its transaction: the rows are read on another connection, which sees
     /// what this one does only while this one has written nothing they are made of.
-    private func buildSearchIndexIfDeferred() throws {
+    private func buildSearchIndexIfDeferred(feedPath: String? = nil) throws {
         guard try searchDeferred() else { return }
         try database.execute("DELETE FROM search")
         do {
-            try fillSearch()
+            try fillSearch(from: feedPath ?? database.path)
         } catch is SearchFeed.Failure {
             // The second connection could not read (no room for its lock file, say): the rows
             // are read and tokenized here instead, as before there was a feed.
@@ -227,8 +229,8 @@ extension Store {
     private var names: String { SearchFeed.columns.joined(separator: ", ") }
 
     /// Every row of `search_source` into `search`, read and tokenized on a second thread.
-    private func fillSearch() throws {
-        let feed = SearchFeed(path: database.path)
+    private func fillSearch(from path: String) throws {
+        let feed = SearchFeed(path: path)
         database.tokenizerCache.feed = feed
         defer { database.tokenizerCache.feed = nil }
         let insert = try database.prepare("INSERT INTO search (rowid, \(names)) VALUES (?" + String(repeating: ", ?", count: SearchFeed.columns.count) + ")")

@@ -15,7 +15,8 @@ import Testing
         ("Walking", "Long walk along the [river](https://example.org) with Sam.\n\n- one\n- two"),
     ]
 
-    @Test func aRestoredIndexIsTheTokenizersOwn() throws {
+    @Test(arguments: [false, true])
+    func aRestoredIndexIsTheTokenizersOwn(feedFails: Bool) throws {
         let dir = TempDir()
         let store = try makeStore(dir)
         try store.setRestoring("a-repository")  // merges now leave the index to the build
@@ -31,7 +32,8 @@ import Testing
         try store.attach(to: voice, NewAttachment(path: dir.file("memo.m4a", bytes: [1, 2, 3]), transcript: "call the plumber about the radiator"))
         #expect(try store.search("river").isEmpty)  // not indexed yet
 
-        try store.indexRestoredText()
+        // A feed that cannot open its connection: the rows are read and tokenized on this one.
+        try store.indexRestoredText(feedPath: feedFails ? dir.path + "/no-such-store/journal.sqlite" : nil)
 
         #expect(store.database.tokenizerCache.feed == nil)
         // FTS5 tokenizes every row's columns again and checks the index holds exactly those tokens.
