@@ -42,7 +42,10 @@ struct BlobIntake {
         try store.setRemoteBlobs(known, confirmed: true)
         // Asked for before the carried ones are written, so they download meanwhile (takeIn
         // asks again, which changes nothing).
-        // Without waiting (a restore), small ones are left to the batch asked for at its end.
+        // Without waiting (a restore), small ones are left to the batch asked for at its end,
+        // where they fill their packs' windows: asked for batch by batch, they downloaded
+        // beside the merges but in sparse windows (bench/s3, 1 GiB set, RGW 30 ms away: 614
+        // requests instead of 200, 8.0 s instead of 6.2, 1.015 of the payload on the wire).
         prefetcher?.request(waiting ? needed : needed.filter { !BlobPrefetcher.readsAlong($0.remote) })
         let fromSegments = try takeInCarried(carried)
         return try fromSegments + (waiting ? takeIn(needed, using: prefetcher, passingOverMissing: true) : 0)
