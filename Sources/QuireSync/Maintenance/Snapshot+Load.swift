@@ -147,7 +147,7 @@ extension Snapshots {
                     carried[local] = temp
                     try FileIO.writeNewFile(temp, bytes)
                 } else if !BlobPrefetcher.readsAlong(remote) {
-                    // Small ones are asked for together once the snapshot is in (`takeInLacking`).
+                    // Small ones are asked for together once the snapshot is in (`askForLacking`).
                     downloads?.request(local: local, remote: remote)
                 }
             }

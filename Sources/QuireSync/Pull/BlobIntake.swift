@@ -16,7 +16,7 @@ struct BlobIntake {
     /// record may be deleted by the time the segment is merged (another device's prune
     /// collects such blobs), and the merge refuses the segment if a live record needs it.
     /// Without `waiting` (a restore), only those the segments carry are taken in; the rest
-    /// are asked for and left to download (`takeInLacking`).
+    /// are asked for and left to download (`askForLacking`).
     func fetchBlobs(of segments: [LogSegment], using prefetcher: BlobPrefetcher?, waiting: Bool = true) throws -> Int {
         var needed: [(local: String, remote: RemoteBlob)] = []
         var carried: [(local: String, remote: String, bytes: Data)] = []
@@ -51,18 +51,37 @@ struct BlobIntake {
         return try fromSegments + (waiting ? takeIn(needed, using: prefetcher, passingOverMissing: true) : 0)
     }
 
-    /// Takes in every attachment the journal needs and lacks, from where the segments and
+    /// Every attachment the journal needs and lacks, asked for from where the segments and
     /// snapshots merged said it is (downloads asked for earlier go on where they are): the
-    /// end of a restore, whose merges did not wait for them. One missing on the server is
-    /// an error: a live record needs it.
-    func takeInLacking(using prefetcher: BlobPrefetcher?) throws -> Int {
+    /// end of a restore, whose merges did not wait for them. They download while the caller
+    /// goes on (the restore builds its search index); `Lacking.takeIn` then takes them in.
+    func askForLacking(using prefetcher: BlobPrefetcher?) throws -> Lacking {
         let lacking = try store.lackingRemoteBlobs().map {
             (local: $0.local, remote: RemoteBlob(id: $0.remote, location: BlobLocation(text: $0.location)))
         }
-        guard !lacking.isEmpty else { return 0 }
-        let started = prefetcher == nil ? Downloads.prefetcher(context) : nil
-        defer { started?.close() }
-        return try takeIn(lacking, using: prefetcher ?? started)
+        let started = prefetcher == nil && !lacking.isEmpty ? Downloads.prefetcher(context) : nil
+        let downloads = prefetcher ?? started
+        downloads?.request(lacking)
+        return Lacking(intake: self, items: lacking, downloads: downloads, started: started)
+    }
+
+    /// Attachments asked for by `askForLacking`, downloading.
+    struct Lacking {
+        fileprivate let intake: BlobIntake
+        fileprivate let items: [(local: String, remote: RemoteBlob)]
+        fileprivate let downloads: BlobPrefetcher?
+        /// Started for these alone: closed once they are in (or on failure).
+        fileprivate let started: BlobPrefetcher?
+
+        /// Takes them in; one missing on the server is an error: a live record needs it.
+        func takeIn() throws -> Int {
+            defer { started?.close() }
+            guard !items.isEmpty else { return 0 }
+            return try intake.takeIn(items, using: downloads)
+        }
+
+        /// Stops downloads started for these alone (the restore failed before `takeIn`).
+        func cancel() { started?.close() }
     }
 
     /// Takes attachments a segment carried inline into the store: written to temporary files,

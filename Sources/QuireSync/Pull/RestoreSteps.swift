@@ -27,14 +27,20 @@ struct RestoreSteps {
         try store.checkpointRarely(true)
     }
 
-    /// The pull's last step: the search index is built while the last attachments download,
-    /// then every attachment still lacking is taken in. Returns how many were.
+    /// The pull's last step: every attachment still lacking is asked for, the search index
+    /// is built while they download, then they are taken in. Returns how many were.
     func finish(notBefore: Date?, progress: ((String) -> Void)?) -> (BlobPrefetcher?) throws -> Int {
         { [self] downloads in
             if let notBefore { try checkFreshness(notBefore) }
-            progress?("building the search index")
-            try store.indexRestoredText()
-            return try BlobIntake(context: context).takeInLacking(using: downloads)
+            let lacking = try BlobIntake(context: context).askForLacking(using: downloads)
+            do {
+                progress?("building the search index")
+                try store.indexRestoredText()
+            } catch {
+                lacking.cancel()
+                throw error
+            }
+            return try lacking.takeIn()
         }
     }
 

@@ -431,13 +431,17 @@ import Testing
         let inner: Backend
         private let lock = NSLock()
         private var reads: [String] = []
-        init(_ inner: Backend) { self.inner = inner }
+        /// Hears each pack read too, for a test that waits on one.
+        private let observed: ObservedReads?
+        init(_ inner: Backend, observed: ObservedReads? = nil) { self.inner = inner; self.observed = observed }
         var packReads: [String] { lock.withLock { reads } }
         var location: String { inner.location }
         func put(_ path: String, from source: ByteSource) throws { try inner.put(path, from: source) }
         func publish(_ path: String, from source: ByteSource) throws { try inner.publish(path, from: source) }
         func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
-            if path.hasPrefix(Pack.folder + "/") { lock.withLock { reads.append(path) } }
+            guard path.hasPrefix(Pack.folder + "/") else { return try inner.get(path, range: range, into: sink) }
+            lock.withLock { reads.append(path) }
+            observed?.record(range.map { Int($0.count) } ?? -1)
             try inner.get(path, range: range, into: sink)
         }
         func list(_ folder: String) throws -> [RemoteEntry] { try inner.list(folder) }
@@ -484,6 +488,37 @@ import Testing
             #expect(reads <= 6, "\(reads) pack reads for 30 attachments")
         }
         #expect(try world.syncer(fresh).verify(readData: true).problems.isEmpty)
+    }
+
+    /// A restore asks for the small attachments it leaves to its end before it builds the
+    /// search index, so they download while the index is built: when the index step begins,
+    /// a worker reads their pack (waited for; without the overlap, nothing reads it then and
+    /// the wait fails at its limit).
+    @Test func smallAttachmentsDownloadWhileTheIndexIsBuilt() throws {
+        let world = try SyncWorld(devices: 1)
+        let source = world.stores[0]
+        for i in 0..<12 {
+            let entry = try source.add(NewEntry(title: "день \(i)", body: String(repeating: "слово ", count: 50 + i)))
+            let bytes = (0..<(2000 + i * 100)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }
+            _ = try source.attach(to: entry.id, NewAttachment(path: world.file("s\(i).bin", bytes), filename: "s\(i).bin"))
+        }
+        _ = try world.syncer(source).sync()
+        let fresh = try world.makeDevice("fresh")
+        let observed = ObservedReads()
+        let syncer = try world.syncer(fresh)
+        syncer.context.workerBackends = (0..<3).map { _ in PackReads(LocalBackend(root: world.dir.path + "/repo"), observed: observed) }
+        var readWhenIndexing: Int?
+        let report = try syncer.restore { line in
+            guard line == "building the search index", readWhenIndexing == nil else { return }
+            observed.waitFor(reads: 1)
+            readWhenIndexing = observed.count
+        }
+        #expect(try #require(readWhenIndexing) >= 1, "no pack was read when the index began")
+        #expect(report.blobsDownloaded == 12)
+        #expect(try world.dump(fresh) == world.dump(source))
+        #expect(try world.searchRows(fresh) == world.searchRows(source))
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fresh.blobs.root + "/tmp")) ?? []
+        #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
     /// A snapshot names small attachments with their places and carries none of them: a
