@@ -69,8 +69,9 @@ final class PullEngine {
         context.pullProgress = pulling
         defer { context.pullProgress = nil }
         let reader = SegmentReader(context: context)
-        for range in plan.ranges {
+        for (index, range) in plan.ranges.enumerated() {
             let device = range.device
+            let lastRange = index == plan.ranges.count - 1
             var (seq, hash) = logs[device] ?? (0, "")
             while seq < range.seqs.upperBound {
                 let path = LogSegment.path(device: device, seq: seq + 1)
@@ -93,21 +94,21 @@ final class PullEngine {
                 batch.append((segment, sealedHash))
                 batchChanges += segment.changes.count
                 (seq, hash) = (segment.seq, sealedHash)
-                if batchChanges >= context.options.changesPerMerge { try mergeBatch() }
+                if batchChanges >= context.options.changesPerMerge { try mergeBatch(last: lastRange && seq >= range.seqs.upperBound) }
             }
-            try mergeBatch()
+            try mergeBatch(last: lastRange)
         }
         if let finish { report.blobsDownloaded += try finish(downloads?.prefetcher) }
         return heads
     }
 
     /// Takes in the attachments the batch's segments name (all of them, or in a restore
-    /// those they carry), then merges them in one transaction.
-    private func mergeBatch() throws {
+    /// those they carry), then merges them in one transaction. `last`: no segment follows.
+    private func mergeBatch(last: Bool = false) throws {
         let segments = batch.map(\.segment)
         guard let device = segments.first?.device else { return }
         let waiting = finish == nil
-        report.blobsDownloaded += try intake.fetchBlobs(of: segments, using: downloads?.prefetcher, waiting: waiting)
+        report.blobsDownloaded += try intake.fetchBlobs(of: segments, using: downloads?.prefetcher, waiting: waiting, last: last)
         context.checkpoint(.pullBeforeMerge)
         let logChanges = batch.map {
             LogChanges(changes: $0.segment.changes, seq: $0.segment.seq, hash: $0.hash, name: LogSegment.path(device: device, seq: $0.segment.seq))
