@@ -9,19 +9,21 @@ struct Heads {
     let context: SyncContext
     static let folder = "heads"
 
-    /// Every device's newest segment number, from the names in `heads/`; the first listing
-    /// also confirms the repository (`confirm`).
-    func read() throws -> [String: [Int]] {
-        let (heads, strangers) = try Self.list(over: context.backend)
+    /// The heads listed, and how many other files `heads/` holds.
+    typealias Listed = (heads: [String: [Int]], strangers: Int)
+
+    /// Every device's newest segment number, from the names in `heads/` (or from `listed`,
+    /// a listing made earlier in this sync); the first listing also confirms the repository
+    /// (`confirm`).
+    func read(listed: Listed? = nil) throws -> [String: [Int]] {
+        let (heads, strangers) = try listed ?? Self.list(over: context.backend)
         if !context.repositoryConfirmed { try confirm(heads: heads, strangers: strangers) }
         return heads
     }
 
-    /// The same over any connection (`EarlySegments` reads them before the repository is open).
-    static func read(over backend: Backend) throws -> [String: [Int]] { try list(over: backend).heads }
-
-    /// The heads listed, and how many other files `heads/` holds.
-    private static func list(over backend: Backend) throws -> (heads: [String: [Int]], strangers: Int) {
+    /// The listing itself, over any connection (`EarlySegments` lists them before the
+    /// repository is open).
+    static func list(over backend: Backend) throws -> Listed {
         let entries: [RemoteEntry]
         do {
             entries = try backend.list(folder)

@@ -5,10 +5,11 @@ import QuireStore
 
 /// Reading snapshots: the newest, its positions (for verify), and merging one in.
 extension Snapshots {
-    /// The newest snapshot (the one that has merged the most), or nil.
-    func newest() throws -> (device: String, seq: Int)? {
+    /// The newest snapshot (the one that has merged the most), or nil; of `listed` when
+    /// `snapshots/` was listed earlier in this sync.
+    func newest(listed: [(device: String, seq: Int)]? = nil) throws -> (device: String, seq: Int)? {
         // Any snapshot is a valid starting point; the one written latest covers the most.
-        try Snapshot.list(context.backend).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
+        try (listed ?? Snapshot.list(context.backend)).max { ($0.seq, $0.device) < ($1.seq, $1.device) }
     }
 
     /// Merges a snapshot and moves this store's log positions forward to it; returns what it

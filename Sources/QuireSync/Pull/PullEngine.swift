@@ -50,15 +50,17 @@ final class PullEngine {
     /// reason to start from one.
     private func run(usedSnapshot: Bool) throws -> [String: [Int]] {
         let location = context.backend.location
+        // Listed while the key derivation ran, if it ran: taken by the first pull alone.
+        let listed = usedSnapshot ? EarlySegments.Listing() : context.earlySegments?.takeListing() ?? EarlySegments.Listing()
         // What the server lost of this device's own log goes back first (nothing is taken from
         // the server for it): a listing without this device's head is a server that forgot.
-        let repair = try RepairEngine.runIfNeeded(context, heads: try Heads(context: context).read(), progress: progress)
+        let repair = try RepairEngine.runIfNeeded(context, heads: try Heads(context: context).read(listed: listed.heads), progress: progress)
         report.objectsRepaired += repair.repaired
         let heads = repair.heads
         var logs = try store.syncLogs()
         var plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: !usedSnapshot, location: location)
         // A new device starts from the newest snapshot instead of replaying every segment.
-        if plan.startsFromSnapshot, let snapshot = try snapshots.newest() {
+        if plan.startsFromSnapshot, let snapshot = try snapshots.newest(listed: listed.snapshots) {
             report.add(try snapshots.adopt(snapshot, progress: progress))
             logs = try store.syncLogs()
             plan = try PullPlan(heads: heads, logs: logs, mayStartFromSnapshot: false, location: location, afterSnapshot: true)

@@ -206,12 +206,52 @@ import Testing
         let fresh = try world.makeDevice("fresh")
         try fresh.forgetRepository()
         try fresh.setRemote(url: "file://" + world.dir.path + "/repo", user: nil, passwordFile: nil)
-        let syncer = try Syncer.open(store: fresh, connect: { LocalBackend(root: world.dir.path + "/repo") },
+        let listings = Listings()
+        let syncer = try Syncer.open(store: fresh, connect: { Listings.Recording(LocalBackend(root: world.dir.path + "/repo"), into: listings) },
                                      unlock: .cachedKeyOr(passphrase: { try secret("pw") }))
         let report = try syncer.restore()
         #expect(report.blobsDownloaded == 40)
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
         #expect(try world.searchRows(fresh) == world.searchRows(world.stores[0]))
+        // What was listed while the key was derived is not listed again after it.
+        #expect(listings.count(Heads.folder) == 1 && listings.count(Snapshot.folder) == 1, "\(listings.folders)")
+
+        // From a snapshot: `snapshots/` is listed once, early; `heads/` once, by the pull.
+        _ = try world.syncer(world.stores[0]).prune()
+        let second = try world.makeDevice("second")
+        try second.forgetRepository()
+        try second.setRemote(url: "file://" + world.dir.path + "/repo", user: nil, passwordFile: nil)
+        let fromSnapshot = Listings()
+        _ = try Syncer.open(store: second, connect: { Listings.Recording(LocalBackend(root: world.dir.path + "/repo"), into: fromSnapshot) },
+                            unlock: .cachedKeyOr(passphrase: { try secret("pw") })).restore()
+        #expect(try world.dump(second) == world.dump(world.stores[0]))
+        #expect(fromSnapshot.count(Heads.folder) == 1 && fromSnapshot.count(Snapshot.folder) == 1, "\(fromSnapshot.folders)")
+    }
+
+    /// The folders listed through any of a syncer's connections.
+    final class Listings: @unchecked Sendable {
+        private let lock = NSLock()
+        private var listed: [String] = []
+        var folders: [String] { lock.withLock { listed } }
+        func count(_ folder: String) -> Int { folders.filter { $0 == folder }.count }
+        fileprivate func add(_ folder: String) { lock.withLock { listed.append(folder) } }
+
+        final class Recording: Backend, @unchecked Sendable {
+            let inner: Backend
+            let listings: Listings
+            init(_ inner: Backend, into listings: Listings) { self.inner = inner; self.listings = listings }
+            var location: String { inner.location }
+            func put(_ path: String, from source: ByteSource) throws { try inner.put(path, from: source) }
+            func publish(_ path: String, from source: ByteSource) throws { try inner.publish(path, from: source) }
+            func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws { try inner.get(path, range: range, into: sink) }
+            func list(_ folder: String) throws -> [RemoteEntry] {
+                listings.add(folder)
+                return try inner.list(folder)
+            }
+            func delete(_ path: String) throws { try inner.delete(path) }
+            func move(_ from: String, to: String, overwrite: Bool) throws { try inner.move(from, to: to, overwrite: overwrite) }
+            func makeFolder(_ path: String) throws { try inner.makeFolder(path) }
+        }
     }
 
     /// A restore merges every segment without waiting for the attachments they name; an
