@@ -14,7 +14,8 @@ package final class ReadAhead<Item: Sendable>: Sendable {
     package struct Stopped: Error {}
 
     private struct Queue {
-        var items: [Item] = []
+        /// Taken ones are nil: let go at once, not when the array is next compacted.
+        var items: [Item?] = []
         var head = 0
         var ended = false
         var failure: (any Error)?
@@ -56,6 +57,7 @@ package final class ReadAhead<Item: Sendable>: Sendable {
         try queue.wait(until: { $0.head < $0.items.count || $0.ended }) { queue in
             if queue.head < queue.items.count {
                 let item = queue.items[queue.head]
+                queue.items[queue.head] = nil
                 queue.head += 1
                 if queue.head >= 64, queue.head * 2 >= queue.items.count {
                     queue.items.removeFirst(queue.head)
