@@ -62,12 +62,14 @@ final class Writer {
         try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
         let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
         for id in searchDirty { try insert.run([.text(id)]) }
-        try database.execute("""
-            DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty);
-            INSERT INTO search (rowid, title, body, transcripts, tags, place)
-                SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry;
-            DELETE FROM temp.search_dirty;
-            """)
+        try database.execute("DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty)")
+        let rows = "SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry"
+        if searchDirty.count >= Store.searchRowsTokenizedAside {
+            try store.fillSearch(tokenizingAside: rows)
+        } else {
+            try database.execute("INSERT INTO search (rowid, title, body, transcripts, tags, place) " + rows)
+        }
+        try database.execute("DELETE FROM temp.search_dirty")
         searchDirty.removeAll()
     }
 

@@ -38,6 +38,8 @@ final class SearchFeed {
     static let source = "SELECT rowid, " + columns.joined(separator: ", ") + " FROM search_source ORDER BY rowid"
 
     private let rows: ReadAhead<[Row]>
+    /// Where the texts come from when this thread reads them itself (`init(texts:)`).
+    private let input: Handoff<[Texts]>?
     private var batch: [Row] = []
     private var next = 0
     /// The texts of the row being inserted, in column order, for `replay`.
@@ -46,6 +48,7 @@ final class SearchFeed {
     /// Starts reading the store at `path` on a thread of its own. The caller holds the write
     /// lock already (`BEGIN IMMEDIATE`), so what is read is what it would read itself.
     init(path: String, depth: Int = 8, batchSize: Int = 256) {
+        input = nil
         rows = ReadAhead(depth: depth) { put in
             let database = try Database(path: path, create: false, readOnly: true, busyTimeoutMilliseconds: 5000)
             try database.registerFunctions()
@@ -63,7 +66,29 @@ final class SearchFeed {
         }
     }
 
-    deinit { rows.stop() }
+    /// A search row's texts, read but not yet tokenized.
+    struct Texts: Sendable {
+        let rowid: Int64
+        let columns: [[UInt8]]
+    }
+
+    /// Tokenizes on a thread of its own the rows this thread reads itself and sends to
+    /// `texts`: an import's rows, which another connection cannot read before they are
+    /// committed. Closing `texts` (`finish`) ends the rows.
+    init(texts: Handoff<[Texts]>, depth: Int = 8) {
+        input = texts
+        rows = ReadAhead(depth: depth) { put in
+            let cache = QuireTokenizer.Cache()
+            while let batch = texts.receive() {
+                try put(batch.map { Row(rowid: $0.rowid, columns: $0.columns.map { Self.tokenized($0, cache: cache) }) })
+            }
+        }
+    }
+
+    deinit {
+        input?.cancel()  // the thread may be waiting for texts
+        rows.stop()
+    }
 
     /// The next row to insert, its texts then awaited by `replay`; nil after the last.
     /// - Throws: what stopped the reading thread.

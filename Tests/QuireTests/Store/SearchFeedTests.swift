@@ -47,4 +47,60 @@ import Testing
         #expect(try store.search("день", limit: 1000).count == 234)
         #expect(try store.search("radiator").map(\.id) == [voice])
     }
+
+    /// An import of at least `Store.searchRowsTokenizedAside` entries has its rows tokenized
+    /// on a second thread (`fillSearch(tokenizingAside:)`): the index must be the tokenizer's
+    /// own in every script, for new entries and for entries the import changed (their old
+    /// tokens gone), and find what an import in smaller pieces (one `INSERT … SELECT` each)
+    /// finds.
+    @Test func aLargeImportsIndexIsTheTokenizersOwn() throws {
+        let dir = TempDir()
+        let count = Store.searchRowsTokenizedAside + 200
+        func file(_ name: String, edited: Bool, _ range: Range<Int>) throws -> String {
+            let lines = try range.map { index in
+                let (title, body) = Self.texts[index % Self.texts.count]
+                var line: [String: Any] = [
+                    "id": String(format: "6F1C2B9A-0000-4000-8000-%012d", index),
+                    "created": "2025-01-01T00:00:00Z",
+                    "title": title,
+                    "body": body + (edited ? " изменено\(index)" : " number\(index)"),
+                ]
+                if index % 3 == 0 { line["tags"] = ["trip", "день"] }
+                return String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self)
+            }
+            return dir.file(name, lines.joined(separator: "\n"))
+        }
+        let whole = try makeStore(dir, name: "whole")
+        try whole.importJSONLines(at: try file("first.jsonl", edited: false, 0..<count))
+        #expect(whole.database.tokenizerCache.feed == nil)
+        // FTS5 tokenizes every row's columns again and checks the index holds exactly those tokens.
+        try whole.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
+        #expect(try whole.search("number\(count - 1)").count == 1)
+        #expect(try whole.search("東京", limit: 10_000).count == count / 5)
+
+        // Every entry changed by a second import: the old words go, the new ones come.
+        let edited = try file("edited.jsonl", edited: true, 0..<count)
+        try whole.importJSONLines(at: edited)
+        try whole.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
+        #expect(try whole.search("number7").isEmpty)
+        #expect(try whole.search("изменено7").count == 1)
+
+        // The same journal imported in pieces below the threshold finds the same entries.
+        let pieces = try makeStore(dir, name: "pieces")
+        let half = Store.searchRowsTokenizedAside / 2
+        for start in stride(from: 0, to: count, by: half) {
+            try pieces.importJSONLines(at: try file("piece\(start).jsonl", edited: true, start..<min(count, start + half)))
+        }
+        for query in ["Москва", "東京", "المكتبة", "день", "river", "изменено1200", "muśica", "música", "трип"] {
+            #expect(try whole.search(query, limit: 10_000).map(\.id) == pieces.search(query, limit: 10_000).map(\.id), "\(query)")
+        }
+        #expect(try whole.search("Москва", limit: 10_000).count == count / 5)
+        let rows = "SELECT rowid, title, body, transcripts, tags, place FROM search ORDER BY rowid"
+        func contents(_ store: Store) throws -> [String] {
+            var all: [String] = []
+            try store.database.prepare(rows).forEach { row in all.append((0...5).map { row.text(Int32($0)) }.joined(separator: "|")) }
+            return all
+        }
+        #expect(try contents(whole) == contents(pieces))
+    }
 }
