@@ -7,9 +7,7 @@ import Foundation
 /// `cancel` (the taker stopped early, or failed).
 package final class Handoff<Item: Sendable>: Sendable {
     private struct Queue {
-        /// Taken ones are nil: let go at once, not when the array is next compacted.
-        var items: [Item?] = []
-        var head = 0
+        var items = FIFO<Item>()
         var finished = false
         var cancelled = false
     }
@@ -32,22 +30,13 @@ package final class Handoff<Item: Sendable>: Sendable {
         queue.withLock { queue in
             queue.cancelled = true
             queue.items.removeAll()
-            queue.head = 0
         }
     }
 
     /// The next item, waiting for it; nil once finished and all are taken, or cancelled.
     package func receive() -> Item? {
-        queue.wait(until: { $0.cancelled || $0.finished || $0.head < $0.items.count }) { queue in
-            guard !queue.cancelled, queue.head < queue.items.count else { return nil }
-            let item = queue.items[queue.head]
-            queue.items[queue.head] = nil
-            queue.head += 1
-            if queue.head >= 64, queue.head * 2 >= queue.items.count {
-                queue.items.removeFirst(queue.head)
-                queue.head = 0
-            }
-            return item
+        queue.wait(until: { $0.cancelled || $0.finished || !$0.items.isEmpty }) { queue in
+            queue.cancelled ? nil : queue.items.take()
         }
     }
 }

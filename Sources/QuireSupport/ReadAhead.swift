@@ -14,9 +14,7 @@ package final class ReadAhead<Item: Sendable>: Sendable {
     package struct Stopped: Error {}
 
     private struct Queue {
-        /// Taken ones are nil: let go at once, not when the array is next compacted.
-        var items: [Item?] = []
-        var head = 0
+        var items = FIFO<Item>()
         var ended = false
         var failure: (any Error)?
         var stopped = false
@@ -45,7 +43,7 @@ package final class ReadAhead<Item: Sendable>: Sendable {
     }
 
     private func put(_ item: Item) throws {
-        try queue.wait(until: { $0.stopped || $0.items.count - $0.head < depth }) { queue in
+        try queue.wait(until: { $0.stopped || $0.items.count < depth }) { queue in
             if queue.stopped { throw Stopped() }
             queue.items.append(item)
         }
@@ -54,17 +52,8 @@ package final class ReadAhead<Item: Sendable>: Sendable {
     /// The next item, waiting for it; nil once the producer has ended and all are taken.
     /// Throws the producer's error, after the items it put before it.
     package func next() throws -> Item? {
-        try queue.wait(until: { $0.head < $0.items.count || $0.ended }) { queue in
-            if queue.head < queue.items.count {
-                let item = queue.items[queue.head]
-                queue.items[queue.head] = nil
-                queue.head += 1
-                if queue.head >= 64, queue.head * 2 >= queue.items.count {
-                    queue.items.removeFirst(queue.head)
-                    queue.head = 0
-                }
-                return item
-            }
+        try queue.wait(until: { !$0.items.isEmpty || $0.ended }) { queue in
+            if let item = queue.items.take() { return item }
             if let failure = queue.failure { throw failure }
             return nil
         }
@@ -73,9 +62,6 @@ package final class ReadAhead<Item: Sendable>: Sendable {
     /// Tells the producer to stop at its next `put` and waits until it has ended.
     package func stop() {
         queue.withLock { $0.stopped = true }
-        queue.wait(until: { !$0.running }) { queue in
-            queue.items.removeAll()
-            queue.head = 0
-        }
+        queue.wait(until: { !$0.running }) { $0.items.removeAll() }
     }
 }
