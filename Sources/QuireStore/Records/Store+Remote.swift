@@ -233,7 +233,7 @@ extension Store {
         let feed = SearchFeed(path: path)
         database.tokenizerCache.feed = feed
         defer { database.tokenizerCache.feed = nil }
-        let insert = try database.prepare("INSERT INTO search (rowid, \(names)) VALUES (?" + String(repeating: ", ?", count: SearchFeed.columns.count) + ")")
+        let insert = try database.prepare(SearchFeed.insert)
         while true {
             let row: SearchFeed.Row
             do {

@@ -36,6 +36,9 @@ final class SearchFeed {
     static let columns = ["title", "body", "transcripts", "tags", "place"]
     /// What the index is built from: every row of `search_source`, in rowid order.
     static let source = "SELECT rowid, " + columns.joined(separator: ", ") + " FROM search_source ORDER BY rowid"
+    /// One row into the index: its rowid, then its texts (`Statement.run(_:texts:)`).
+    static let insert = "INSERT INTO search (rowid, " + columns.joined(separator: ", ") + ") VALUES (?"
+        + String(repeating: ", ?", count: columns.count) + ")"
 
     private let rows: ReadAhead<[Row]>
     /// Where the texts come from when this thread reads them itself (`init(texts:)`).
