@@ -228,6 +228,36 @@ class Import(Case):
     def acknowledged(self, stdout, stderr, rc): return {"store": True}
 
 
+class FirstImport(Case):
+    """An archive's first import, into a store the command makes: written under a rollback
+    journal rather than the write-ahead log (Database.withRollbackJournal), whose deletion
+    is what commits."""
+    name = "first-import"
+    def setup(self):
+        shutil.copytree(os.path.join(os.path.dirname(__file__), "..", "demo", "journal"), self.outside + "/journal")
+        with open(self.outside + "/journal/entries.jsonl") as f:
+            self.titles = sorted(json.loads(line)["title"] for line in f if line.strip())
+    def command(self): return ["import", self.outside + "/journal/entries.jsonl"]
+    def acknowledged(self, stdout, stderr, rc): return {"store": rc == 0, "imported": rc == 0}
+    def again(self, acked): return None if acked.get("imported") else self.command()
+    def extra_checks(self, acked):
+        db = self.store + "/journal.sqlite"
+        if not os.path.exists(db):
+            return []
+        con = sqlite3.connect(db)
+        try:
+            titles = sorted(r[0] for r in con.execute("SELECT title FROM entries WHERE deleted = 0"))
+        except sqlite3.Error:
+            titles = []  # cut before its tables were made
+        finally:
+            con.close()
+        if acked.get("imported") and titles != self.titles:
+            return [f"the import said it was done, and the store holds {len(titles)} of its {len(self.titles)} entries"]
+        if titles and titles != self.titles:
+            return [f"half an import: the store holds {len(titles)} of its {len(self.titles)} entries"]
+        return []
+
+
 class Migrate(Case):
     """A store of the oldest frozen schema, migrated by the first command that opens it."""
     name = "migrate"
@@ -344,7 +374,7 @@ class Passwd(Case):
         return f"new opens: {self.opens('power-cut-new-pw')}"
 
 
-CASES = [Add, FirstAdd, Init, Attach, Import, Migrate, SyncBoth, SyncRepoInside, Restore, Prune, Passwd]
+CASES = [Add, FirstAdd, Init, Attach, Import, FirstImport, Migrate, SyncBoth, SyncRepoInside, Restore, Prune, Passwd]
 
 
 def run_case(cls, quire, work, samples, log):

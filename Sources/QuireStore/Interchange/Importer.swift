@@ -84,13 +84,22 @@ extension Store {
         let journal = try journal.map { try Store.cleanName($0, what: "journal name") }
         var summary = ImportSummary()
         var blobCache: [String: BlobStore.Added] = [:]
-        try write { writer in
-            try produce { item in
-                var item = item
-                if let journal { item.entry.journal = journal }
-                try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache)
-                summary.lines += 1
+        func importing() throws {
+            try write { writer in
+                try produce { item in
+                    var item = item
+                    if let journal { item.entry.journal = journal }
+                    try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache)
+                    summary.lines += 1
+                }
             }
+        }
+        // An empty store (an archive's first import) has nothing another process could be
+        // reading meanwhile: its pages are written once (`Database.withRollbackJournal`).
+        if try database.cached("SELECT 1 FROM entries LIMIT 1").first([], { _ in true }) == nil {
+            try database.withRollbackJournal(importing)
+        } else {
+            try importing()
         }
         return summary
     }

@@ -7,6 +7,8 @@ import Foundation
 final class Database {
     let handle: OpaquePointer
     let path: String
+    /// How long a statement waits for another connection's lock before failing as `.busy`.
+    let busyTimeoutMilliseconds: Int32
     /// Memoised word folding for the full-text tokenizer on this connection.
     let tokenizerCache = QuireTokenizer.Cache()
 
@@ -17,6 +19,7 @@ final class Database {
         let db = readOnly ? try Self.openReadOnly(path) : try Self.open(path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         self.handle = db
         self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }

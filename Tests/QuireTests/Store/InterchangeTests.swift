@@ -251,4 +251,52 @@ import Testing
         #expect(try titles(EntryFilter(tags: ["x", "y"])) == ["2"])
         #expect(try titles(EntryFilter(from: ts("2025-02-01T05:00:00Z"), to: ts("2025-02-28T00:00:00Z"))) == ["2"])
     }
+
+    /// An import into an empty store runs under a rollback journal (`withRollbackJournal`),
+    /// and the write-ahead log is back after it, whether it committed or failed; one into a
+    /// store that holds entries, or beside another connection (which may be reading), keeps
+    /// the log throughout.
+    @Test func anImportIntoAnEmptyStoreLeavesTheLogWhileAloneAndComesBack() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        func entry(_ title: String) -> ImportedEntry {
+            let created = ts("2025-01-01T00:00:00Z")
+            return ImportedEntry(entry: Entry(id: UUID().uuidString, journal: Store.defaultJournal, title: title, body: "ночь", created: created,
+                                              modified: created, tags: [], starred: false, location: nil, media: []),
+                                 modified: nil, media: [])
+        }
+        struct Stop: Error {}
+        var modes: [String] = []
+        #expect(throws: Stop.self) {
+            try store.importEntries { emit in
+                try emit(entry("lost"))
+                modes.append(try store.database.journalMode)
+                throw Stop()
+            }
+        }
+        #expect(try store.database.journalMode == "wal" && store.entries().isEmpty)
+
+        try store.importEntries { emit in
+            try emit(entry("first"))
+            modes.append(try store.database.journalMode)
+        }
+        try store.importEntries { emit in
+            try emit(entry("second"))
+            modes.append(try store.database.journalMode)
+        }
+        #expect(modes == ["delete", "delete", "wal"])
+        #expect(try store.database.journalMode == "wal")
+
+        // Another connection open: the import does not wait for it, and it reads meanwhile.
+        let other = try makeStore(dir, name: "other")
+        let reader = try Store(folder: dir.path + "/other", options: Store.Options())
+        var seen: [Int] = []
+        try other.importEntries { emit in
+            try emit(entry("beside a reader"))
+            modes.append(try other.database.journalMode)
+            seen.append(try reader.entries().count)
+        }
+        #expect(modes.last == "wal" && seen == [0])
+        #expect(try reader.entries().map(\.title) == ["beside a reader"])
+    }
 }
