@@ -20,6 +20,14 @@ package final class Handoff<Item: Sendable>: Sendable {
         queue.withLock { $0.items.append(item) }
     }
 
+    /// Sends `item` once fewer than `limit` wait to be taken: for a sender that gets nothing
+    /// back to bound itself by. After `cancel` it drops `item` at once.
+    package func send(_ item: Item, waitingBelow limit: Int) {
+        queue.wait(until: { $0.cancelled || $0.items.count < limit }) { queue in
+            if !queue.cancelled { queue.items.append(item) }
+        }
+    }
+
     /// No more items come.
     package func finish() {
         queue.withLock { $0.finished = true }

@@ -84,23 +84,23 @@ extension Store {
         let journal = try journal.map { try Store.cleanName($0, what: "journal name") }
         var summary = ImportSummary()
         var blobCache: [String: BlobStore.Added] = [:]
+        // An empty store (an archive's first import) has nothing another process could be
+        // reading meanwhile: its pages are written once (`Database.withRollbackJournal`), and
+        // its index is built beside its records (`Writer.sendSearchRowsAside`).
+        let first = try database.cached("SELECT 1 FROM entries LIMIT 1").first([], { _ in true }) == nil
         func importing() throws {
             try write { writer in
+                writer.buildsSearchAside = try first && !searchDeferred()
                 try produce { item in
                     var item = item
                     if let journal { item.entry.journal = journal }
                     try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache)
+                    try writer.sendSearchRowsAside()
                     summary.lines += 1
                 }
             }
         }
-        // An empty store (an archive's first import) has nothing another process could be
-        // reading meanwhile: its pages are written once (`Database.withRollbackJournal`).
-        if try database.cached("SELECT 1 FROM entries LIMIT 1").first([], { _ in true }) == nil {
-            try database.withRollbackJournal(importing)
-        } else {
-            try importing()
-        }
+        try first ? database.withRollbackJournal(importing) : importing()
         return summary
     }
 

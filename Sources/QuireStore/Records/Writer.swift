@@ -14,6 +14,11 @@ final class Writer {
     var freedBlobs: Set<String> = []
     /// Entries whose searchable text (title, body, transcripts, tags, place, deletion) changed.
     var searchDirty: Set<String> = []
+    /// A first import's index may be built aside (`sendSearchRowsAside`); the build once
+    /// begun, and the highest rowid it was sent.
+    var buildsSearchAside = false
+    var searchBuild: SearchBuild?
+    var searchSentThrough: Int64 = 0
     /// The newest clock merged from other devices in this transaction.
     var receivedClock: HLC?
     /// The newest field write merged in this transaction: its clock and device.
@@ -55,13 +60,12 @@ final class Writer {
     /// While a restore merges, the rows are not refreshed: the index is built once, when its
     /// merges are done (`Store.searchDeferred`).
     func refreshSearch() throws {
+        if let build = searchBuild {
+            searchBuild = nil
+            try installSearch(build.finish())
+        }
         guard !searchDirty.isEmpty, !(try store.searchDeferred()) else { return }
-        // By rowid: each changed entry is found by its rowid (joined by id, the planner walked
-        // every entry for one edit), and the rows reach FTS5 in rising rowid order (a rowid
-        // lower than the last one written makes FTS5 write its pending terms out as a segment).
-        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
-        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
-        for id in searchDirty { try insert.run([.text(id)]) }
+        try listDirtyRows()
         try database.execute("DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty)")
         let rows = "SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry"
         if searchDirty.count >= Store.searchRowsTokenizedAside {

@@ -93,6 +93,9 @@ final class Statement {
         return try step() ? try map(self) : nil
     }
 
+    /// How many columns a row of this statement has.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
@@ -121,6 +124,26 @@ final class Statement {
         }
         while try step() {}
         sqlite3_reset(handle)
+    }
+
+    /// Runs the statement once for each row `rows` steps to, its columns bound as they are
+    /// (type and bytes): rows copied between two connections' tables of the same columns.
+    /// - Returns: how many rows were copied.
+    @discardableResult
+    func run(eachRowOf rows: Statement) throws -> Int {
+        let columns = sqlite3_column_count(rows.handle)
+        var copied = 0
+        defer { sqlite3_reset(rows.handle) }
+        while try rows.step() {
+            sqlite3_reset(handle)
+            for column in 0..<columns {
+                try database.check(sqlite3_bind_value(handle, column + 1, sqlite3_column_value(rows.handle, column)))
+            }
+            while try step() {}
+            copied += 1
+        }
+        sqlite3_reset(handle)
+        return copied
     }
 
     func data(_ column: Int32) -> Data {

@@ -1,0 +1,61 @@
+import Foundation
+
+extension Writer {
+    /// The rowids of the entries in `searchDirty`, into `temp.search_dirty`. By rowid: each
+    /// changed entry is found by its rowid (joined by id, the planner walked every entry for
+    /// one edit), and the rows reach FTS5 in rising rowid order (a rowid lower than the last
+    /// one written makes FTS5 write its pending terms out as a segment).
+    func listDirtyRows() throws {
+        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
+        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
+        for id in searchDirty { try insert.run([.text(id)]) }
+    }
+
+    /// In a first import (`buildsSearchAside`), once `Store.searchRowsTokenizedAside`
+    /// entries wait, sends their search rows to be indexed on a second thread (`SearchBuild`)
+    /// and takes them off `searchDirty`. An entry whose rowid is not above the last one sent
+    /// (one changed again after its row went: a source naming one id twice) stays, for the
+    /// refresh at commit to replace in the index copied by then.
+    func sendSearchRowsAside() throws {
+        guard buildsSearchAside, searchDirty.count >= Store.searchRowsTokenizedAside else { return }
+        let build = try searchBuild ?? SearchBuild(like: database)
+        searchBuild = build
+        try listDirtyRows()
+        let rows = try database.cached("""
+            SELECT s.rowid, s.id, \(SearchFeed.columns.map { "s." + $0 }.joined(separator: ", "))
+            FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry WHERE d.entry > ?
+            """)
+        var batch: [SearchFeed.Texts] = []
+        try rows.forEach([.integer(searchSentThrough)]) { row in
+            batch.append(SearchFeed.Texts(rowid: row.int(0), columns: (2..<Int32(2 + SearchFeed.columns.count)).map { row.bytes($0) }))
+            searchDirty.remove(row.text(1))
+            searchSentThrough = row.int(0)
+            if batch.count == 256 {
+                build.send(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { build.send(batch) }
+        try database.execute("DELETE FROM temp.search_dirty")
+    }
+
+    /// Puts the index `scratch` holds (`SearchBuild.finish`) in place of the store's: the
+    /// table made anew by its definition, so this connection's FTS5 holds nothing of the old
+    /// one in memory, and its tables' rows copied as they are (writing FTS5's own tables
+    /// needs SQLite's defensive mode off meanwhile).
+    func installSearch(_ scratch: Database) throws {
+        let definition = try SearchBuild.definition(in: database)
+        try database.execute("DROP TABLE search")
+        try database.execute(definition)
+        let tables = try scratch.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search\\_%' ESCAPE '\\'")
+            .rows([]) { $0.text(0) }
+        try database.configure(Database.defensiveOption, 0)
+        defer { try? database.configure(Database.defensiveOption, 1) }
+        for table in tables {
+            let rows = try scratch.prepare("SELECT * FROM \"\(table)\"")
+            let marks = Array(repeating: "?", count: Int(rows.columnCount)).joined(separator: ", ")
+            try database.execute("DELETE FROM \"\(table)\"")
+            try database.prepare("INSERT INTO \"\(table)\" VALUES (\(marks))").run(eachRowOf: rows)
+        }
+    }
+}
