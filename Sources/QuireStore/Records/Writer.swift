@@ -15,10 +15,11 @@ final class Writer {
     /// Entries whose searchable text (title, body, transcripts, tags, place, deletion) changed.
     var searchDirty: Set<String> = []
     /// A first import's index may be built aside (`sendSearchRowsAside`); the build once
-    /// begun, and the highest rowid it was sent.
+    /// begun, the highest rowid it was sent, and how many of `searchDirty` it could not be.
     var buildsSearchAside = false
     var searchBuild: SearchBuild?
     var searchSentThrough: Int64 = 0
+    var searchDirtyHeldBack = 0
     /// The newest clock merged from other devices in this transaction.
     var receivedClock: HLC?
     /// The newest field write merged in this transaction: its clock and device.

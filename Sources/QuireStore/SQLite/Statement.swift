@@ -128,11 +128,8 @@ final class Statement {
 
     /// Runs the statement once for each row `rows` steps to, its columns bound as they are
     /// (type and bytes): rows copied between two connections' tables of the same columns.
-    /// - Returns: how many rows were copied.
-    @discardableResult
-    func run(eachRowOf rows: Statement) throws -> Int {
+    func run(eachRowOf rows: Statement) throws {
         let columns = sqlite3_column_count(rows.handle)
-        var copied = 0
         defer { sqlite3_reset(rows.handle) }
         while try rows.step() {
             sqlite3_reset(handle)
@@ -140,10 +137,8 @@ final class Statement {
                 try database.check(sqlite3_bind_value(handle, column + 1, sqlite3_column_value(rows.handle, column)))
             }
             while try step() {}
-            copied += 1
         }
         sqlite3_reset(handle)
-        return copied
     }
 
     func data(_ column: Int32) -> Data {

@@ -15,9 +15,10 @@ extension Writer {
     /// entries wait, sends their search rows to be indexed on a second thread (`SearchBuild`)
     /// and takes them off `searchDirty`. An entry whose rowid is not above the last one sent
     /// (one changed again after its row went: a source naming one id twice) stays, for the
-    /// refresh at commit to replace in the index copied by then.
+    /// refresh at commit to replace in the index copied by then; it is not counted among
+    /// the thousand again, so a source naming many ids twice is not listed at every entry.
     func sendSearchRowsAside() throws {
-        guard buildsSearchAside, searchDirty.count >= Store.searchRowsTokenizedAside else { return }
+        guard buildsSearchAside, searchDirty.count - searchDirtyHeldBack >= Store.searchRowsTokenizedAside else { return }
         let build = try searchBuild ?? SearchBuild(like: database)
         searchBuild = build
         try listDirtyRows()
@@ -36,6 +37,7 @@ extension Writer {
             }
         }
         if !batch.isEmpty { build.send(batch) }
+        searchDirtyHeldBack = searchDirty.count
         try database.execute("DELETE FROM temp.search_dirty")
     }
 
