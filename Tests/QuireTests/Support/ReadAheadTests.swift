@@ -76,9 +76,16 @@ import QuireSupport
     /// An item taken is let go by the queue at once: an import's queue of parsed batches held
     /// every batch taken until 64 had passed, tens of MiB at 100,000 entries.
     @Test func anItemTakenIsNoLongerHeld() throws {
+        // The producer's own reference to an item lasts until its `hand` returns: the item is
+        // taken once the producer has gone past it, so what is checked is the queue's hold.
+        let passed = DispatchSemaphore(value: 0)
         let reader = ReadAhead<Held>(depth: 2) { hand in
-            for number in 0..<10 { try hand(Held(number)) }
+            for number in 0..<10 {
+                if number == 1 { passed.signal() }
+                try hand(Held(number))
+            }
         }
+        passed.wait()
         weak var first: Held?
         do {
             let item = try #require(try reader.next())
