@@ -9,6 +9,12 @@ static inline int quire_sqlite_db_config_int(sqlite3 *db, int op, int value) {
     return sqlite3_db_config(db, op, value, &out);
 }
 
+// sqlite3_config is variadic: the one setting Quire makes, before SQLite initializes (after
+// that it answers SQLITE_MISUSE and changes nothing).
+static inline int quire_sqlite_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 // The FTS5 extension API, fetched the documented way ("SELECT fts5(?1)" with a bound pointer).
 static inline fts5_api *quire_fts5_api(sqlite3 *db) {
     fts5_api *api = 0;

@@ -24,7 +24,17 @@ final class Database {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }
 
+    /// SQLite's memory statistics, on by default, take one process-wide mutex on every
+    /// allocation and free: two connections writing on two threads (a first import and its
+    /// index built aside) waited on each other: 9.8 s for 100,000 entries against 8.1 s without. Quire reads no
+    /// statistic, so they are turned off, once, before the first connection; where the
+    /// process started SQLite already (an app embedding QuireKit), SQLite refuses and keeps its own.
+    private static let withoutMemoryStatistics: Void = {
+        _ = quire_sqlite_config_memstatus(0)
+    }()
+
     private static func open(_ name: String, flags: Int32, path: String? = nil) throws -> OpaquePointer {
+        _ = withoutMemoryStatistics
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
