@@ -26,9 +26,10 @@ final class Database {
 
     /// SQLite's memory statistics, on by default, take one process-wide mutex on every
     /// allocation and free: two connections writing on two threads (a first import and its
-    /// index built aside) waited on each other: 9.8 s for 100,000 entries against 8.1 s without. Quire reads no
-    /// statistic, so they are turned off, once, before the first connection; where the
-    /// process started SQLite already (an app embedding QuireKit), SQLite refuses and keeps its own.
+    /// index built aside) waited on each other, 9.8 s for 100,000 entries against 8.1 s
+    /// without. Quire reads no statistic, so they are turned off, once, before the first
+    /// connection; where the process started SQLite already (an app embedding QuireKit),
+    /// SQLite refuses and keeps its own.
     private static let withoutMemoryStatistics: Void = {
         _ = quire_sqlite_config_memstatus(0)
     }()
