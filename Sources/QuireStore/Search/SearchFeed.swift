@@ -72,7 +72,7 @@ final class SearchFeed {
     /// A search row's texts, read but not yet tokenized.
     struct Texts: Sendable {
         let rowid: Int64
-        let columns: [[UInt8]]
+        var columns: [[UInt8]]
     }
 
     /// Tokenizes on a thread of its own the rows this thread reads itself and sends to

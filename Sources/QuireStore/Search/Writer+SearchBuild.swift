@@ -22,9 +22,13 @@ extension Writer {
         let build = try searchBuild ?? SearchBuild(like: database)
         searchBuild = build
         try listDirtyRows()
+        // The body as written: what `search_source` makes of it (its words, `quire_plain`)
+        // is made on the building thread (`SearchBuild.send`), off this one.
+        let columns = SearchFeed.columns.map { $0 == SearchBuild.markdownColumn ? "e." + $0 : "s." + $0 }
         let rows = try database.cached("""
-            SELECT s.rowid, s.id, \(SearchFeed.columns.map { "s." + $0 }.joined(separator: ", "))
-            FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry WHERE d.entry > ?
+            SELECT s.rowid, s.id, \(columns.joined(separator: ", "))
+            FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry CROSS JOIN entries e ON e.rowid = d.entry
+            WHERE d.entry > ?
             """)
         var batch: [SearchFeed.Texts] = []
         try rows.forEach([.integer(searchSentThrough)]) { row in

@@ -105,12 +105,13 @@ import Testing
     }
 
     /// A first import's index is built aside (`SearchBuild`) and copied in; an entry the
-    /// source names twice, the second time after its row went aside, ends with its last text.
+    /// source names twice, the second time after its row went aside, ends with its last text;
+    /// each body is indexed as its words, as any other import's (`SearchBuild.markdownColumn`).
     @Test func aFirstImportsIndexBuiltAsideHoldsEachEntrysLastText() throws {
         let dir = TempDir()
         let count = Store.searchRowsTokenizedAside + 300
         var lines = (0..<count).map { index in
-            #"{"id": "6F1C2B9A-0000-4000-8000-\#(String(format: "%012d", index))", "created": "2025-01-01T00:00:00Z", "title": "первый\#(index)", "body": "東京 river"}"#
+            #"{"id": "6F1C2B9A-0000-4000-8000-\#(String(format: "%012d", index))", "created": "2025-01-01T00:00:00Z", "title": "первый\#(index)", "body": "東京 river [мост](https://example.com/hiddenword)"}"#
         }
         lines.append(#"{"id": "6F1C2B9A-0000-4000-8000-000000000005", "created": "2025-01-01T00:00:00Z", "title": "второй", "body": "Москва"}"#)
         let store = try makeStore(dir)
@@ -120,6 +121,8 @@ import Testing
         #expect(try store.search("второй").count == 1 && store.search("Москва").count == 1)
         #expect(try store.search("первый1299").count == 1)
         #expect(try store.search("東京", limit: 10_000).count == count - 1)
+        // The body's words as search reads them (`quire_plain`): a link's words, not its target.
+        #expect(try store.search("мост", limit: 10_000).count == count - 1 && store.search("hiddenword").isEmpty)
         // The index takes the next edit as any other.
         try store.importJSONLines(at: dir.file("more.jsonl", #"{"id": "6F1C2B9A-0000-4000-8000-000000000007", "created": "2025-01-01T00:00:00Z", "title": "третий"}"#))
         try store.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
