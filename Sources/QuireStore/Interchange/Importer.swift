@@ -88,13 +88,17 @@ extension Store {
         // reading meanwhile: its pages are written once (`Database.withRollbackJournal`), and
         // its index is built beside its records (`Writer.sendSearchRowsAside`).
         let first = try database.cached("SELECT 1 FROM entries LIMIT 1").first([], { _ in true }) == nil
+        // In a first import an entry exists only if this import wrote it: the hashes of the
+        // ids written so far spare a lookup of each new one (a hash seen may be another id's,
+        // which only costs that lookup). At 100,000 entries 0.2 s of the importing thread.
+        var written: Set<Int>? = first ? [] : nil
         func importing() throws {
             try write { writer in
                 writer.buildsSearchAside = try first && !searchDeferred()
                 try produce { item in
                     var item = item
                     if let journal { item.entry.journal = journal }
-                    try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache)
+                    try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache, written: &written)
                     try writer.sendSearchRowsAside()
                     summary.lines += 1
                 }
@@ -174,9 +178,10 @@ extension Store {
     }
 
     private func importEntry(_ item: ImportedEntry, writer: Writer, summary: inout ImportSummary,
-                             blobCache: inout [String: BlobStore.Added]) throws {
+                             blobCache: inout [String: BlobStore.Added], written: inout Set<Int>?) throws {
         var entry = item.entry
-        let previous = try storedEntry(id: entry.id)
+        let isNew = written?.insert(entry.id.hashValue).inserted ?? false
+        let previous = isNew ? nil : try storedEntry(id: entry.id)
         entry.modified = item.modified ?? previous?.entry.modified ?? entry.created
         try writer.save(entry, previous: previous)
         if item.editedWhenChanged, let previous, writer.touchedSinceMark(), (item.modified ?? previous.entry.modified) == previous.entry.modified {
