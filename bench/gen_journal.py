@@ -20,7 +20,9 @@ def vocabulary(rnd, syllables):
     words = set()
     while len(words) < VOCABULARY:
         words.add("".join(rnd.choice(syllables) for _ in range(rnd.randint(2, 4))))
-    return sorted(words, key=lambda w: rnd.random())
+    # Shuffled from their sorted order: a set's own order follows Python's string hashes,
+    # which change with every run (PYTHONHASHSEED), and so did the words' ranks and queries.
+    return sorted(sorted(words), key=lambda w: rnd.random())
 
 def main():
     n, out = int(sys.argv[1]), sys.argv[2]
