@@ -68,11 +68,13 @@ final class Writer {
         guard !searchDirty.isEmpty, !(try store.searchDeferred()) else { return }
         try listDirtyRows()
         try database.execute("DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty)")
-        let rows = "SELECT s.rowid, s.title, s.body, s.transcripts, s.tags, s.place FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry"
+        let columns = SearchFeed.columns.joined(separator: ", ")
+        let rows = "SELECT s.rowid, \(SearchFeed.columns.map { "s." + $0 }.joined(separator: ", ")) "
+            + "FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry"
         if searchDirty.count >= Store.searchRowsTokenizedAside {
             try store.fillSearch(tokenizingAside: rows)
         } else {
-            try database.execute("INSERT INTO search (rowid, title, body, transcripts, tags, place) " + rows)
+            try database.execute("INSERT INTO search (rowid, \(columns)) " + rows)
         }
         try database.execute("DELETE FROM temp.search_dirty")
         searchDirty.removeAll()

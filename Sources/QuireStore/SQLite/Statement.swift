@@ -129,7 +129,7 @@ final class Statement {
     /// Runs the statement once for each row `rows` steps to, its columns bound as they are
     /// (type and bytes): rows copied between two connections' tables of the same columns.
     func run(eachRowOf rows: Statement) throws {
-        let columns = sqlite3_column_count(rows.handle)
+        let columns = rows.columnCount
         defer { sqlite3_reset(rows.handle) }
         while try rows.step() {
             sqlite3_reset(handle)
