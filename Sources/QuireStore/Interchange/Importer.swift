@@ -95,18 +95,26 @@ extension Store {
         func importing() throws {
             try write { writer in
                 writer.buildsSearchAside = try first && !searchDeferred()
-                try produce { item in
-                    var item = item
-                    if let journal { item.entry.journal = journal }
-                    try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache, written: &written)
-                    try writer.sendSearchRowsAside()
-                    summary.lines += 1
+                try database.withoutIndexes(first ? Self.indexesMadeAfterFirstImport : []) {
+                    try produce { item in
+                        var item = item
+                        if let journal { item.entry.journal = journal }
+                        try importEntry(item, writer: writer, summary: &summary, blobCache: &blobCache, written: &written)
+                        try writer.sendSearchRowsAside()
+                        summary.lines += 1
+                    }
                 }
             }
         }
         try first ? database.withRollbackJournal(importing) : importing()
         return summary
     }
+
+    /// The indexes a first import makes once its rows are in (`Database.withoutIndexes`):
+    /// none of them is read while it writes. Those it looks up by are kept up as it goes:
+    /// entries by id, tags by entry, journals by name, media, and entries by journal (a new
+    /// journal's row looks for entries that name it, its foreign key being deferred).
+    static let indexesMadeAfterFirstImport = ["entries_by_created", "entries_by_local_time", "entry_tags_by_tag"]
 
     /// Imports a JSON-lines file (CLI.md, "Interchange"). Atomic: the whole file is one
     /// transaction, so a malformed line, a missing media file or any other error leaves the

@@ -299,4 +299,51 @@ import Testing
         #expect(modes.last == "wal" && seen == [0])
         #expect(try reader.entries().map(\.title) == ["beside a reader"])
     }
+
+    /// A first import makes three indexes at its end instead of row by row: afterwards the
+    /// store has every index it had, as it was defined, holding every row; one that fails
+    /// leaves them as they were; a later import keeps them all the way.
+    @Test func aFirstImportMakesItsIndexesAtItsEndAndLeavesThemWhole() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        func indexes() throws -> [String] {
+            try store.database.prepare("SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").rows { $0.text(0) }
+        }
+        let defined = try indexes()
+        #expect(Store.indexesMadeAfterFirstImport.allSatisfy { name in defined.contains { $0.hasPrefix(name + ": ") } })
+        func entry(_ n: Int, tags: [String]) -> ImportedEntry {
+            let created = ts("2025-01-0\(1 + n % 9)T0\(n % 10):00:00+05:00")
+            return ImportedEntry(entry: Entry(id: UUID().uuidString, journal: n % 2 == 0 ? "Сны" : "日記", title: "запись \(n)", body: "ночь", created: created,
+                                              modified: created, tags: tags, starred: false, location: nil, media: []),
+                                 modified: nil, media: [])
+        }
+        struct Stop: Error {}
+        var during: [String] = []
+        #expect(throws: Stop.self) {
+            try store.importEntries { emit in
+                try emit(entry(0, tags: ["lost"]))
+                during = try indexes()
+                throw Stop()
+            }
+        }
+        #expect(Store.indexesMadeAfterFirstImport.allSatisfy { name in !during.contains { $0.hasPrefix(name + ": ") } })
+        #expect(try indexes() == defined)
+
+        try store.importEntries { emit in
+            for n in 0..<300 { try emit(entry(n, tags: n % 3 == 0 ? ["море", "сны"] : ["day"])) }
+        }
+        #expect(try indexes() == defined)
+        #expect(try store.database.prepare("PRAGMA integrity_check").rows { $0.text(0) } == ["ok"])
+        // Read through them: tags, journals and dates find every entry they hold.
+        #expect(try store.entries(matching: EntryFilter(tags: ["море"])).count == 100)
+        #expect(try store.entries(matching: EntryFilter(journals: ["日記"])).count == 150)
+        #expect(try store.entries(matching: EntryFilter(from: ts("2025-01-09T00:00:00+05:00"))).count == 33)
+
+        try store.importEntries { emit in
+            try emit(entry(300, tags: ["later"]))
+            during = try indexes()
+        }
+        #expect(during == defined)
+        #expect(try store.entries(matching: EntryFilter(tags: ["later"])).count == 1)
+    }
 }

@@ -142,4 +142,29 @@ import Testing
         }
         #expect(problems.isEmpty, "\(problems.count) statements scan a growing table:\n\(problems.joined(separator: "\n"))")
     }
+
+    /// A first import writes without three of the store's indexes and makes them at its end
+    /// (`Store.indexesMadeAfterFirstImport`): none of its statements may need one of them
+    /// meanwhile, or it would read a whole table once per entry.
+    @Test func aFirstImportSeeksWithoutTheIndexesItMakesAtItsEnd() throws {
+        let dir = TempDir()
+        try VariedJournal.make(in: dir, generated: 2500)
+        let store = try makeStore(dir, name: "first")
+        let seen = Seen()
+        Self.watch(store, into: seen)
+        #expect(try store.importJSONLines(at: dir.path + "/journal/entries.jsonl").entriesAdded > 2500)
+        let statements = seen.all
+        #expect(statements.count > 10, "the watch saw the import: \(statements.count) statements")
+        // Planned as the import ran them: with the indexes away.
+        try store.database.execute("BEGIN")
+        defer { try? store.database.execute("ROLLBACK") }
+        for name in Store.indexesMadeAfterFirstImport { try store.database.execute("DROP INDEX \(name)") }
+        var problems: [String] = []
+        for sql in statements where !Self.wholeTableReads.contains(where: { sql.contains($0) }) {
+            guard let plan = Self.plan(sql, in: store) else { continue }
+            let scans = try Self.scans(plan, of: sql, in: store)
+            if !scans.isEmpty { problems.append(scans.joined(separator: "; ") + "  ←  " + sql.split(whereSeparator: \.isNewline).joined(separator: " ")) }
+        }
+        #expect(problems.isEmpty, "\(problems.count) statements of the import scan a growing table:\n\(problems.joined(separator: "\n"))")
+    }
 }
