@@ -41,6 +41,8 @@ public final class Store {
     let deviceNumber: Int64
     let database: Database
     let clock: WallClock
+    /// A new restore's search index, built beside its merges (`RestoreIndex`).
+    var restoreIndex: RestoreIndex?
 
     package static let databaseName = "journal.sqlite"
 
@@ -170,6 +172,7 @@ public final class Store {
                 return result
             }
         } catch {
+            restoreIndex?.spoiled = true  // it may hold rows of the transaction rolled back
             // Blob files this transaction brought in and nothing needs go again.
             for blob in writer.newBlobs where (try? isBlobNeeded(blob)) == false { blobs.remove(blob) }
             throw error

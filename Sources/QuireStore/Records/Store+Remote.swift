@@ -202,8 +202,15 @@ extension Store {
         try database.execute("PRAGMA wal_autocheckpoint = \(rarely ? 16384 : 1000)")
     }
 
-    /// While restoring: builds the full-text index whole from what is merged so far, in one
-    /// transaction, so the restore's last steps (waiting for attachments) run beside it.
+    /// A new restore's merges send their rows to a search index built beside them
+    /// (`RestoreIndex`), which `indexRestoredText` then puts in place.
+    package func buildRestoredIndexAside() throws {
+        restoreIndex = try RestoreIndex(like: database)
+    }
+
+    /// While restoring: puts the index built beside the merges in place, or builds it whole
+    /// from what is merged so far, in one transaction, so the restore's last steps (waiting
+    /// for attachments) run beside it.
     /// Writes after it (a resumed restore's merges, an edit) refresh the index as usual.
     /// - Parameter feedPath: where the second connection reads from; only tests pass another
     ///   (one it cannot open), to take the path where the feed fails.
@@ -215,6 +222,16 @@ extension Store {
     /// what this one does only while this one has written nothing they are made of.
     private func buildSearchIndexIfDeferred(feedPath: String? = nil) throws {
         guard try searchDeferred() else { return }
+        if let aside = restoreIndex {
+            restoreIndex = nil
+            // Built beside the merges; should its thread have failed, built whole below.
+            if !aside.spoiled, let scratch = try? aside.build.finish() {
+                try installSearch(scratch)
+                if !aside.heldBack.isEmpty { try refreshSearchRows(of: aside.heldBack) }
+                try setMeta("restoring_indexed", "1")
+                return
+            }
+        }
         try database.execute("DELETE FROM search")
         do {
             try fillSearch(from: feedPath ?? database.path)

@@ -58,25 +58,20 @@ final class Writer {
 
     /// Refreshes the full-text rows of the entries this transaction changed. Called once,
     /// just before commit (see migrations/0002_create_search.sql for why not triggers).
-    /// While a restore merges, the rows are not refreshed: the index is built once, when its
+    /// While a restore merges, the rows are not refreshed: a new restore's go to the index
+    /// built beside its merges (`RestoreIndex`); else the index is built once, when the
     /// merges are done (`Store.searchDeferred`).
     func refreshSearch() throws {
         if let build = searchBuild {
             searchBuild = nil
-            try installSearch(build.finish())
+            try store.installSearch(build.finish())
         }
-        guard !searchDirty.isEmpty, !(try store.searchDeferred()) else { return }
-        try listDirtyRows()
-        try database.execute("DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty)")
-        let columns = SearchFeed.columns.joined(separator: ", ")
-        let rows = "SELECT s.rowid, \(SearchFeed.columns.map { "s." + $0 }.joined(separator: ", ")) "
-            + "FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry"
-        if searchDirty.count >= Store.searchRowsTokenizedAside {
-            try store.fillSearch(tokenizingAside: rows)
-        } else {
-            try database.execute("INSERT INTO search (rowid, \(columns)) " + rows)
+        guard !searchDirty.isEmpty else { return }
+        if try store.searchDeferred() {
+            if let aside = store.restoreIndex, !aside.spoiled { try sendRestoredRows(to: aside) }
+            return
         }
-        try database.execute("DELETE FROM temp.search_dirty")
+        try store.refreshSearchRows(of: searchDirty)
         searchDirty.removeAll()
     }
 

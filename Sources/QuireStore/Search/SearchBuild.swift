@@ -22,7 +22,11 @@ final class SearchBuild {
 
     /// Makes the scratch database with the `search` table `store` has (its definition and
     /// settings), and starts the thread that fills it.
-    init(like store: Database) throws {
+    /// How many batches may wait for this thread before `send` waits.
+    private let depth: Int
+
+    init(like store: Database, depth: Int = 4) throws {
+        self.depth = depth
         let scratch = try Database(path: "", create: true, busyTimeoutMilliseconds: 0)
         // A file no one else opens and no crash needs: no journal, no flushes.
         try scratch.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384")
@@ -70,7 +74,7 @@ final class SearchBuild {
     /// Rows to index, each rowid above the last sent's, with the entry's Markdown as written
     /// in `markdownColumn`; waits while four batches wait.
     func send(_ batch: [SearchFeed.Texts]) {
-        rows.send(batch, waitingBelow: 4)
+        rows.send(batch, waitingBelow: depth)
     }
 
     /// Waits until every row sent is indexed; the scratch database, holding the index.

@@ -1,16 +1,6 @@
 import Foundation
 
 extension Writer {
-    /// The rowids of the entries in `searchDirty`, into `temp.search_dirty`. By rowid: each
-    /// changed entry is found by its rowid (joined by id, the planner walked every entry for
-    /// one edit), and the rows reach FTS5 in rising rowid order (a rowid lower than the last
-    /// one written makes FTS5 write its pending terms out as a segment).
-    func listDirtyRows() throws {
-        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
-        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
-        for id in searchDirty { try insert.run([.text(id)]) }
-    }
-
     /// In a first import (`buildsSearchAside`), once `Store.searchRowsTokenizedAside`
     /// entries wait, sends their search rows to be indexed on a second thread (`SearchBuild`)
     /// and takes them off `searchDirty`. An entry whose rowid is not above the last one sent
@@ -21,9 +11,31 @@ extension Writer {
         guard buildsSearchAside, searchDirty.count - searchDirtyHeldBack >= Store.searchRowsTokenizedAside else { return }
         let build = try searchBuild ?? SearchBuild(like: database)
         searchBuild = build
-        try listDirtyRows()
-        // The body as written: what `search_source` makes of it (its words, `quire_plain`)
-        // is made on the building thread (`SearchBuild.send`), off this one.
+        try store.listSearchRows(of: searchDirty)
+        let sent = try sendListedRows(to: build, after: searchSentThrough)
+        searchDirty.subtract(sent.ids)
+        searchSentThrough = sent.through
+        searchDirtyHeldBack = searchDirty.count
+        try database.execute("DELETE FROM temp.search_dirty")
+    }
+
+    /// In a new restore's merges (`RestoreIndex`): sends the search rows of the entries this
+    /// transaction changed to be indexed on the second thread; those whose row went before
+    /// are held back, for the index to be put right at the end.
+    func sendRestoredRows(to aside: RestoreIndex) throws {
+        try store.listSearchRows(of: searchDirty)
+        let sent = try sendListedRows(to: aside.build, after: aside.sentThrough)
+        aside.heldBack.formUnion(searchDirty.subtracting(sent.ids))
+        aside.sentThrough = sent.through
+        searchDirty.removeAll()
+        try database.execute("DELETE FROM temp.search_dirty")
+    }
+
+    /// Sends the search rows of the entries in `temp.search_dirty` whose rowid is above
+    /// `after` to `build`, in rising rowid order; the ids sent, and the highest rowid sent.
+    /// The body goes as written: what `search_source` makes of it (its words, `quire_plain`)
+    /// is made on the building thread (`SearchBuild.send`), off this one.
+    private func sendListedRows(to build: SearchBuild, after: Int64) throws -> (ids: Set<String>, through: Int64) {
         let columns = SearchFeed.columns.map { $0 == SearchBuild.markdownColumn ? "e." + $0 : "s." + $0 }
         let rows = try database.cached("""
             SELECT s.rowid, s.id, \(columns.joined(separator: ", "))
@@ -31,17 +43,45 @@ extension Writer {
             WHERE d.entry > ?
             """)
         var batch: [SearchFeed.Texts] = []
-        try rows.forEach([.integer(searchSentThrough)]) { row in
+        var sent = (ids: Set<String>(), through: after)
+        try rows.forEach([.integer(after)]) { row in
             batch.append(SearchFeed.Texts(rowid: row.int(0), columns: (2..<Int32(2 + SearchFeed.columns.count)).map { row.bytes($0) }))
-            searchDirty.remove(row.text(1))
-            searchSentThrough = row.int(0)
+            sent.ids.insert(row.text(1))
+            sent.through = row.int(0)
             if batch.count == 256 {
                 build.send(batch)
                 batch.removeAll(keepingCapacity: true)
             }
         }
         if !batch.isEmpty { build.send(batch) }
-        searchDirtyHeldBack = searchDirty.count
+        return sent
+    }
+}
+
+extension Store {
+    /// The rowids of entries `ids`, into `temp.search_dirty`. By rowid: each changed entry is
+    /// found by its rowid (joined by id, the planner walked every entry for one edit), and
+    /// the rows reach FTS5 in rising rowid order (a rowid lower than the last one written
+    /// makes FTS5 write its pending terms out as a segment).
+    func listSearchRows(of ids: Set<String>) throws {
+        try database.execute("CREATE TEMP TABLE IF NOT EXISTS search_dirty (entry INTEGER PRIMARY KEY)")
+        let insert = try database.cached("INSERT OR IGNORE INTO temp.search_dirty (entry) SELECT rowid FROM entries WHERE id = ?")
+        for id in ids { try insert.run([.text(id)]) }
+    }
+
+    /// Puts the index's rows of entries `ids` right: each one's row as `search_source` has it
+    /// now, or none for an entry deleted.
+    func refreshSearchRows(of ids: Set<String>) throws {
+        try listSearchRows(of: ids)
+        try database.execute("DELETE FROM search WHERE rowid IN (SELECT entry FROM temp.search_dirty)")
+        let columns = SearchFeed.columns.joined(separator: ", ")
+        let rows = "SELECT s.rowid, \(SearchFeed.columns.map { "s." + $0 }.joined(separator: ", ")) "
+            + "FROM temp.search_dirty d CROSS JOIN search_source s ON s.rowid = d.entry"
+        if ids.count >= Store.searchRowsTokenizedAside {
+            try fillSearch(tokenizingAside: rows)
+        } else {
+            try database.execute("INSERT INTO search (rowid, \(columns)) " + rows)
+        }
         try database.execute("DELETE FROM temp.search_dirty")
     }
 

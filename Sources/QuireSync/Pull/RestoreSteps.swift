@@ -25,6 +25,7 @@ struct RestoreSteps {
         }
         try store.setRestoring(context.repository.id)
         try store.checkpointRarely(true)
+        try store.buildRestoredIndexAside()
     }
 
     /// The pull's last step: every attachment still lacking is asked for, the search index

@@ -128,4 +128,59 @@ import Testing
         try store.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
         #expect(try store.search("третий").count == 1 && store.search("первый7").isEmpty)
     }
+
+    /// A new restore's index is built beside its merges (`RestoreIndex`), each transaction
+    /// sending the rows of the entries it made: an entry changed after its row went (edited,
+    /// deleted, given a transcript) is put right when the index is put in place; after a
+    /// write that failed, the index is built whole instead. Either way it is the tokenizer's
+    /// own index of the entries as they end.
+    @Test(arguments: [false, true])
+    func aRestoredIndexBuiltBesideTheMergesHoldsEachEntrysLastText(aWriteFails: Bool) throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        try store.setRestoring("a-repository")
+        try store.buildRestoredIndexAside()
+        var ids: [String] = []
+        for index in 0..<600 {
+            let (title, body) = Self.texts[index % Self.texts.count]
+            var entry = NewEntry(title: title, body: body + " number\(index)")
+            entry.tags = index % 3 == 0 ? ["trip", "день"] : []
+            ids.append(try store.add(entry).id)
+        }
+        // Later in the log: changes to entries whose rows went long before.
+        _ = try store.edit(entryID: ids[4], EntryEdit(body: "переписано заново"))
+        try store.remove(entryID: ids[9])
+        try store.attach(to: ids[14], NewAttachment(path: dir.file("memo.m4a", bytes: [1, 2, 3]), transcript: "call the plumber about the radiator"))
+        if aWriteFails {
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try store.importEntries { emit in
+                    try emit(ImportedEntry(entry: Entry(id: UUID().uuidString, journal: Store.defaultJournal, title: "lostword", body: "",
+                                                        created: ts("2025-01-01T00:00:00Z"), modified: ts("2025-01-01T00:00:00Z"),
+                                                        tags: [], starred: false, location: nil, media: []), modified: nil, media: []))
+                    throw Stop()
+                }
+            }
+        }
+        ids.append(try store.add(NewEntry(title: "последняя", body: "the very last entry")).id)
+        #expect(try store.search("river").isEmpty)  // not in place yet
+
+        try store.indexRestoredText()
+
+        #expect(store.restoreIndex == nil)
+        try store.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
+        #expect(try store.database.prepare("SELECT count(*) FROM search").first { $0.int(0) } == 600)
+        #expect(try store.search("number4").isEmpty && store.search("переписано").map(\.id) == [ids[4]])
+        #expect(try store.search("number9").isEmpty)
+        #expect(try store.search("radiator").map(\.id) == [ids[14]])
+        #expect(try store.search("lostword").isEmpty)
+        #expect(try store.search("последняя").map(\.id) == [ids[600]])
+        #expect(try store.search("number599").map(\.id) == [ids[599]])
+        #expect(try store.search("東京", limit: 1000).count == 120)
+        #expect(try store.search("день", limit: 1000).count == 199)  // one of the 200 deleted
+        // Edits after the restore refresh the index as usual.
+        _ = try store.edit(entryID: ids[20], EntryEdit(title: "потом"))
+        try store.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
+        #expect(try store.search("потом").map(\.id) == [ids[20]])
+    }
 }
