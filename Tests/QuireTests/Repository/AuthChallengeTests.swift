@@ -45,7 +45,7 @@ struct AuthChallengeTests {
         let apache = try #require(Backends.servers.first { $0.name == "apache" }?.url)
         let proxy = try FaultProxy(upstream: apache)
         let url = proxy.url("/\(area)/remembered-\(UUID().uuidString.lowercased())/")
-        var settings = Backends.settings
+        let settings = Backends.settings
         settings.schemes.remember(remembered)
         let backend = try WebDAVBackend(url: url, settings: settings)
         try backend.makeFolder("f")
