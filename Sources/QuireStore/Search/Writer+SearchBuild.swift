@@ -11,31 +11,28 @@ extension Writer {
         guard buildsSearchAside, searchDirty.count - searchDirtyHeldBack >= Store.searchRowsTokenizedAside else { return }
         let build = try searchBuild ?? SearchBuild(like: database)
         searchBuild = build
-        try store.listSearchRows(of: searchDirty)
-        let sent = try sendListedRows(to: build, after: searchSentThrough)
+        let sent = try sendRows(of: searchDirty, to: build, after: searchSentThrough)
         searchDirty.subtract(sent.ids)
         searchSentThrough = sent.through
         searchDirtyHeldBack = searchDirty.count
-        try database.execute("DELETE FROM temp.search_dirty")
     }
 
     /// In a new restore's merges (`RestoreIndex`): sends the search rows of the entries this
     /// transaction changed to be indexed on the second thread; those whose row went before
     /// are held back, for the index to be put right at the end.
     func sendRestoredRows(to aside: RestoreIndex) throws {
-        try store.listSearchRows(of: searchDirty)
-        let sent = try sendListedRows(to: aside.build, after: aside.sentThrough)
+        let sent = try sendRows(of: searchDirty, to: aside.build, after: aside.sentThrough)
         aside.heldBack.formUnion(searchDirty.subtracting(sent.ids))
         aside.sentThrough = sent.through
         searchDirty.removeAll()
-        try database.execute("DELETE FROM temp.search_dirty")
     }
 
-    /// Sends the search rows of the entries in `temp.search_dirty` whose rowid is above
-    /// `after` to `build`, in rising rowid order; the ids sent, and the highest rowid sent.
-    /// The body goes as written: what `search_source` makes of it (its words, `quire_plain`)
-    /// is made on the building thread (`SearchBuild.send`), off this one.
-    private func sendListedRows(to build: SearchBuild, after: Int64) throws -> (ids: Set<String>, through: Int64) {
+    /// Sends the search rows of entries `ids` whose rowid is above `after` to `build`, in
+    /// rising rowid order; the ids sent, and the highest rowid sent. The body goes as
+    /// written: what `search_source` makes of it (its words, `quire_plain`) is made on the
+    /// building thread (`SearchBuild.send`), off this one.
+    private func sendRows(of ids: Set<String>, to build: SearchBuild, after: Int64) throws -> (ids: Set<String>, through: Int64) {
+        try store.listSearchRows(of: ids)
         let columns = SearchFeed.columns.map { $0 == SearchBuild.markdownColumn ? "e." + $0 : "s." + $0 }
         let rows = try database.cached("""
             SELECT s.rowid, s.id, \(columns.joined(separator: ", "))
@@ -54,6 +51,7 @@ extension Writer {
             }
         }
         if !batch.isEmpty { build.send(batch) }
+        try database.execute("DELETE FROM temp.search_dirty")
         return sent
     }
 }
