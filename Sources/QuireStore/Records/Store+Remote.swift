@@ -212,10 +212,15 @@ extension Store {
     /// from what is merged so far, in one transaction, so the restore's last steps (waiting
     /// for attachments) run beside it.
     /// Writes after it (a resumed restore's merges, an edit) refresh the index as usual.
+    /// An index built beside a new restore's merges goes in under a rollback journal
+    /// (`Database.withRollbackJournal`): its pages, new to the file, are written once, not
+    /// into the log and then again into the database. 100,000 entries: 185 MB less written,
+    /// 7.37 s against 8.08 s (medians of three alternating runs).
     /// - Parameter feedPath: where the second connection reads from; only tests pass another
     ///   (one it cannot open), to take the path where the feed fails.
     package func indexRestoredText(feedPath: String? = nil) throws {
-        try database.transaction { try buildSearchIndexIfDeferred(feedPath: feedPath) }
+        let install = { try self.database.transaction { try self.buildSearchIndexIfDeferred(feedPath: feedPath) } }
+        try restoreIndex != nil ? database.withRollbackJournal(install) : install()
     }
 
     /// Called first in its transaction: the rows are read on another connection, which sees
