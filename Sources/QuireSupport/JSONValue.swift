@@ -16,8 +16,11 @@ package enum JSONValue: Equatable, Sendable {
     }
 
     /// Parses one JSON document from `bytes`; anything after it but whitespace is an error.
-    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> JSONValue {
+    /// `sharingStrings`: equal strings the document repeats are one `String` (see `Parser.Shared`),
+    /// for a large document that names the same ids over and over.
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, sharingStrings: Bool = false) throws(ParseError) -> JSONValue {
         var parser = Parser(bytes: bytes)
+        if sharingStrings { parser.shared = Parser.Shared() }
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -45,7 +48,31 @@ package enum JSONValue: Equatable, Sendable {
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+        var shared: Shared?
         static let maxDepth = 64
+
+        /// The strings of a document met so far, by a hash of their bytes: a string met again
+        /// is the one made before, not a new allocation. A change-log segment names the same
+        /// record, device and clock in every one of thousands of rows; at 100,000 entries a
+        /// restore's decoding spent most of its time allocating and freeing those copies.
+        /// A slot holds the last string whose hash fell there (a cache: a collision costs only
+        /// an allocation), and its bytes are compared whole before it is used.
+        final class Shared {
+            private var slots = [String?](repeating: nil, count: 4096)
+
+            func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                let slot = Int(truncatingIfNeeded: (hash ^ hash >> 32) & 4095)
+                if let known = slots[slot], known.utf8.count == bytes.count,
+                   known.utf8.withContiguousStorageIfAvailable({ $0.elementsEqual(bytes) }) == true {
+                    return known
+                }
+                guard let made = String(validating: bytes, as: UTF8.self) else { return nil }
+                slots[slot] = made
+                return made
+            }
+        }
 
         mutating func skipWhitespace() {
             while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
@@ -141,7 +168,10 @@ package enum JSONValue: Equatable, Sendable {
                 if c == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     index += 1
-                    guard let s = String(validating: slice, as: UTF8.self) else { throw fail("text is not valid UTF-8") }
+                    // Strings of up to 15 bytes are held inline and cost no allocation.
+                    let s = slice.count > 15 && slice.count <= 64 ? shared.map { $0.string(slice) } ?? String(validating: slice, as: UTF8.self)
+                                                                  : String(validating: slice, as: UTF8.self)
+                    guard let s else { throw fail("text is not valid UTF-8") }
                     return s
                 }
                 if c == UInt8(ascii: "\\") { break }

@@ -37,7 +37,7 @@ struct WireFormat: Sendable {
     func decode(_ data: Data, path: String, decodedBytes: inout Int) throws -> [String: JSONValue] {
         let data = try WireCompression.decompress(data, path: path)
         decodedBytes = data.count
-        let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+        let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self), sharingStrings: true) }
         guard let object = parsed?.object else { throw damaged(path, "not JSON") }
         try check(object, path: path)
         return object

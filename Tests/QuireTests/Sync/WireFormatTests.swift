@@ -4,6 +4,7 @@ import Testing
 @testable import QuireRemote
 @testable import QuireStore
 @testable import QuireSync
+import QuireSupport
 
 /// Every versioned object of the repository goes through one codec that checks its format
 /// number: a newer Quire's object is one clear error, never a misread.
@@ -24,6 +25,31 @@ import Testing
             }
             #expect { try format.decode(Data(#"{"format": 0}"#.utf8), path: path) } throws: { ($0 as? SyncError)?.object == path }
         }
+    }
+
+    /// A segment's repeated strings are parsed once (`sharingStrings`): the document reads the
+    /// same as without, whatever strings share a slot of the cache, and bad text is refused.
+    @Test func sharedStringsReadAsTheDocumentSays() throws {
+        // 5,000 ids of 36 bytes (more than the cache's slots, so many share one), each named
+        // by several rows, among strings of the lengths on either side of what is shared.
+        var rows: [JSONValue] = []
+        for n in 0..<5_000 {
+            let id = String(format: "%08x-0000-4000-8000-%012x", n * 7919, n)
+            for field in ["title", "body", "тэг:日記-\(n % 7)"] {
+                rows.append(.array([.string(id), .string(field), .string(String(repeating: "é", count: n % 40)),
+                                    .string(String(repeating: "x", count: 15 + n % 3)), .string("line\n\"\(n)\"")]))
+            }
+        }
+        let text = JSONWriter.data(.object(["changes": .array(rows)]), compact: true)
+        let plain = try text.withUnsafeBytes { try JSONValue.parse($0.bindMemory(to: UInt8.self)) }
+        let shared = try text.withUnsafeBytes { try JSONValue.parse($0.bindMemory(to: UInt8.self), sharingStrings: true) }
+        let same = shared == plain  // not printed whole when it fails: 15,000 rows
+        #expect(same)
+        #expect(shared.object?["changes"]?.array?.count == 15_000)
+        // A string made valid once is compared byte by byte, not taken by its length and hash.
+        var bad = Array(#"["aaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaa"#.utf8)
+        bad += [0xFF, 0x22, 0x5D]
+        #expect(throws: JSONValue.ParseError.self) { try bad.withUnsafeBufferPointer { try JSONValue.parse($0, sharingStrings: true) } }
     }
 
     /// A segment only a newer Quire writes stops the pull at it, naming it, and merges nothing.
