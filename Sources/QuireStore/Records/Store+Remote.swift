@@ -185,12 +185,33 @@ extension Store {
             if let repositoryID {
                 try setMeta("restoring", repositoryID)
                 try database.cached("DELETE FROM meta WHERE key = 'restoring_indexed'").run()
+                try dropIndexesWhileRestoring()
             } else if try restoringFrom() != nil {
                 try buildSearchIndexIfDeferred()
+                try makeIndexesDroppedWhileRestoring()
                 try setMeta("restored_from", try restoringFrom() ?? "")
                 try database.cached("DELETE FROM meta WHERE key IN ('restoring', 'restoring_indexed')").run()
             }
         }
+    }
+
+    /// A new restore leaves out the indexes a first import makes at its end
+    /// (`Store.indexesMadeAfterFirstImport`): its merges commit 20,000 changes at a time, and
+    /// each commit wrote again every page of those B-trees its entries fell on. Their
+    /// definitions wait in `meta` (a restore may resume in another process) until the index
+    /// is put in place (`indexRestoredText`), which makes them again.
+    private func dropIndexesWhileRestoring() throws {
+        let definitions = try database.dropIndexes(Self.indexesMadeAfterFirstImport)
+        guard !definitions.isEmpty else { return }
+        try setMeta("restoring_indexes", JSONWriter.value(.array(definitions.map { .string($0) })))
+    }
+
+    /// Makes the indexes `dropIndexesWhileRestoring` left out, if it did.
+    private func makeIndexesDroppedWhileRestoring() throws {
+        guard let saved = try meta("restoring_indexes") else { return }
+        let definitions = (try? JSONValue.parse(saved))?.array?.compactMap(\.string) ?? []
+        try database.makeIndexes(definitions.filter { $0.hasPrefix("CREATE INDEX ") })
+        try database.cached("DELETE FROM meta WHERE key = 'restoring_indexes'").run()
     }
 
     /// While restoring, SQLite copies the write-ahead log into the database every 64 MiB
@@ -219,7 +240,12 @@ extension Store {
     /// - Parameter feedPath: where the second connection reads from; only tests pass another
     ///   (one it cannot open), to take the path where the feed fails.
     package func indexRestoredText(feedPath: String? = nil) throws {
-        let install = { try self.database.transaction { try self.buildSearchIndexIfDeferred(feedPath: feedPath) } }
+        let install = {
+            try self.database.transaction {
+                try self.buildSearchIndexIfDeferred(feedPath: feedPath)
+                try self.makeIndexesDroppedWhileRestoring()
+            }
+        }
         try restoreIndex != nil ? database.withRollbackJournal(install) : install()
     }
 

@@ -9,6 +9,15 @@ extension Database {
     /// journal, release, five alternating pairs): 6.8-8.3 s against 7.8-8.6 s (medians 7.7
     /// and 8.4), making them at the end included.
     func withoutIndexes<T>(_ names: [String], _ body: () throws -> T) throws -> T {
+        let definitions = try dropIndexes(names)
+        let result = try body()
+        try makeIndexes(definitions)
+        return result
+    }
+
+    /// Drops the indexes `names` the database has; returns their definitions, for
+    /// `makeIndexes`. Inside a transaction only.
+    func dropIndexes(_ names: [String]) throws -> [String] {
         let definition = try prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?")
         var definitions: [String] = []
         for name in names {
@@ -16,8 +25,11 @@ extension Database {
             definitions.append(sql)
             try execute("DROP INDEX \"\(name)\"")
         }
-        let result = try body()
+        return definitions
+    }
+
+    /// Makes indexes again from the definitions `dropIndexes` returned.
+    func makeIndexes(_ definitions: [String]) throws {
         for sql in definitions { try execute(sql) }
-        return result
     }
 }

@@ -143,6 +143,33 @@ import Testing
         #expect(problems.isEmpty, "\(problems.count) statements scan a growing table:\n\(problems.joined(separator: "\n"))")
     }
 
+    /// A new restore merges without the same three indexes and makes them once its merges
+    /// are done (`Store.dropIndexesWhileRestoring`): none of its statements may need one.
+    @Test func aRestoreSeeksWithoutTheIndexesItMakesAtItsEnd() throws {
+        let dir = TempDir()
+        let folder = try VariedJournal.make(in: dir, generated: 2500)
+        let journal = try Journal(folder: folder)
+        try journal.setRemote(RemoteAddress(url: "file://" + dir.path + "/repository"))
+        try journal.createRepository(passphrase: try secret("pw"), cost: testCost)
+        try journal.sync(.cachedKeyOnly)
+        let restored = try Journal(folder: dir.path + "/restored", create: true)
+        let seen = Seen()
+        Self.watch(restored.store, into: seen)
+        try restored.restore(from: RemoteAddress(url: "file://" + dir.path + "/repository"), .cachedKeyOr(passphrase: { try secret("pw") }))
+        let statements = seen.all
+        #expect(statements.contains { $0.hasPrefix("INSERT INTO field_clocks") }, "the watch saw the merges")
+        try restored.store.database.execute("BEGIN")
+        defer { try? restored.store.database.execute("ROLLBACK") }
+        for name in Store.indexesMadeAfterFirstImport { try restored.store.database.execute("DROP INDEX \(name)") }
+        var problems: [String] = []
+        for sql in statements where !Self.wholeTableReads.contains(where: { sql.contains($0) }) {
+            guard let plan = Self.plan(sql, in: restored.store) else { continue }
+            let scans = try Self.scans(plan, of: sql, in: restored.store)
+            if !scans.isEmpty { problems.append(scans.joined(separator: "; ") + "  ←  " + sql.split(whereSeparator: \.isNewline).joined(separator: " ")) }
+        }
+        #expect(problems.isEmpty, "\(problems.count) statements of the restore scan a growing table:\n\(problems.joined(separator: "\n"))")
+    }
+
     /// A first import writes without three of the store's indexes and makes them at its end
     /// (`Store.indexesMadeAfterFirstImport`): none of its statements may need one of them
     /// meanwhile, or it would read a whole table once per entry.
