@@ -187,6 +187,7 @@ extension Store {
                 try database.cached("DELETE FROM meta WHERE key = 'restoring_indexed'").run()
                 try dropIndexesWhileRestoring()
             } else if try restoringFrom() != nil {
+                try? FileManager.default.removeItem(atPath: restoreIndexFile)  // a crashed restore's
                 try buildSearchIndexIfDeferred()
                 try makeIndexesDroppedWhileRestoring()
                 try setMeta("restored_from", try restoringFrom() ?? "")
@@ -225,8 +226,10 @@ extension Store {
 
     /// A new restore's merges send their rows to a search index built beside them
     /// (`RestoreIndex`), which `indexRestoredText` then puts in place.
+    private var restoreIndexFile: String { folder + "/" + RestoreIndex.fileName }
+
     package func buildRestoredIndexAside() throws {
-        restoreIndex = try RestoreIndex(like: database)
+        restoreIndex = try RestoreIndex(like: database, file: restoreIndexFile)
     }
 
     /// While restoring: puts the index built beside the merges in place, or builds it whole
@@ -248,13 +251,17 @@ extension Store {
                 try database.transaction { try makeIndexesDroppedWhileRestoring() }
                 // Should its thread have failed, the index is built whole below.
                 guard let scratch = try? aside.build.finish() else { return false }
+                // Attached (outside a transaction, as SQLite asks) to be copied page by page.
+                let attached = (try? database.prepare("ATTACH DATABASE ? AS restore_search").run([.text(aside.file)])) != nil
+                defer { if attached { try? database.execute("DETACH DATABASE restore_search") } }
                 try database.transaction {
-                    try installSearch(scratch)
+                    try attached ? installSearch(attached: "restore_search") : installSearch(scratch)
                     if !aside.heldBack.isEmpty { try refreshSearchRows(of: aside.heldBack) }
                     try setMeta("restoring_indexed", "1")
                 }
                 return true
             }
+            try? FileManager.default.removeItem(atPath: aside.file)
             if installed { return }
         }
         try database.transaction {
@@ -267,7 +274,10 @@ extension Store {
     /// what this one does only while this one has written nothing they are made of.
     private func buildSearchIndexIfDeferred(feedPath: String? = nil) throws {
         guard try searchDeferred() else { return }
-        restoreIndex = nil
+        if restoreIndex != nil {
+            restoreIndex = nil
+            try? FileManager.default.removeItem(atPath: restoreIndexFile)
+        }
         try database.execute("DELETE FROM search")
         do {
             try fillSearch(from: feedPath ?? database.path)

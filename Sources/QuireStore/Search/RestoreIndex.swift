@@ -24,7 +24,16 @@ final class RestoreIndex {
     var heldBack: Set<String> = []
     var spoiled = false
 
-    init(like database: Database) throws {
-        build = try SearchBuild(like: database, depth: 64)
+    /// Where the index is built: a file of the store's folder, attached to the store's
+    /// connection to be copied in (`Store.installSearch(attached:)`), then removed.
+    let file: String
+
+    init(like database: Database, file: String) throws {
+        self.file = file
+        build = try SearchBuild(like: database, depth: 64, file: file)
     }
+
+    /// The file's name in the store's folder. One a crashed restore left is replaced by the
+    /// next restore's, or removed when a resumed one finishes (`Store.setRestoring`).
+    static let fileName = ".restore-search.sqlite"
 }

@@ -88,18 +88,37 @@ extension Store {
     /// one in memory, and its tables' rows copied as they are (writing FTS5's own tables
     /// needs SQLite's defensive mode off meanwhile).
     func installSearch(_ scratch: Database) throws {
-        let definition = try SearchBuild.definition(in: database)
-        try database.execute("DROP TABLE search")
-        try database.execute(definition)
-        let tables = try scratch.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search\\_%' ESCAPE '\\'")
+        try installSearch(tables: try searchTables(in: scratch, schema: "main")) { table in
+            let rows = try scratch.prepare("SELECT * FROM \"\(table)\"")
+            let marks = Array(repeating: "?", count: Int(rows.columnCount)).joined(separator: ", ")
+            try database.prepare("INSERT INTO main.\"\(table)\" VALUES (\(marks))").run(eachRowOf: rows)
+        }
+    }
+
+    /// The same from a scratch database attached to this connection as `schema`: each table
+    /// copied by one `INSERT … SELECT *`, which SQLite carries out page by page without
+    /// decoding a row (its transfer optimisation: the tables have the same shape, and the
+    /// one written to is empty). 100,000 entries: 185 MB in 0.33 s against 0.58 s row by row.
+    func installSearch(attached schema: String) throws {
+        try installSearch(tables: try searchTables(in: database, schema: schema)) { table in
+            try database.execute("INSERT INTO main.\"\(table)\" SELECT * FROM \(schema).\"\(table)\"")
+        }
+    }
+
+    private func searchTables(in database: Database, schema: String) throws -> [String] {
+        try database.prepare("SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name LIKE 'search\\_%' ESCAPE '\\'")
             .rows([]) { $0.text(0) }
+    }
+
+    private func installSearch(tables: [String], copy: (String) throws -> Void) throws {
+        let definition = try SearchBuild.definition(in: database)
+        try database.execute("DROP TABLE main.search")
+        try database.execute(definition)
         try database.configure(Database.defensiveOption, 0)
         defer { try? database.configure(Database.defensiveOption, 1) }
         for table in tables {
-            let rows = try scratch.prepare("SELECT * FROM \"\(table)\"")
-            let marks = Array(repeating: "?", count: Int(rows.columnCount)).joined(separator: ", ")
-            try database.execute("DELETE FROM \"\(table)\"")
-            try database.prepare("INSERT INTO \"\(table)\" VALUES (\(marks))").run(eachRowOf: rows)
+            try database.execute("DELETE FROM main.\"\(table)\"")
+            try copy(table)
         }
     }
 }

@@ -164,10 +164,13 @@ import Testing
         }
         ids.append(try store.add(NewEntry(title: "последняя", body: "the very last entry")).id)
         #expect(try store.search("river").isEmpty)  // not in place yet
+        let scratch = store.folder + "/" + RestoreIndex.fileName
+        #expect(FileManager.default.fileExists(atPath: scratch))
 
         try store.indexRestoredText()
 
         #expect(store.restoreIndex == nil)
+        #expect(!FileManager.default.fileExists(atPath: scratch), "the file the index was built in is gone")
         try store.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
         #expect(try store.database.prepare("SELECT count(*) FROM search").first { $0.int(0) } == 600)
         #expect(try store.search("number4").isEmpty && store.search("переписано").map(\.id) == [ids[4]])

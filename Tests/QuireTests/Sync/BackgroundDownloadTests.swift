@@ -351,6 +351,7 @@ import Testing
         #expect(try indexes(reopened) == whole)
         #expect(try reopened.integrityCheck() == "ok")
         #expect(try reopened.meta("restoring_indexes") == nil)
+        #expect(!FileManager.default.fileExists(atPath: reopened.folder + "/" + RestoreIndex.fileName), "the first run's index file is gone")
         // Dates find what they find in the source (through entries by date).
         let dates = try source.entries().map(\.created).sorted()
         let since = EntryFilter(from: dates[dates.count / 2])
