@@ -92,6 +92,8 @@ package final class Syncer {
         try confirmRepository()
         let steps = RestoreSteps(context: context)
         try steps.begin()
+        // An index built beside merges that stopped goes, with its file: a resume builds it whole.
+        defer { store.dropRestoredIndexAside() }
         let pull = PullEngine(context, progress: progress, finish: steps.finish(notBefore: notBefore, progress: progress))
         try pull.run()
         try steps.end()

@@ -187,7 +187,6 @@ extension Store {
                 try database.cached("DELETE FROM meta WHERE key = 'restoring_indexed'").run()
                 try dropIndexesWhileRestoring()
             } else if try restoringFrom() != nil {
-                try? FileManager.default.removeItem(atPath: restoreIndexFile)  // a crashed restore's
                 try buildSearchIndexIfDeferred()
                 try makeIndexesDroppedWhileRestoring()
                 try setMeta("restored_from", try restoringFrom() ?? "")
@@ -226,10 +225,14 @@ extension Store {
 
     /// A new restore's merges send their rows to a search index built beside them
     /// (`RestoreIndex`), which `indexRestoredText` then puts in place.
-    private var restoreIndexFile: String { folder + "/" + RestoreIndex.fileName }
-
     package func buildRestoredIndexAside() throws {
-        restoreIndex = try RestoreIndex(like: database, file: restoreIndexFile)
+        restoreIndex = try RestoreIndex(like: database, folder: folder)
+    }
+
+    /// Lets go of the index built beside the merges, if one is still building (a restore
+    /// that stopped), and of its file.
+    package func dropRestoredIndexAside() {
+        restoreIndex = nil
     }
 
     /// While restoring: puts the index built beside the merges in place, or builds it whole
@@ -251,17 +254,15 @@ extension Store {
                 try database.transaction { try makeIndexesDroppedWhileRestoring() }
                 // Should its thread have failed, the index is built whole below.
                 guard let scratch = try? aside.build.finish() else { return false }
-                // Attached (outside a transaction, as SQLite asks) to be copied page by page.
-                let attached = (try? database.prepare("ATTACH DATABASE ? AS restore_search").run([.text(aside.file)])) != nil
-                defer { if attached { try? database.execute("DETACH DATABASE restore_search") } }
+                let attached = aside.file.attach(to: database)
+                defer { if attached { aside.file.detach(from: database) } }
                 try database.transaction {
-                    try attached ? installSearch(attached: "restore_search") : installSearch(scratch)
+                    try attached ? installSearch(attached: ScratchIndexFile.schema) : installSearch(scratch)
                     if !aside.heldBack.isEmpty { try refreshSearchRows(of: aside.heldBack) }
                     try setMeta("restoring_indexed", "1")
                 }
                 return true
             }
-            try? FileManager.default.removeItem(atPath: aside.file)
             if installed { return }
         }
         try database.transaction {
@@ -274,10 +275,7 @@ extension Store {
     /// what this one does only while this one has written nothing they are made of.
     private func buildSearchIndexIfDeferred(feedPath: String? = nil) throws {
         guard try searchDeferred() else { return }
-        if restoreIndex != nil {
-            restoreIndex = nil
-            try? FileManager.default.removeItem(atPath: restoreIndexFile)
-        }
+        restoreIndex = nil
         try database.execute("DELETE FROM search")
         do {
             try fillSearch(from: feedPath ?? database.path)
@@ -362,6 +360,7 @@ extension Store {
     /// connection writes only to what was unlinked).
     package func discardRestored(removingFolder: Bool) throws {
         guard try restoringFrom() != nil else { return }
+        restoreIndex = nil  // its file goes with it
         if removingFolder { try FileManager.default.removeItem(atPath: folder); return }
         // The master key a restore keeps once it unlocked (`KeyCache`) and its lock go too.
         for name in [Self.databaseName, Self.databaseName + "-wal", Self.databaseName + "-shm", "blobs", "repository.key", "sync.lock"] {

@@ -24,16 +24,16 @@ final class RestoreIndex {
     var heldBack: Set<String> = []
     var spoiled = false
 
-    /// Where the index is built: a file of the store's folder, attached to the store's
-    /// connection to be copied in (`Store.installSearch(attached:)`), then removed.
-    let file: String
+    /// Where the index is built, removed with this (`ScratchIndexFile`): a resume in
+    /// another process builds its index whole.
+    let file: ScratchIndexFile
 
-    init(like database: Database, file: String) throws {
-        self.file = file
-        build = try SearchBuild(like: database, depth: 64, file: file)
+    init(like database: Database, folder: String) throws {
+        file = ScratchIndexFile(in: folder)
+        build = try SearchBuild(like: database, depth: 64, file: file.path)
     }
 
-    /// The file's name in the store's folder. One a crashed restore left is replaced by the
-    /// next restore's, or removed when a resumed one finishes (`Store.setRestoring`).
-    static let fileName = ".restore-search.sqlite"
+    deinit {
+        file.remove()
+    }
 }

@@ -25,12 +25,11 @@ final class SearchBuild {
     /// How many batches may wait for this thread before `send` waits.
     private let depth: Int
 
-    /// `file`: where the scratch database is made (one there is replaced), for a caller that
-    /// attaches it to copy it (`Store.installSearch(attached:)`) and removes it; by default a
+    /// `file`: where the scratch database is made (`ScratchIndexFile`, new or empty), for a
+    /// caller that attaches it to copy it (`Store.installSearch(attached:)`); by default a
     /// private temporary one.
     init(like store: Database, depth: Int = 4, file: String = "") throws {
         self.depth = depth
-        if !file.isEmpty { try? FileManager.default.removeItem(atPath: file) }
         let scratch = try Database(path: file, create: true, busyTimeoutMilliseconds: 0)
         // A file no one else opens and no crash needs: no journal, no flushes.
         try scratch.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384")

@@ -164,7 +164,7 @@ import Testing
         }
         ids.append(try store.add(NewEntry(title: "последняя", body: "the very last entry")).id)
         #expect(try store.search("river").isEmpty)  // not in place yet
-        let scratch = store.folder + "/" + RestoreIndex.fileName
+        let scratch = try #require(store.restoreIndex?.file.path)
         #expect(FileManager.default.fileExists(atPath: scratch))
 
         try store.indexRestoredText()
@@ -185,5 +185,21 @@ import Testing
         _ = try store.edit(entryID: ids[20], EntryEdit(title: "потом"))
         try store.database.execute("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
         #expect(try store.search("потом").map(\.id) == [ids[20]])
+    }
+    /// A restore's index file names its process: one whose process is gone (a crash, a power
+    /// cut) is removed when the next is made in the folder; a running one's is left alone.
+    @Test func anIndexFileOfAProcessGoneIsRemovedByTheNext() throws {
+        let dir = TempDir()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let names = [ScratchIndexFile.prefix + "\(gone.processIdentifier)-0badc0de.sqlite",
+                     ScratchIndexFile.prefix + "\(getpid())-1badc0de.sqlite", ScratchIndexFile.prefix + "1-2badc0de.sqlite", "journal.sqlite"]
+        for name in names { #expect(FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8))) }
+        let made = ScratchIndexFile(in: dir.path)
+        #expect(made.path.hasPrefix(dir.path + "/" + ScratchIndexFile.prefix + "\(getpid())-"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == names.dropFirst().sorted(), "the running processes' files (this one's, init's) and the store stay")
     }
 }
