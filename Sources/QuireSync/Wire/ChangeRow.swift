@@ -13,7 +13,12 @@ enum ChangeRow {
     /// The change a row holds; nil when it is not one: another shape, a record kind this Quire
     /// does not know, a clock that is not after the epoch, or a previous clock below zero.
     static func decode(_ row: JSONValue) -> SyncChange? {
-        guard let r = row.array, r.count == 8, let kind = r[0].string.flatMap(RecordKind.init(rawValue:)),
+        row.array.flatMap(decode)
+    }
+
+    /// The same, of a row's values.
+    static func decode(_ r: [JSONValue]) -> SyncChange? {
+        guard r.count == 8, let kind = r[0].string.flatMap(RecordKind.init(rawValue:)),
               let id = r[1].string, let field = r[2].string, let hlc = r[4].string.flatMap({ Int64($0) }), let writer = r[5].string,
               let previous = r[6].string.flatMap({ Int64($0) }), let previousWriter = r[7].string, hlc > 0, previous >= 0 else {
             return nil

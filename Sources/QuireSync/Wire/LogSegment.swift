@@ -54,15 +54,14 @@ struct LogSegment {
     static func decode(_ data: Data, path: String) throws -> LogSegment {
         func bad(_ why: String) -> SyncError { SyncError(.damaged, object: path, detail: "not a valid change-log segment (\(why))") }
         var decodedBytes = 0
-        let o = try WireFormat.segment.decode(data, path: path, decodedBytes: &decodedBytes)
-        guard let device = o["device"]?.string, let seq = o["seq"]?.integer, seq > 0, let previous = o["previous"]?.string,
-              let rows = o["changes"]?.array, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
         var changes: [SyncChange] = []
-        changes.reserveCapacity(rows.count)
-        for row in rows {
-            guard let change = ChangeRow.decode(row) else { throw bad("a malformed change") }
+        let o = try WireFormat.segment.decode(data, path: path, decodedBytes: &decodedBytes, rowsOf: "changes", refusal: "a malformed change") { row in
+            guard let change = ChangeRow.decode(row) else { return false }
             changes.append(change)
+            return true
         }
+        guard let device = o["device"]?.string, let seq = o["seq"]?.integer, seq > 0, let previous = o["previous"]?.string,
+              o["changes"]?.array != nil, let blobs = o["blobs"]?.object else { throw bad("missing fields") }
         var map: [String: String] = [:]
         for (k, v) in blobs {
             guard let remote = v.string else { throw bad("a malformed blob entry") }

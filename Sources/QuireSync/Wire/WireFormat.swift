@@ -43,6 +43,30 @@ struct WireFormat: Sendable {
         return object
     }
 
+    /// The same, handing each row of the array member `key` to `row` as it is read (the
+    /// member reads as an empty array): a segment's changes, never held as JSON whole.
+    /// - Throws: as `decode`; a row `row` refuses is `damaged` with `refusal`.
+    func decode(_ data: Data, path: String, decodedBytes: inout Int, rowsOf key: String, refusal: String,
+                row: ([JSONValue]) -> Bool) throws -> [String: JSONValue] {
+        let data = try WireCompression.decompress(data, path: path)
+        decodedBytes = data.count
+        let parsed = data.withUnsafeBytes { raw in
+            Result { () throws(JSONValue.ParseError) -> JSONValue in
+                try JSONValue.parse(raw.bindMemory(to: UInt8.self), sharingStrings: true, rowsOf: key, refusal: refusal, row: row)
+            }
+        }
+        let object: [String: JSONValue]
+        switch parsed {
+        case .success(let value):
+            guard let o = value.object else { throw damaged(path, "not JSON") }
+            object = o
+        case .failure(let error):
+            throw damaged(path, error.reason == refusal ? refusal : "not JSON")
+        }
+        try check(object, path: path)
+        return object
+    }
+
     /// Checks the format number of an already parsed object.
     func check(_ object: [String: JSONValue], path: String) throws {
         guard let raw = object["format"] else {

@@ -46,6 +46,32 @@ import QuireSupport
         let same = shared == plain  // not printed whole when it fails: 15,000 rows
         #expect(same)
         #expect(shared.object?["changes"]?.array?.count == 15_000)
+        // Rows handed over one by one (a segment's changes): the same rows, in order, the
+        // member left empty; a row refused stops the parse with the refusal.
+        var streamed: [JSONValue] = []
+        let rest = try text.withUnsafeBytes {
+            try JSONValue.parse($0.bindMemory(to: UInt8.self), sharingStrings: true, rowsOf: "changes", refusal: "no") { row in
+                streamed.append(.array(row))
+                return true
+            }
+        }
+        let sameRows = streamed == plain.object?["changes"]?.array
+        #expect(sameRows && rest == .object(["changes": .array([])]))
+        var seen = 0
+        #expect(throws: JSONValue.ParseError.self) {
+            try text.withUnsafeBytes { bytes in
+                try JSONValue.parse(bytes.bindMemory(to: UInt8.self), rowsOf: "changes", refusal: "a bad row") { _ in
+                    seen += 1
+                    return seen < 100
+                }
+            }
+        }
+        #expect(seen == 100)
+        for bad in [#"{"changes": [["a"], "b"]}"#, #"{"changes": [["a"] ["b"]]}"#, #"{"changes": [["a", ]]}"#, #"{"changes": [["a"]"#] {
+            #expect(throws: JSONValue.ParseError.self) {
+                try Array(bad.utf8).withUnsafeBufferPointer { try JSONValue.parse($0, rowsOf: "changes", refusal: "bad") { _ in true } }
+            }
+        }
         // A string made valid once is compared byte by byte, not taken by its length and hash.
         var bad = Array(#"["aaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaa"#.utf8)
         bad += [0xFF, 0x22, 0x5D]
