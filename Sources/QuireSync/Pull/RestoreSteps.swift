@@ -57,8 +57,8 @@ struct RestoreSteps {
 
     /// The store is whole: no longer restoring, and synced now.
     func end() throws {
+        try store.checkpointRarely(false)  // first: the end of the restore is flushed as it commits
         try store.setRestoring(nil)
-        try store.checkpointRarely(false)
         try store.recordSync(at: Timestamp.now())
     }
 }
