@@ -157,11 +157,11 @@ public final class Store {
     /// Runs `body` in one immediate transaction with a fresh clock value for its changes.
     /// If `body` throws, nothing it wrote remains, field clocks included, and blob files it
     /// added are removed again.
-    func write<T>(_ body: (Writer) throws -> T) throws -> T {
+    func write<T>(deferred: Bool = false, _ body: (Writer) throws -> T) throws -> T {
         let writer = Writer(store: self)
         let result: T
         do {
-            result = try database.transaction {
+            result = try database.transaction(deferred: deferred) {
                 let result = try body(writer)
                 try writer.refreshSearch()
                 // The clock moves past everything issued here or received from elsewhere.

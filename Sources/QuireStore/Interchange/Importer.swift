@@ -93,7 +93,20 @@ extension Store {
         // which only costs that lookup). At 100,000 entries 0.2 s of the importing thread.
         var written: Set<Int>? = first ? [] : nil
         func importing() throws {
-            try write { writer in
+            // Under the rollback journal (no other connection has the store), the index built
+            // beside the records goes in a file attached before the transaction (SQLite
+            // attaches none inside one) and is copied in page by page, as a restore's is. The
+            // transaction then begins deferred: `BEGIN IMMEDIATE` would lock the attached file
+            // too, and the index's thread could not write it; the first write (the indexes
+            // dropped below) takes the store.
+            let scratch = try first && database.journalMode == "delete" ? ScratchIndexFile(in: folder) : nil
+            let attached = scratch?.attach(to: database) == true
+            defer {
+                if attached { scratch?.detach(from: database) }
+                scratch?.remove()
+            }
+            try write(deferred: attached) { writer in
+                writer.searchScratch = attached ? scratch : nil
                 writer.buildsSearchAside = try first && !searchDeferred()
                 try database.withoutIndexes(first ? Self.indexesMadeAfterFirstImport : []) {
                     try produce { item in

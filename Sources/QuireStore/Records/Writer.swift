@@ -18,6 +18,9 @@ final class Writer {
     /// begun, the highest rowid it was sent, and how many of `searchDirty` it could not be.
     var buildsSearchAside = false
     var searchBuild: SearchBuild?
+    /// Where the build is made, attached to the store's connection (`ScratchIndexFile`); nil:
+    /// a private temporary database, copied row by row.
+    var searchScratch: ScratchIndexFile?
     var searchSentThrough: Int64 = 0
     var searchDirtyHeldBack = 0
     /// The newest clock merged from other devices in this transaction.
@@ -64,7 +67,8 @@ final class Writer {
     func refreshSearch() throws {
         if let build = searchBuild {
             searchBuild = nil
-            try store.installSearch(build.finish())
+            let scratch = try build.finish()
+            try searchScratch == nil ? store.installSearch(scratch) : store.installSearch(attached: ScratchIndexFile.schema)
         }
         guard !searchDirty.isEmpty else { return }
         if try store.searchDeferred() {

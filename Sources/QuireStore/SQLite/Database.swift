@@ -100,8 +100,10 @@ final class Database {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back if it throws.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+    /// `deferred`: `BEGIN` alone, each database locked when first written (`BEGIN IMMEDIATE`
+    /// locks every attached one), for a caller that alone has the store open.
+    func transaction<T>(deferred: Bool = false, _ body: () throws -> T) throws -> T {
+        try execute(deferred ? "BEGIN" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
             try execute("COMMIT")

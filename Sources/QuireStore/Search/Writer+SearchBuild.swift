@@ -9,7 +9,7 @@ extension Writer {
     /// the thousand again, so a source naming many ids twice is not listed at every entry.
     func sendSearchRowsAside() throws {
         guard buildsSearchAside, searchDirty.count - searchDirtyHeldBack >= Store.searchRowsTokenizedAside else { return }
-        let build = try searchBuild ?? SearchBuild(like: database)
+        let build = try searchBuild ?? SearchBuild(like: database, file: searchScratch?.path ?? "")
         searchBuild = build
         let sent = try sendRows(of: searchDirty, to: build, after: searchSentThrough)
         searchDirty.subtract(sent.ids)

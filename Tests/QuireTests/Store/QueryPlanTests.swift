@@ -182,6 +182,9 @@ import Testing
         #expect(try store.importJSONLines(at: dir.path + "/journal/entries.jsonl").entriesAdded > 2500)
         let statements = seen.all
         #expect(statements.count > 10, "the watch saw the import: \(statements.count) statements")
+        // Its index, built beside it, went in page by page from the attached file, which is gone.
+        #expect(statements.contains { $0.contains("SELECT * FROM \(ScratchIndexFile.schema).\"search_data\"") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder).allSatisfy { !$0.hasPrefix(ScratchIndexFile.prefix) })
         // Planned as the import ran them: with the indexes away.
         try store.database.execute("BEGIN")
         defer { try? store.database.execute("ROLLBACK") }
