@@ -2,8 +2,9 @@ import Foundation
 import QuireSupport
 
 /// A first import's search index, built on a second thread while the import writes its
-/// records, in a private temporary database (SQLite deletes its file when it is closed),
-/// then copied into the store in the import's transaction (`Writer.installSearch`).
+/// records, in a private temporary database (SQLite deletes its file when it is closed) or
+/// in a file of the store's folder attached to the store's connection (`ScratchIndexFile`),
+/// then copied into the store in the import's transaction (`Store.installSearch`).
 ///
 /// One connection writes one thing at a time: an import's index came after its records on
 /// the same core (at 100,000 entries 5.3 s of refresh after 5.3 s of records, `perf`),

@@ -98,7 +98,8 @@ extension Store {
     /// The same from a scratch database attached to this connection as `schema`: each table
     /// copied by one `INSERT … SELECT *`, which SQLite carries out page by page without
     /// decoding a row (its transfer optimisation: the tables have the same shape, and the
-    /// one written to is empty). 100,000 entries: 185 MB in 0.33 s against 0.58 s row by row.
+    /// one written to is empty). 100,000 entries' 185 MB: 0.26 s of a restore's merging thread
+    /// against 0.71 s row by row.
     func installSearch(attached schema: String) throws {
         try installSearch(tables: try searchTables(in: database, schema: schema)) { table in
             try database.execute("INSERT INTO main.\"\(table)\" SELECT * FROM \(schema).\"\(table)\"")
