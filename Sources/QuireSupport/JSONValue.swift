@@ -21,11 +21,7 @@ package enum JSONValue: Equatable, Sendable {
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, sharingStrings: Bool = false) throws(ParseError) -> JSONValue {
         var parser = Parser(bytes: bytes)
         if sharingStrings { parser.shared = Parser.Shared() }
-        parser.skipWhitespace()
-        let value = try parser.value(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw ParseError(offset: parser.index, reason: "unexpected text after the value") }
-        return value
+        return try parser.document()
     }
 
     /// Parses an object one of whose members, `rowsOf`, is an array of arrays (a change log's
@@ -41,11 +37,7 @@ package enum JSONValue: Equatable, Sendable {
                 var parser = Parser(bytes: bytes)
                 if sharingStrings { parser.shared = Parser.Shared() }
                 parser.rows = (key, refusal, row)  // for this parse alone
-                parser.skipWhitespace()
-                let value = try parser.value(depth: 0)
-                parser.skipWhitespace()
-                guard parser.index == bytes.count else { throw ParseError(offset: parser.index, reason: "unexpected text after the value") }
-                return value
+                return try parser.document()
             }
         }
         return try result.get()
@@ -97,6 +89,15 @@ package enum JSONValue: Equatable, Sendable {
                 slots[slot] = made
                 return made
             }
+        }
+
+        /// The one value `bytes` holds; anything after it but whitespace is an error.
+        mutating func document() throws(ParseError) -> JSONValue {
+            skipWhitespace()
+            let value = try value(depth: 0)
+            skipWhitespace()
+            guard index == bytes.count else { throw fail("unexpected text after the value") }
+            return value
         }
 
         mutating func skipWhitespace() {

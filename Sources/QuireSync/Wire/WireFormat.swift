@@ -35,12 +35,9 @@ struct WireFormat: Sendable {
 
     /// The same, saying how many bytes of JSON the object decoded to (what reading it costs).
     func decode(_ data: Data, path: String, decodedBytes: inout Int) throws -> [String: JSONValue] {
-        let data = try WireCompression.decompress(data, path: path)
-        decodedBytes = data.count
-        let parsed = data.withUnsafeBytes { raw in try? JSONValue.parse(raw.bindMemory(to: UInt8.self), sharingStrings: true) }
-        guard let object = parsed?.object else { throw damaged(path, "not JSON") }
-        try check(object, path: path)
-        return object
+        try decode(data, path: path, decodedBytes: &decodedBytes, refusal: nil) { bytes throws(JSONValue.ParseError) in
+            try JSONValue.parse(bytes, sharingStrings: true)
+        }
     }
 
     /// The same, handing each row of the array member `key` to `row` as it is read (the
@@ -48,12 +45,19 @@ struct WireFormat: Sendable {
     /// - Throws: as `decode`; a row `row` refuses is `damaged` with `refusal`.
     func decode(_ data: Data, path: String, decodedBytes: inout Int, rowsOf key: String, refusal: String,
                 row: ([JSONValue]) -> Bool) throws -> [String: JSONValue] {
+        try decode(data, path: path, decodedBytes: &decodedBytes, refusal: refusal) { bytes throws(JSONValue.ParseError) in
+            try JSONValue.parse(bytes, sharingStrings: true, rowsOf: key, refusal: refusal, row: row)
+        }
+    }
+
+    /// Decompresses, parses with `parse` and checks the format; a parse that failed with
+    /// `refusal` is `damaged` with it, any other is "not JSON".
+    private func decode(_ data: Data, path: String, decodedBytes: inout Int, refusal: String?,
+                        parse: (UnsafeBufferPointer<UInt8>) throws(JSONValue.ParseError) -> JSONValue) throws -> [String: JSONValue] {
         let data = try WireCompression.decompress(data, path: path)
         decodedBytes = data.count
         let parsed = data.withUnsafeBytes { raw in
-            Result { () throws(JSONValue.ParseError) -> JSONValue in
-                try JSONValue.parse(raw.bindMemory(to: UInt8.self), sharingStrings: true, rowsOf: key, refusal: refusal, row: row)
-            }
+            Result { () throws(JSONValue.ParseError) -> JSONValue in try parse(raw.bindMemory(to: UInt8.self)) }
         }
         let object: [String: JSONValue]
         switch parsed {
@@ -61,7 +65,7 @@ struct WireFormat: Sendable {
             guard let o = value.object else { throw damaged(path, "not JSON") }
             object = o
         case .failure(let error):
-            throw damaged(path, error.reason == refusal ? refusal : "not JSON")
+            throw damaged(path, refusal != nil && error.reason == refusal ? error.reason : "not JSON")
         }
         try check(object, path: path)
         return object
