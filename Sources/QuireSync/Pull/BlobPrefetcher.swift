@@ -175,22 +175,46 @@ final class BlobPrefetcher: Sendable {
     }
 
     /// `first` and the queued small attachments of its pack that one ranged read can bring
-    /// with it (marked running), with that read's range; `first` alone when none can.
+    /// with it (marked running), with that read's range; `first` alone when none can. The
+    /// window grows outward from `first` through its pack's queued attachments in the order
+    /// they lie, the nearer neighbour first, while it stays within `windowLimit` and at least
+    /// half of it is theirs: so the reads a restore makes follow the packs' layout, not the
+    /// order attachments were asked in (their ids, random under the repository's key). Taken
+    /// in queue order, a first attachment at a pack's end and a neighbour from its start
+    /// ended the window early, and thirty attachments of one pack cost two to seven reads.
     private static func companions(of first: Job, in state: inout Downloads) -> ([Job], (pack: String, range: Range<Int64>)?) {
         guard let extent = Self.soleExtent(first.remote), extent.length <= Self.windowLimit else { return ([first], nil) }
-        var jobs = [first]
-        var (start, end, useful) = (extent.offset, extent.offset + extent.length, extent.length)
+        var candidates: [(job: Job, extent: BlobLocation.Extent)] = []
         var index = state.queueHead
         // Only a stretch of the queue is looked at: what was asked for together.
         while index < state.queue.count && index - state.queueHead < 1024 {
             let local = state.queue[index]
             index += 1
-            guard case .queued(let remote, let temp)? = state.states[local], let other = Self.soleExtent(remote), other.pack == extent.pack else { continue }
+            guard case .queued(let remote, let temp)? = state.states[local], let other = Self.soleExtent(remote),
+                  other.pack == extent.pack, other.length <= Self.windowLimit else { continue }
+            candidates.append((Job(local: local, remote: remote, temp: temp), other))
+        }
+        guard !candidates.isEmpty else { return ([first], nil) }
+        let before = candidates.filter { $0.extent.offset < extent.offset }.sorted { $0.extent.offset > $1.extent.offset }
+        let after = candidates.filter { $0.extent.offset >= extent.offset }.sorted { $0.extent.offset < $1.extent.offset }
+        var (start, end, useful) = (extent.offset, extent.offset + extent.length, extent.length)
+        var (left, right) = (0, 0)
+        var jobs = [first]
+        func fits(_ other: BlobLocation.Extent) -> Bool {
             let (newStart, newEnd) = (min(start, other.offset), max(end, other.offset + other.length))
-            guard newEnd - newStart <= Self.windowLimit, (useful + other.length) * 2 >= newEnd - newStart else { continue }
-            (start, end, useful) = (newStart, newEnd, useful + other.length)
-            state.states[local] = .running(temp: temp)
-            jobs.append(Job(local: local, remote: remote, temp: temp))
+            return newEnd - newStart <= Self.windowLimit && (useful + other.length) * 2 >= newEnd - newStart
+        }
+        while true {
+            let leftFits = left < before.count && fits(before[left].extent)
+            let rightFits = right < after.count && fits(after[right].extent)
+            guard leftFits || rightFits else { break }
+            // Both fit: the one nearer the window (the smaller gap) comes first.
+            let takeLeft = leftFits && (!rightFits || start - (before[left].extent.offset + before[left].extent.length) < after[right].extent.offset - end)
+            let taken = takeLeft ? before[left] : after[right]
+            if takeLeft { left += 1 } else { right += 1 }
+            (start, end, useful) = (min(start, taken.extent.offset), max(end, taken.extent.offset + taken.extent.length), useful + taken.extent.length)
+            state.states[taken.job.local] = .running(temp: taken.job.temp)
+            jobs.append(taken.job)
         }
         return jobs.count > 1 ? (jobs, (extent.pack, start..<end)) : (jobs, nil)
     }
