@@ -215,9 +215,9 @@ extension Store {
     }
 
     /// While restoring, SQLite copies the write-ahead log into the database every 64 MiB
-    /// rather than every 4 MiB (its default, `wal_autocheckpoint` 1000 pages): a restore
-    /// commits 20,000 changes at a time, and each commit's checkpoint wrote the same B-tree
-    /// pages again and waited for another flush. 100k entries: 13.0-14.1 s against 13.7-16.1 s
+    /// rather than every 4 MiB (`Store.checkpointEvery`): a restore commits 20,000 changes
+    /// at a time, and each commit's checkpoint wrote the same B-tree pages again and waited
+    /// for another flush. 100k entries: 13.0-14.1 s against 13.7-16.1 s
     /// (four alternating runs). Its commits are not flushed one by one either (synchronous
     /// `NORMAL`): the log stays whole across a power cut, which at worst takes the last few
     /// merges, and a resumed restore merges them again; each checkpoint still flushes, and so
@@ -225,7 +225,8 @@ extension Store {
     /// against 6.75 s (four alternating pairs). For this connection only; `false` puts the
     /// defaults back.
     package func checkpointRarely(_ rarely: Bool) throws {
-        try database.execute("PRAGMA wal_autocheckpoint = \(rarely ? 16384 : 1000); PRAGMA synchronous = \(rarely ? "NORMAL" : "FULL")")
+        let pages = try database.pages(of: rarely ? 64 << 20 : Self.checkpointEvery)
+        try database.execute("PRAGMA wal_autocheckpoint = \(pages); PRAGMA synchronous = \(rarely ? "NORMAL" : "FULL")")
     }
 
     /// A new restore's merges send their rows to a search index built beside them

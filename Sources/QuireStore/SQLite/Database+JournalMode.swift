@@ -43,3 +43,12 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// How many of this database's pages hold `bytes` (at least one): what SQLite's settings
+    /// counted in pages are given as, whatever the page size.
+    func pages(of bytes: Int) throws -> Int {
+        let size = try prepare("PRAGMA page_size").first([]) { $0.int(0) } ?? 4096
+        return max(1, bytes / Int(max(512, size)))
+    }
+}

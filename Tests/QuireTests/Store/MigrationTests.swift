@@ -93,6 +93,10 @@ import Testing
         #expect(try upgraded.search("東京").map(\.id) == ["e1"])
         #expect(try upgraded.search("архив").map(\.id) == ["e1"], "tags are searched since migration 0006")
         #expect(try upgraded.integrityCheck() == "ok")
+        // A new store's pages are 16 KiB (`Store.pageSize`); an old one keeps its 4 KiB.
+        func pageSize(_ store: Store) throws -> Int64? { try store.database.prepare("PRAGMA page_size").first([]) { $0.int(0) } }
+        #expect(try pageSize(fresh) == 16384)
+        #expect(try pageSize(upgraded) == 4096)
     }
 
     @Test func aStoreFromANewerQuireIsRefusedUntouched() throws {
