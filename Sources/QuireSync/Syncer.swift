@@ -95,7 +95,7 @@ package final class Syncer {
         // An index built beside merges that stopped goes, with its file: a resume builds it whole.
         defer { store.dropRestoredIndexAside() }
         let pull = PullEngine(context, progress: progress, finish: steps.finish(notBefore: notBefore, progress: progress))
-        try pull.run()
+        try store.mergingUnderRollbackJournal { try pull.run() }
         try steps.end()
         return pull.report
     }

@@ -16,6 +16,8 @@ extension Database {
     /// meanwhile), the database stays consistent under its rollback journal, and the next
     /// opening of the store brings the log back.
     func withRollbackJournal<T>(_ body: () throws -> T) throws -> T {
+        // Within another call: the outer one puts the log back.
+        guard try journalMode != "delete" else { return try body() }
         guard try setJournalMode("delete", waiting: false) else { return try body() }
         defer {
             try? execute("PRAGMA synchronous = FULL")

@@ -60,6 +60,28 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// A restore's merges commit under the rollback journal when the store is its alone
+    /// (`Store.mergingUnderRollbackJournal`), and the store is in its log again afterwards;
+    /// with another connection open, they stay in the log, which lets that one read.
+    @Test(arguments: [false, true])
+    func aRestoreMergesUnderTheRollbackJournalWhenTheStoreIsItsAlone(anotherConnection: Bool) throws {
+        let world = try world(entries: 12)
+        let fresh = try world.makeDevice("fresh")
+        let other = anotherConnection ? try Store(folder: fresh.folder) : nil
+        let syncer = try restorer(world, fresh, workers: 2)
+        let modes = Shared<[String]>([])
+        syncer.context.checkpoint = { point in
+            if point == .mergeBeforeCommit, let mode = try? fresh.database.journalMode { modes.withLock { $0.append(mode) } }
+        }
+        _ = try syncer.restore()
+        let seen = modes.withLock { $0 }
+        #expect(!seen.isEmpty)
+        #expect(Set(seen) == [anotherConnection ? "wal" : "delete"], "\(seen)")
+        #expect(try fresh.database.journalMode == "wal")
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+        if let other { #expect(try other.entryCount() == 12) }
+    }
+
     /// Segments read ahead beyond the limit hold the scout's readers until the merging takes
     /// one: the restore is whole all the same, and a segment the scout could not hold is
     /// fetched by the merging thread itself.
