@@ -20,7 +20,7 @@ extension Writer {
 
     /// Notes the edge a text change carries: the write it replaced.
     func noteAncestry(of change: SyncChange) {
-        guard change.isText, change.previousHLC != .zero else { return }
+        guard change.previousHLC != .zero, change.isText else { return }  // the cheap test first: most writes are first writes
         noteSuperseded(WriteKey(record: change.record.rawValue, recordID: change.recordID, field: change.field,
                                 hlc: change.previousHLC, device: change.previousDevice))
     }

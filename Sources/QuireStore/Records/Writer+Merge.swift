@@ -13,7 +13,7 @@ extension Writer {
         // A record this store has no clock for takes every field without a lookup (a restore
         // is almost all such records): one query per record instead of one per field.
         let anyClock = try database.cached("SELECT 1 FROM field_clocks WHERE record = ? AND record_id = ? LIMIT 1")
-        var run: (record: RecordKind, id: String, isNew: Bool, fields: Set<String>)?
+        var run: (record: RecordKind, id: String, isNew: Bool, fields: FieldsSeen)?
         // The fields of a record new here, written together when its run ends: one UPDATE and
         // one clock INSERT per record instead of one of each per field.
         var fresh: [SyncChange] = []
@@ -36,10 +36,10 @@ extension Writer {
             if run?.record != change.record || run?.id != change.recordID {
                 try writeFresh()
                 let isNew = try anyClock.first([.text(change.record.rawValue), .text(change.recordID)]) { _ in true } == nil
-                run = (change.record, change.recordID, isNew, [])
+                run = (change.record, change.recordID, isNew, FieldsSeen())
             }
             // A field met twice in one run (never in a well-formed log) is looked up like any other.
-            let unseen = run?.fields.insert(change.field).inserted ?? false
+            let unseen = run?.fields.insert(change.field) ?? false
             if run?.isNew == true && unseen {
                 fresh.append(change)
                 continue
@@ -118,11 +118,33 @@ extension Writer {
 
     func deviceNumber(_ uuid: String) throws -> Int64 {
         if uuid.isEmpty { return 0 }
-        if let known = deviceNumbers[uuid] { return known }
+        // A merge's changes come device by device: the last answer, without hashing the UUID.
+        if let last = lastDevice, last.uuid == uuid { return last.number }
+        if let known = deviceNumbers[uuid] {
+            lastDevice = (uuid, known)
+            return known
+        }
         try database.cached("INSERT OR IGNORE INTO devices (id) VALUES (?)").run([.text(uuid)])
         let number = try database.cached("SELECT num FROM devices WHERE id = ?").first([.text(uuid)]) { $0.int(0) } ?? 0
         deviceNumbers[uuid] = number
         return number
+    }
+}
+
+/// The fields met in one record's run of a merge. A record has a dozen fields or so, which
+/// are compared as they are, not hashed; a record with many (tags) is kept in a set.
+struct FieldsSeen {
+    private var few: [String] = []
+    private var many: Set<String> = []
+
+    /// Adds `field`; false when it was met before.
+    mutating func insert(_ field: String) -> Bool {
+        if few.count < 16 {
+            if few.contains(field) { return false }
+            few.append(field)
+            return true
+        }
+        return !few.contains(field) && many.insert(field).inserted
     }
 }
 

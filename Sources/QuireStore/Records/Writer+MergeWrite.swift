@@ -13,14 +13,14 @@ extension Writer {
             let insertsEntry = first.record == .entry && !ensuredRows.contains("e:" + first.recordID)
             if !insertsEntry { try ensureRow(first.record, first.recordID) }
             var columns: [String] = [], values: [SQLValue] = []
-            var written: [(SyncChange, FieldSpec)] = []
-            for change in changes {
+            var written: [(index: Int, spec: FieldSpec)] = []
+            for (index, change) in zip(changes.indices, changes) {
                 // A field from a newer Quire: its clock is kept, the value ignored.
                 guard let spec = schema.field(change.field) else { continue }
                 guard let sql = spec.type.sqlValues(change.value, columns: spec.columns.count) else { throw bad(change) }
                 try prepare(change, spec)
                 if spec.type == .tag { try writeTag(change) } else { columns += spec.columns; values += sql }
-                written.append((change, spec))
+                written.append((index, spec))
             }
             if insertsEntry {
                 try insertEntry(first.recordID, columns: columns, values: values)
@@ -28,7 +28,7 @@ extension Writer {
                 let sql = "UPDATE \(schema.table) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE id = ?"
                 try database.cached(sql).run(values + [.text(first.recordID)])
             }
-            for (change, spec) in written { try follow(change, spec) }
+            for (index, spec) in written { try follow(changes[index], spec) }
         }
         try writeClocks(changes)
     }
@@ -39,19 +39,33 @@ extension Writer {
         while start < changes.endIndex {
             let batch = changes[start..<min(changes.endIndex, start + 500)]
             start = batch.endIndex
-            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
             var values: [SQLValue] = []
             values.reserveCapacity(batch.count * 7)
-            for c in batch {
-                values += [.text(c.record.rawValue), .text(c.recordID), .text(c.field), .integer(c.hlc.rawValue),
-                           .integer(try deviceNumber(c.device)), .integer(c.previousHLC.rawValue), .integer(try deviceNumber(c.previousDevice))]
+            for c in batch {  // appended one by one: no array made for each change
+                values.append(.text(c.record.rawValue))
+                values.append(.text(c.recordID))
+                values.append(.text(c.field))
+                values.append(.integer(c.hlc.rawValue))
+                values.append(.integer(try deviceNumber(c.device)))
+                values.append(.integer(c.previousHLC.rawValue))
+                values.append(.integer(try deviceNumber(c.previousDevice)))
             }
-            try database.cached("""
-                INSERT INTO field_clocks (record, record_id, field, hlc, device, prev_hlc, prev_device) VALUES \(rows)
-                ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device,
-                    prev_hlc = excluded.prev_hlc, prev_device = excluded.prev_device
-                """).run(values)
+            try clockInsert(rows: batch.count).run(values)
         }
+    }
+
+    /// The statement `writeClocks` runs for `rows` rows: its text made and looked up once per
+    /// count in a transaction, not once per record merged.
+    private func clockInsert(rows: Int) throws -> Statement {
+        if let known = clockInserts[rows] { return known }
+        let statement = try database.cached("""
+            INSERT INTO field_clocks (record, record_id, field, hlc, device, prev_hlc, prev_device) VALUES \(
+                Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+            ON CONFLICT(record, record_id, field) DO UPDATE SET hlc = excluded.hlc, device = excluded.device,
+                prev_hlc = excluded.prev_hlc, prev_device = excluded.prev_device
+            """)
+        clockInserts[rows] = statement
+        return statement
     }
 
     func bad(_ change: SyncChange) -> StoreError { Store.unusable(change) }

@@ -30,11 +30,15 @@ final class Writer {
     private var touches = 0
     /// Device UUID → number, for this transaction's merges.
     var deviceNumbers: [String: Int64] = [:]
+    /// The device `deviceNumber` answered for last.
+    var lastDevice: (uuid: String, number: Int64)?
     /// Rows a merge in this transaction made sure exist ("j:<id>", "e:<id>", "m:<id>", "anchors"): rows
     /// are never removed, so each needs its INSERT OR IGNORE once, not once per field.
     var ensuredRows: Set<String> = []
     /// `insertEntry`'s statements, by the columns they set.
     var entryInserts: [[String]: Statement] = [:]
+    /// `writeClocks`'s statements, by how many rows they write.
+    var clockInserts: [Int: Statement] = [:]
     /// Journals known to exist in this transaction, by name.
     private var journals: [String: String] = [:]
     private var touchesAtMark = 0

@@ -32,33 +32,34 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
             i += n
             return v
         }
-        func expect(_ chars: UInt8...) -> Bool {
-            guard i < b.count, chars.contains(b[i]) else { return false }
+        func expect(_ char: UInt8, or other: UInt8? = nil, or third: UInt8? = nil) -> Bool {
+            guard i < b.count, b[i] == char || b[i] == other || b[i] == third else { return false }
             i += 1
             return true
         }
         guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
-              expect(84, 116, 32), let hour = digits(2), expect(58), let minute = digits(2), expect(58),
+              expect(84, or: 116, or: 32), let hour = digits(2), expect(58), let minute = digits(2), expect(58),
               let second = digits(2) else { return nil }
-        var fraction = ""
+        var fraction = 0..<0
         if i < b.count && b[i] == 46 {
             i += 1
             let start = i
             while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }
             guard i > start, i - start <= 9 else { return nil }
-            fraction = String(decoding: b[start..<i], as: UTF8.self)
+            fraction = start..<i
         }
         var offset = 0
-        var zone = "Z"
         guard i < b.count else { return nil }
+        // As written, the text is already canonical unless its `T` or `Z` is another letter.
+        var canonical = b[10] == 84
         if b[i] == 90 || b[i] == 122 {
+            canonical = canonical && b[i] == 90
             i += 1
         } else if b[i] == 43 || b[i] == 45 {
             let sign = b[i] == 45 ? -1 : 1
             i += 1
             guard let oh = digits(2), expect(58), let om = digits(2), oh <= 23, om <= 59 else { return nil }
             offset = sign * (oh * 3600 + om * 60)
-            zone = (sign < 0 ? "-" : "+") + Self.pad(oh, 2) + ":" + Self.pad(om, 2)
         } else {
             return nil
         }
@@ -68,12 +69,19 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
               hour <= 23, minute <= 59, second <= 60 else { return nil }
         let days = Self.daysFromCivil(year: year, month: month, day: day)
         let localSeconds = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
-        let micros = Int64((fraction + "000000").prefix(6)) ?? 0
+        var micros: Int64 = 0
+        for k in 0..<6 { micros = micros * 10 + (k < fraction.count ? Int64(b[fraction.lowerBound + k] - 48) : 0) }
         self.microseconds = (localSeconds - Int64(offset)) * 1_000_000 + micros
         self.offsetSeconds = offset
-        self.text = Self.pad(year, 4) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + "T"
-            + Self.pad(hour, 2) + ":" + Self.pad(minute, 2) + ":" + Self.pad(second, 2)
-            + (fraction.isEmpty ? "" : "." + fraction) + zone
+        if canonical {
+            self.text = input  // a merge's or an import's every date: kept, not built again
+        } else {
+            // Every part has its fixed width already: only the letters change.
+            var text = b
+            text[10] = 84
+            if let last = text.indices.last, text[last] == 122 { text[last] = 90 }
+            self.text = String(decoding: text, as: UTF8.self)
+        }
     }
 
     /// The moment `microseconds` shown at `offsetSeconds`, with milliseconds when nonzero.

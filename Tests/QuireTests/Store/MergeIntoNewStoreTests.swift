@@ -57,4 +57,24 @@ import QuireSupport
         #expect(try store.recordedNewestChange()?.clock == HLC(milliseconds: 1_700_000_000_000, counter: 44))
         #expect(try store.newestChange() == store.recordedNewestChange())
     }
+
+    /// A field met twice in one record's run is compared with what was written before it,
+    /// however many fields come first: the older write loses, wherever it stands in the log.
+    @Test(arguments: [3, 40])
+    func aFieldMetTwiceInOneRunIsComparedNotWrittenBlindly(tagsBefore: Int) throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let id = UUID().uuidString.lowercased()
+        var changes = entry(id, journal: nil, title: "Утро", tick: 1000)
+        changes += (0..<tagsBefore).map { change(.entry, id, "tag:t\($0)", .bool(true), 2000 + Int64($0)) }
+        // The same tag and title again, written before the ones above: they lose.
+        changes.append(change(.entry, id, "tag:море", .bool(false), 10))
+        changes.append(change(.entry, id, "title", .string("older"), 11))
+        _ = try store.merge(changes)
+
+        let read = try #require(try store.entry(id: id))
+        #expect(read.title == "Утро")
+        #expect(read.tags.count == tagsBefore + 1)
+        #expect(read.tags.contains("море"))
+    }
 }
