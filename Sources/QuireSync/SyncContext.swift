@@ -10,6 +10,12 @@ package struct SyncOptions: Sendable {
     /// Changes merged in one transaction at most (unless one segment holds more): a pull of
     /// many segments (a restore, a device long away) merges several per commit.
     package var changesPerMerge = 20_000
+    /// The same for a restore, whose store no one else writes meanwhile: fewer, larger
+    /// commits write the pages of the clocks' and entries' indexes (random keys) fewer times.
+    /// 100,000 entries, a file:// repository, four alternating pairs: 5.74 s against 6.04 s
+    /// at 20,000 (the merges 4.43 s against 4.77), resident memory while merging 168 MiB
+    /// against 162 (the peak, the key derivation's, the same).
+    package var changesPerRestoreMerge = 60_000
     /// How long prune lets an unreferenced attachment wait before collecting it (seconds).
     package var collectionGrace: Double = 24 * 3600
     /// Plaintext bytes of segments read ahead and not yet merged, at most (`SegmentScout`).

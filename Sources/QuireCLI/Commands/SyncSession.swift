@@ -64,7 +64,10 @@ enum SyncSession {
             if let grace = context.environment["QUIRE_GC_GRACE_SECONDS"].flatMap(Double.init), grace >= 0 { syncer.context.options.collectionGrace = grace }
             #if DEBUG
             if let n = context.environment["QUIRE_SEGMENT_CHANGES"].flatMap(Int.init), n > 0 { syncer.context.options.changesPerSegment = n }
-            if let n = context.environment["QUIRE_MERGE_CHANGES"].flatMap(Int.init), n > 0 { syncer.context.options.changesPerMerge = n }
+            if let n = context.environment["QUIRE_MERGE_CHANGES"].flatMap(Int.init), n > 0 {
+                syncer.context.options.changesPerMerge = n
+                syncer.context.options.changesPerRestoreMerge = n
+            }
             if let crash { installCrashPoint(crash, on: syncer) }
             #endif
         }

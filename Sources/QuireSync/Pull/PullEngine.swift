@@ -21,6 +21,8 @@ final class PullEngine {
     /// Consecutive segments of one device read and not yet merged, and their changes.
     private var batch: [(segment: LogSegment, hash: String)] = []
     private var batchChanges = 0
+    /// Changes merged in one transaction: a restore's own limit, or a sync's.
+    private var changesPerMerge: Int { finish == nil ? context.options.changesPerMerge : context.options.changesPerRestoreMerge }
 
     /// A pull of every device's new segments. With `finish` (a restore), a segment is merged
     /// without waiting for the attachments it names to download: they download meanwhile, and
@@ -96,7 +98,7 @@ final class PullEngine {
                 batch.append((segment, sealedHash))
                 batchChanges += segment.changes.count
                 (seq, hash) = (segment.seq, sealedHash)
-                if batchChanges >= context.options.changesPerMerge { try mergeBatch(last: lastRange && seq >= range.seqs.upperBound) }
+                if batchChanges >= changesPerMerge { try mergeBatch(last: lastRange && seq >= range.seqs.upperBound) }
             }
             try mergeBatch(last: lastRange)
         }

@@ -82,6 +82,25 @@ import Testing
         if let other { #expect(try other.entryCount() == 12) }
     }
 
+    /// A restore commits `changesPerRestoreMerge` changes at a time, not the `changesPerMerge`
+    /// of a sync: one commit for the whole log when that is larger, one a segment when it is 1.
+    @Test(arguments: [1, 1_000_000])
+    func aRestoreMergesAsManyChangesPerCommitAsItsOwnLimit(perRestoreMerge: Int) throws {
+        let world = try world(entries: 40)
+        let fresh = try world.makeDevice("fresh")
+        let syncer = try restorer(world, fresh)
+        syncer.context.options.changesPerMerge = perRestoreMerge == 1 ? 1_000_000 : 1
+        syncer.context.options.changesPerRestoreMerge = perRestoreMerge
+        let commits = Shared(0)
+        syncer.context.checkpoint = { point in
+            if point == .mergeBeforeCommit { commits.withLock { $0 += 1 } }
+        }
+        let report = try syncer.restore()
+        #expect(report.segmentsPulled > 10)
+        #expect(commits.withLock { $0 } == (perRestoreMerge == 1 ? report.segmentsPulled : 1))
+        #expect(try world.dump(fresh) == world.dump(world.stores[0]))
+    }
+
     /// Segments read ahead beyond the limit hold the scout's readers until the merging takes
     /// one: the restore is whole all the same, and a segment the scout could not hold is
     /// fetched by the merging thread itself.
