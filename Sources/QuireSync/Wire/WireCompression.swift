@@ -65,6 +65,10 @@ enum WireCompression {
         defer { ZSTD_freeDStream(stream) }
         ZSTD_initDStream(stream)
         var result = Data()
+        // Room for what the frame says it holds (checked against the limit above): a segment's
+        // text is not copied again and again as it grows. Pages untouched cost nothing, so a
+        // frame that claims more than it gives takes no memory for it.
+        if declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR { result.reserveCapacity(Int(declared)) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         try data.withUnsafeBytes { raw in
             var input = ZSTD_inBuffer(src: raw.baseAddress, size: raw.count, pos: 0)
