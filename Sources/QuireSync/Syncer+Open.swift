@@ -43,13 +43,14 @@ extension Syncer {
                 throw SyncError(.noKey, detail: "no key is cached for this journal's repository")
             }
             let secret = try passphrase()
-            // While the key derivation runs, a worker connection fetches the first segments.
+            // While the key derivation runs, worker connections fetch the first segments: three
+            // when there are enough (the merges wait for segments, never for packs).
             let logs = try store.syncLogs()
             if workers > 0 {
-                let connection = try connect()
-                workerBackends.append(connection)
+                let connections = try (0..<(workers >= 5 ? 3 : 1)).map { _ in try connect() }
+                workerBackends += connections
                 early = EarlySegments()
-                early?.start(over: connection, after: logs.mapValues(\.seq))
+                early?.start(over: connections, after: logs.mapValues(\.seq))
             }
             // A device that has merged nothing will need every pack: two more connections
             // read packs meanwhile, so the link is not idle once the segments are in.
