@@ -103,6 +103,7 @@ extension Store {
                     let result = try writer.merge(segment.changes)
                     total.applied += result.applied
                     total.conflicts += result.conflicts
+                    if segment.seq != last.seq { try writer.sendRestoredRowsSoFar() }
                 } catch var error as StoreError where error.kind == .malformed {
                     error.path = segment.name
                     throw error

@@ -101,6 +101,31 @@ import Testing
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
     }
 
+    /// A restore that merges its whole log in one transaction sends each segment's search
+    /// rows to the index's thread as that segment is merged, not at the commit, so the thread
+    /// keeps pace; entries edited in a later segment of the same transaction (their rows sent
+    /// already) end with their last text all the same.
+    @Test func aRestoresIndexIsFedSegmentBySegmentWithinOneCommit() throws {
+        let world = try world(entries: 40)
+        let source = world.stores[0]
+        let edited = Array(try source.entries().prefix(3))
+        for entry in edited { _ = try source.edit(entryID: entry.id, EntryEdit(body: "переписано позже \(entry.title)")) }
+        _ = try world.syncer(source).sync()
+        let fresh = try world.makeDevice("fresh")
+        let syncer = try restorer(world, fresh)
+        syncer.context.options.changesPerRestoreMerge = 1_000_000
+        let sentBeforeCommit = Shared<Int64>(-1)
+        syncer.context.checkpoint = { point in
+            if point == .mergeBeforeCommit { sentBeforeCommit.withLock { $0 = fresh.restoreIndex?.sentThrough ?? -1 } }
+        }
+        let report = try syncer.restore()
+        #expect(report.segmentsPulled > 10)
+        #expect(sentBeforeCommit.withLock { $0 } > 0, "rows went to the index's thread before the one commit")
+        #expect(try world.dump(fresh) == world.dump(source))
+        #expect(try world.searchRows(fresh) == world.searchRows(source))
+        for entry in edited { #expect(try fresh.search("позже").map(\.id).contains(entry.id)) }
+    }
+
     /// Segments read ahead beyond the limit hold the scout's readers until the merging takes
     /// one: the restore is whole all the same, and a segment the scout could not hold is
     /// fetched by the merging thread itself.
@@ -141,6 +166,14 @@ import Testing
         #expect(after.take(path(3)) == nil)
         for seq in 4...head { #expect(after.take(path(seq)) == (try world.backend.getData(path(seq)))) }
         #expect(after.take(path(head + 1)) == nil)
+
+        // Over three connections: each segment fetched, once, whichever connection took it.
+        let three = EarlySegments()
+        three.start(over: (0..<3).map { _ in LocalBackend(root: world.dir.path + "/repo") }, after: [device: 3])
+        three.awaitEnd()
+        #expect(three.take(path(3)) == nil)
+        for seq in 4...head { #expect(three.take(path(seq)) == (try world.backend.getData(path(seq)))) }
+        #expect(three.take(path(head + 1)) == nil)
 
         _ = try world.syncer(world.stores[0]).prune()
         let facingSnapshot = EarlySegments()
