@@ -2,11 +2,12 @@
 /// (`SearchBuild`), in place of one built whole once they are done.
 ///
 /// At 100,000 entries the index built after the merges took 5.7 s of a 13.4 s restore, on
-/// one core: FTS5 takes one row at a time on one connection. Here each merge's transaction
-/// sends the rows of the entries it made (`Writer.refreshSearch`), in rising rowid order, as
-/// a first import does. An entry changed again after its row went (an edit later in the
-/// log, a transcript that came after its entry) is held back, and put right in the index
-/// once it is copied into the store (`Store.indexRestoredText`).
+/// one core: FTS5 takes one row at a time on one connection. Here each segment merged sends
+/// the rows of the entries it made (`Writer.sendRestoredRowsSoFar`, and at each commit
+/// `Writer.refreshSearch`), in rising rowid order, as a first import does. An entry changed
+/// again after its row went (an edit later in the log, a transcript that came after its
+/// entry) is held back, and put right in the index once it is copied into the store
+/// (`Store.indexRestoredText`).
 ///
 /// The merges hand rows over in bursts (one transaction's entries at a time), so up to 64
 /// batches of 256 rows may wait, not 4 as in an import, lest the merging thread wait for each.
