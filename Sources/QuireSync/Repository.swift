@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireCrypto
 import QuireRemote
 
@@ -138,15 +139,23 @@ package final class Repository {
     /// `preferredKey`, the key file that opened last time, is tried first; at most
     /// `maxKeyFilesTried` are tried in all, each bounded by `KeyCost.ceiling`, so a
     /// server that lists a thousand costly key files costs seconds, not hours.
+    /// With `side`, a second connection, the key files are listed over it while the
+    /// repository's description is read: one round trip fewer before the key derivation.
     package static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
-                            preferredKey: String? = nil) throws -> Repository {
-        let id = try readID(backend)
-        if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
-        let names: [String]
-        do {
-            names = try backend.list(keysFolder).filter { !$0.isFolder }.map(\.name).sorted()
-        } catch let error as RemoteError where error.kind == .notFound {
-            names = []
+                            preferredKey: String? = nil, listingOver side: Backend? = nil) throws -> Repository {
+        let id: String, names: [String]
+        if let side {
+            let listing = ReadAhead<Result<[String], any Error>>(depth: 1) { put in try put(Result { try keyNames(side) }) }
+            defer { listing.stop() }
+            let read = Result { try readID(backend) }
+            let listed = try listing.next()
+            id = try read.get()
+            if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
+            names = try listed?.get() ?? []
+        } else {
+            id = try readID(backend)
+            if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
+            names = try keyNames(backend)
         }
         guard !names.isEmpty else {
             throw SyncError(.badConfig, detail: "the repository at \(backend.location) has no key files")
@@ -168,6 +177,15 @@ package final class Repository {
             throw CryptoError(.wrongPassphrase, detail: "the passphrase opens none of the \(maxKeyFilesTried) key files tried (the repository lists \(ordered.count); a Quire repository has one per passphrase)")
         }
         throw lastError
+    }
+
+    /// The names of the key files, sorted; none where the folder is missing.
+    private static func keyNames(_ backend: Backend) throws -> [String] {
+        do {
+            return try backend.list(keysFolder).filter { !$0.isFolder }.map(\.name).sorted()
+        } catch let error as RemoteError where error.kind == .notFound {
+            return []
+        }
     }
 
     /// Passphrases a repository may have in use at once (one key file each) that an unlock tries.

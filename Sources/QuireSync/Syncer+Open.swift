@@ -65,7 +65,10 @@ extension Syncer {
                 early?.stop()
                 packs?.stop()
             }
-            repository = try Repository.unlock(for: store, backend: backend, passphrase: secret)
+            // The key files are listed over a worker connection meanwhile.
+            let side = workers > 0 ? try connect() : nil
+            repository = try Repository.unlock(for: store, backend: backend, passphrase: secret, listingOver: side)
+            if let side { workerBackends.append(side) }
             if remote?.repositoryID == nil { try store.setRepositoryID(repository.id) }
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
         }
@@ -85,9 +88,11 @@ extension Repository {
     /// passphrase, trying the key file that opened last time first, and remembers the one
     /// that opened it.
     /// - Throws: `SyncError` (wrong repository, wrong passphrase), `RemoteError`.
-    package static func unlock(for store: Store, backend: Backend, passphrase: SecureBytes) throws -> Repository {
+    /// `side`: a second connection, to list the key files over (`open`).
+    package static func unlock(for store: Store, backend: Backend, passphrase: SecureBytes, listingOver side: Backend? = nil) throws -> Repository {
         let remote = try store.remoteSettings()
-        let repository = try open(backend: backend, passphrase: passphrase, expectedID: remote?.repositoryID, preferredKey: remote?.keyName)
+        let repository = try open(backend: backend, passphrase: passphrase, expectedID: remote?.repositoryID, preferredKey: remote?.keyName,
+                                  listingOver: side)
         if repository.keyName != remote?.keyName { try store.setRepositoryKeyName(repository.keyName) }
         return repository
     }

@@ -29,6 +29,38 @@ import Testing
         } throws: { ($0 as? SyncError)?.kind == .noRepository }
     }
 
+    /// With a second connection, the key files are listed over it while the description is
+    /// read over the first: each request waits for the other to have begun, so done one after
+    /// the other they would never meet (the meeting's deadline fails the test loudly).
+    @Test func theKeyFilesAreListedOverASecondConnectionWhileTheDescriptionIsRead() throws {
+        let dir = TempDir()
+        let backend = LocalBackend(root: dir.path + "/repo")
+        let repo = try Repository.initialize(backend: backend, passphrase: try secret("pw"), cost: testCost)
+        let meeting = Meeting()
+        let main = MeetingBackend(backend, meeting: meeting, at: Repository.configPath, arriving: "description", awaiting: "keys")
+        let side = MeetingBackend(backend, meeting: meeting, at: Repository.keysFolder, arriving: "keys", awaiting: "description")
+        let opened = try Repository.open(backend: main, passphrase: try secret("pw"), expectedID: repo.id, listingOver: side)
+        #expect(opened.id == repo.id)
+        #expect(Data(bytes: opened.keys.master.bytes, count: 32) == Data(bytes: repo.keys.master.bytes, count: 32))
+        #expect(main.met == 1 && side.met == 1)
+
+        // What the description says comes first, whatever the listing met.
+        #expect {
+            _ = try Repository.open(backend: backend, passphrase: try secret("pw"), expectedID: "another-repository", listingOver: backend)
+        } throws: { ($0 as? SyncError)?.kind == .wrongRepository }
+        let refusing = MeetingBackend(backend, meeting: Meeting(), at: "", arriving: "", awaiting: "", refusingLists: true)
+        #expect {
+            _ = try Repository.open(backend: LocalBackend(root: dir.path + "/empty"), passphrase: try secret("pw"), expectedID: nil, listingOver: refusing)
+        } throws: { ($0 as? SyncError)?.kind == .noRepository }
+        // A listing that fails on a repository that is there is the listing's error.
+        #expect {
+            _ = try Repository.open(backend: backend, passphrase: try secret("pw"), expectedID: repo.id, listingOver: refusing)
+        } throws: { ($0 as? RemoteError)?.kind == .forbidden }
+        #expect {
+            _ = try Repository.open(backend: backend, passphrase: try secret("other"), expectedID: repo.id, listingOver: backend)
+        } throws: { ($0 as? CryptoError)?.kind == .wrongPassphrase }
+    }
+
     @Test(arguments: Backends.names)
     func changingThePassphraseKeepsBothUsableUntilTheOldIsRemoved(backend name: String) throws {
         let (backend, keep) = try Backends.make(name)
@@ -235,4 +267,59 @@ final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
     func next() -> Int { lock.withLock { defer { value += 1 }; return value } }
+}
+
+/// Requests that must be in flight at the same time: each arrives, then waits for the other
+/// to have arrived, up to a deadline that fails the test loudly (never a measure of speed).
+final class Meeting: @unchecked Sendable {
+    struct Missed: Error {}
+    private let condition = NSCondition()
+    private var arrived = Set<String>()
+
+    func arrive(_ name: String, awaiting other: String) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived.insert(name)
+        condition.broadcast()
+        let limit = Date().addingTimeInterval(60)
+        while !arrived.contains(other) {
+            if !condition.wait(until: limit) { throw Missed() }
+        }
+    }
+}
+
+/// A connection whose first request for `path` (a GET or a listing) meets another's; with
+/// `refusingLists`, every listing is refused.
+final class MeetingBackend: Backend, @unchecked Sendable {
+    let inner: Backend
+    let meeting: Meeting
+    let path: String, name: String, other: String
+    let refusingLists: Bool
+    private(set) var met = 0
+
+    init(_ inner: Backend, meeting: Meeting, at path: String, arriving name: String, awaiting other: String, refusingLists: Bool = false) {
+        (self.inner, self.meeting, self.path, self.name, self.other, self.refusingLists) = (inner, meeting, path, name, other, refusingLists)
+    }
+
+    private func meet(_ requested: String) throws {
+        guard requested == path, met == 0 else { return }
+        met += 1
+        try meeting.arrive(name, awaiting: other)
+    }
+
+    var location: String { inner.location }
+    func put(_ path: String, from source: ByteSource) throws { try inner.put(path, from: source) }
+    func publish(_ path: String, from source: ByteSource) throws { try inner.publish(path, from: source) }
+    func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+        try meet(path)
+        try inner.get(path, range: range, into: sink)
+    }
+    func list(_ folder: String) throws -> [RemoteEntry] {
+        if refusingLists { throw RemoteError(.forbidden, path: folder, status: 403, detail: "listing refused") }
+        try meet(folder)
+        return try inner.list(folder)
+    }
+    func delete(_ path: String) throws { try inner.delete(path) }
+    func move(_ from: String, to: String, overwrite: Bool) throws { try inner.move(from, to: to, overwrite: overwrite) }
+    func makeFolder(_ path: String) throws { try inner.makeFolder(path) }
 }
