@@ -143,20 +143,11 @@ package final class Repository {
     /// repository's description is read: one round trip fewer before the key derivation.
     package static func open(backend: Backend, passphrase: SecureBytes, expectedID: String?,
                             preferredKey: String? = nil, listingOver side: Backend? = nil) throws -> Repository {
-        let id: String, names: [String]
-        if let side {
-            let listing = ReadAhead<Result<[String], any Error>>(depth: 1) { put in try put(Result { try keyNames(side) }) }
-            defer { listing.stop() }
-            let read = Result { try readID(backend) }
-            let listed = try listing.next()
-            id = try read.get()
-            if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
-            names = try listed?.get() ?? []
-        } else {
-            id = try readID(backend)
-            if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
-            names = try keyNames(backend)
-        }
+        let listing = side.map { side in ReadAhead<Result<[String], any Error>>(depth: 1) { put in try put(Result { try keyNames(side) }) } }
+        defer { listing?.stop() }
+        let id = try readID(backend)
+        if let expectedID, expectedID != id { throw notThisOne(backend, expected: expectedID, found: id) }
+        let names = try listing.map { try $0.next()?.get() ?? [] } ?? keyNames(backend)
         guard !names.isEmpty else {
             throw SyncError(.badConfig, detail: "the repository at \(backend.location) has no key files")
         }
