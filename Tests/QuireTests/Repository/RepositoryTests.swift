@@ -281,7 +281,7 @@ final class Meeting: @unchecked Sendable {
         defer { condition.unlock() }
         arrived.insert(name)
         condition.broadcast()
-        let limit = Date().addingTimeInterval(60)
+        let limit = Date().addingTimeInterval(Hang.limit)
         while !arrived.contains(other) {
             if !condition.wait(until: limit) { throw Missed() }
         }
