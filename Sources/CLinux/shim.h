@@ -21,6 +21,10 @@ static inline int quire_start_writeback(int fd, long long offset, long long leng
     return sync_file_range(fd, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */);
 }
 
+// O_DIRECT, declared only under _GNU_SOURCE; glibc's __O_DIRECT is the same flag, for the
+// architecture built for (040000 on x86-64, 0200000 on arm64).
+static inline int quire_o_direct(void) { return __O_DIRECT; }
+
 // Pseudo-terminals (declared only under _XOPEN_SOURCE): the tests run quire on one, as a
 // person does.
 extern int posix_openpt(int flags);

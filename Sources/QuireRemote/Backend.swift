@@ -1,5 +1,4 @@
 import Foundation
-import CLinux
 
 /// One name in a remote folder.
 package struct RemoteEntry: Equatable, Sendable {
@@ -161,69 +160,6 @@ package final class FileSource: ByteSource {
     }
 
     package func rewind() throws -> Bool { offset = start; return true }
-}
-
-/// Writes a local file; `reset` truncates it. Each `flushStep` bytes written are handed to
-/// the disk at once, without waiting (the way PostgreSQL's `backend_flush_after` does it):
-/// a large download is written back while it arrives, so its `sync` finds little left to
-/// write instead of stalling the download's connection for the whole file.
-package final class FileSink: ByteSink {
-    private let fd: Int32
-    private let path: String
-    /// Bytes in the file.
-    package private(set) var written: Int64 = 0
-    /// Where the bytes not yet handed to the disk start.
-    private var unflushed: Int64 = 0
-    static let flushStep: Int64 = 8 << 20
-
-    private let cached: Bool
-
-    package init(path: String, cached: Bool = true) throws {
-        self.cached = cached
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RemoteError(.localIO, detail: "cannot write \(path): \(String(cString: strerror(errno)))") }
-        self.path = path
-    }
-
-    deinit { close(fd) }
-
-    package func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard var p = bytes.baseAddress else { return }
-        var left = bytes.count
-        while left > 0 {
-            let n = Glibc.write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RemoteError(.localIO, detail: "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            p += n
-            left -= n
-            written += Int64(n)
-        }
-        if written - unflushed >= Self.flushStep {
-            // Only a hint: `sync` still waits for every byte, so a failure here is not one.
-            _ = quire_start_writeback(fd, unflushed, written - unflushed)
-            if !cached { _ = posix_fadvise(fd, 0, off_t(unflushed), POSIX_FADV_DONTNEED) }
-            unflushed = written
-        }
-    }
-
-    package func reset() throws { try reset(to: 0) }
-
-    /// Drops everything after the first `length` bytes (a part downloaded again).
-    package func reset(to length: Int64) throws {
-        guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) == length else {
-            throw RemoteError(.localIO, detail: "cannot rewrite \(path)")
-        }
-        written = length
-        unflushed = min(unflushed, length)
-    }
-
-    /// Flushes the file to disk.
-    package func sync() throws {
-        guard fsync(fd) == 0 else { throw RemoteError(.localIO, detail: "cannot sync \(path)") }
-        if !cached { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) }
-    }
 }
 
 /// Checks a repository-relative path: no empty, "." or ".." components, no leading slash.

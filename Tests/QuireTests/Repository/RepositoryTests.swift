@@ -261,6 +261,44 @@ import Testing
         #expect(sink.written == Int64(data.count))
         #expect(data == Data(repeating: 1, count: 9 * mib + 5) + Data(repeating: 2, count: 12 * mib))
     }
+
+    /// An uncached file is written with direct I/O a whole number of blocks at a time, from a
+    /// buffer the writes of odd sizes fill; a restart cuts back into the staged bytes or into
+    /// those already on disk, and the last partial block goes at `sync`. Every byte must be
+    /// the one written last at its place, in order, and the file exactly as long: each byte
+    /// here tells its offset and the round that wrote it.
+    @Test(arguments: [0, 1, 4095, 4096, 4097, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 12345])
+    func anUncachedFileKeepsEveryByteInPlace(length: Int) throws {
+        let dir = TempDir()
+        let path = dir.path + "/download"
+        let sink = try FileSink(path: path, cached: false)
+        var expected: [UInt8] = []
+        func byte(_ offset: Int, _ round: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset &* 31 &+ offset >> 8 &+ round &* 101) }
+        func write(upTo end: Int, round: Int) throws {
+            let sizes = [1000, 65_553, 7, 4096, 300_001]
+            var next = 0
+            while expected.count < end {
+                let count = min(sizes[next % sizes.count], end - expected.count)
+                let chunk = (expected.count..<(expected.count + count)).map { byte($0, round) }
+                try chunk.withUnsafeBytes { try sink.write($0) }
+                expected += chunk
+                next += 1
+            }
+        }
+        try write(upTo: length, round: 1)
+        for (cut, round) in [(length - 1, 2), (length - length / 5, 3), (length / 3, 4)] where cut >= 0 {
+            try sink.reset(to: Int64(cut))
+            expected.removeLast(expected.count - cut)
+            try write(upTo: length, round: round)
+        }
+        try sink.sync()
+        try write(upTo: length + 4097, round: 5)  // after the sync, through the page cache
+        try sink.sync()
+        let data = try #require(FileManager.default.contents(atPath: path))
+        #expect(sink.written == Int64(expected.count))
+        #expect(data.count == expected.count)
+        #expect(data == Data(expected))
+    }
 }
 
 final class Counter: @unchecked Sendable {
