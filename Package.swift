@@ -36,7 +36,7 @@ let package = Package(
         // Below Store and Remote: durable file writes, JSON, SHA-256.
         .target(name: "QuireSupport", dependencies: ["CCrypto"]),
         .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux", "QuireSupport"], plugins: ["EmbedFiles"]),
-        .target(name: "QuireCrypto", dependencies: ["CSodium"]),
+        .target(name: "QuireCrypto", dependencies: ["CSodium", "CCrypto"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),
         .target(name: "QuireSync", dependencies: ["CLinux", "CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote"]),
         .target(name: "QuireImport", dependencies: ["QuireSupport", "QuireStore", "CZip"]),
@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "EmbedQuire", dependencies: ["QuireKit"], path: "Examples/EmbedQuire"),
         .executableTarget(name: "QuireBench", dependencies: ["QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport"], path: "bench/QuireBench"),
 
-        .testTarget(name: "QuireTests", dependencies: ["CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe", "QuireKit", "QuireCLI", "CZip", "CLinux"],
+        .testTarget(name: "QuireTests", dependencies: ["CZstd", "QuireSupport", "QuireStore", "QuireCrypto", "QuireRemote", "QuireSync", "QuireImport", "QuireExport", "QuireTranscribe", "QuireKit", "QuireCLI", "CZip", "CLinux", "CSodium"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

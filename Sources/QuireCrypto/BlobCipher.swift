@@ -65,15 +65,14 @@ package enum BlobCipher {
     /// Decrypts a sealed blob fed in pieces of any size; hands plaintext to `output` chunk by
     /// chunk. `finish()` fails unless the final chunk was seen and nothing follows it.
     package final class Decryptor {
-        private var state = crypto_secretstream_xchacha20poly1305_state()
+        private var stream: SecretStreamPull?
         private let keys: RepositoryKeys
         private let ad: [UInt8]
         private let object: String
         private var pending: [UInt8] = []
-        private var started = false
         private var finished = false
         private let output: (UnsafeRawBufferPointer) throws -> Void
-        private var plain = [UInt8](repeating: 0, count: BlobCipher.chunkSize)
+        private let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobCipher.chunkSize, alignment: 64)
 
         package init(keys: RepositoryKeys, blobID: String, object: String, output: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
             try Sodium.ready()
@@ -84,22 +83,24 @@ package enum BlobCipher {
             pending.reserveCapacity(BlobCipher.sealedChunk * 2)
         }
 
-        deinit { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
+        deinit {
+            if let base = plain.baseAddress { sodium_memzero(base, plain.count) }
+            plain.deallocate()
+        }
 
         private func fail(_ detail: String) -> CryptoError { CryptoError(.unauthenticated, object: object, detail: detail) }
 
         package func feed(_ bytes: UnsafeRawBufferPointer) throws {
             pending.append(contentsOf: bytes)
-            if !started {
+            if stream == nil {
                 let need = BlobCipher.magic.count + BlobCipher.headerBytes
                 guard pending.count >= need else { return }
                 guard Array(pending[0..<BlobCipher.magic.count]) == BlobCipher.magic else { throw fail("not a sealed Quire blob") }
-                let header = Array(pending[BlobCipher.magic.count..<need])
-                guard crypto_secretstream_xchacha20poly1305_init_pull(&state, header, keys.blobs.bytes) == 0 else {
+                guard let opened = SecretStreamPull(header: Array(pending[BlobCipher.magic.count..<need]), key: keys.blobs.bytes) else {
                     throw fail("bad blob header")
                 }
+                stream = opened
                 pending.removeFirst(need)
-                started = true
             }
             // Keep one whole chunk back until more arrives or the stream ends: only then do we
             // know whether a full-size chunk is the last one.
@@ -112,7 +113,7 @@ package enum BlobCipher {
         }
 
         package func finish() throws {
-            guard started else { throw fail("truncated: no blob header") }
+            guard stream != nil else { throw fail("truncated: no blob header") }
             if !pending.isEmpty {
                 try open(0..<pending.count)
                 pending.removeAll()
@@ -122,17 +123,11 @@ package enum BlobCipher {
 
         private func open(_ range: Range<Int>) throws {
             guard !finished else { throw fail("data after the final chunk") }
-            guard range.count >= BlobCipher.overhead else { throw fail("truncated chunk") }
-            var length: UInt64 = 0
-            var tag: UInt8 = 0
-            let rc = pending.withUnsafeBufferPointer { p in
-                crypto_secretstream_xchacha20poly1305_pull(&state, &plain, &length, &tag,
-                                                           p.baseAddress.map { $0 + range.lowerBound }, UInt64(range.count),
-                                                           ad, UInt64(ad.count))
-            }
-            guard rc == 0 else { throw fail("does not authenticate (damaged, reordered, or another blob)") }
+            guard range.count >= BlobCipher.overhead, let stream else { throw fail("truncated chunk") }
+            let opened = pending.withUnsafeBytes { stream.pull(UnsafeRawBufferPointer(rebasing: $0[range]), ad: ad, into: plain) }
+            guard let (length, tag) = opened else { throw fail("does not authenticate (damaged, reordered, or another blob)") }
             if tag == crypto_secretstream_xchacha20poly1305_tag_final() { finished = true }
-            try plain.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[0..<Int(length)])) }
+            try output(UnsafeRawBufferPointer(rebasing: plain[0..<length]))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CSodium
 @testable import QuireCrypto
 
 @Suite struct CryptoTests {
@@ -118,6 +119,58 @@ import Testing
         rejects(sealed, id: "b2", "presented under another blob's name")
         rejects(sealed + [0, 1, 2], "bytes after the end")
         #expect(throws: CryptoError.self) { _ = try decrypt(sealed, keys: try RepositoryKeys.generate(), id: "b1") }
+    }
+
+    /// `SecretStreamPull` opens libsodium's secretstream with OpenSSL doing the bulk, so it
+    /// must open every chunk libsodium's own pull opens, to the same bytes and tag, and
+    /// refuse every chunk it refuses, with the state after each the same: chunks of every
+    /// length around the 16- and 64-byte steps of the MAC's and the key stream's blocks,
+    /// every tag (a rekey moves both to new keys), associated data of every padding, and
+    /// damaged chunks, each followed by its intact self.
+    @Test func theStreamPullOpensWhatLibsodiumOpensAndNothingElse() throws {
+        let key = pseudoRandomBytes(32, seed: 77)
+        var push = crypto_secretstream_xchacha20poly1305_state()
+        var reference = crypto_secretstream_xchacha20poly1305_state()
+        var header = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
+        #expect(crypto_secretstream_xchacha20poly1305_init_push(&push, &header, key) == 0)
+        #expect(crypto_secretstream_xchacha20poly1305_init_pull(&reference, header, key) == 0)
+        let pull = try #require(SecretStreamPull(header: header, key: key))
+        let tags = [crypto_secretstream_xchacha20poly1305_tag_message(), crypto_secretstream_xchacha20poly1305_tag_push(),
+                    crypto_secretstream_xchacha20poly1305_tag_rekey()]
+        let lengths = [0, 1, 15, 16, 17, 47, 48, 63, 64, 65, 127, 128, 1000, 4096, BlobCipher.chunkSize - 1, BlobCipher.chunkSize]
+        var opened = 0
+        for (index, length) in lengths.enumerated() {
+            for (round, tag) in tags.enumerated() {
+                let ad = Array("quire-blob:".utf8).prefix((index * 3 + round) % 12) + pseudoRandomBytes(round * 5, seed: UInt64(index))
+                let message = pseudoRandomBytes(length, seed: UInt64(index * 10 + round))
+                var sealed = [UInt8](repeating: 0, count: length + SecretStreamPull.overhead)
+                var sealedLength: UInt64 = 0
+                #expect(crypto_secretstream_xchacha20poly1305_push(&push, &sealed, &sealedLength, message, UInt64(length),
+                                                                   Array(ad), UInt64(ad.count), tag) == 0)
+                func both(_ chunk: [UInt8]) -> (ours: [UInt8]?, theirs: [UInt8]?) {
+                    var plain = [UInt8](repeating: 0, count: BlobCipher.chunkSize)
+                    let ours = chunk.withUnsafeBytes { c in
+                        plain.withUnsafeMutableBytes { pull.pull(c, ad: Array(ad), into: $0) }
+                    }.map { Array(plain[0..<$0.length]) + [$0.tag] }
+                    var theirs = [UInt8](repeating: 0, count: BlobCipher.chunkSize)
+                    var theirLength: UInt64 = 0, theirTag: UInt8 = 0
+                    let rc = crypto_secretstream_xchacha20poly1305_pull(&reference, &theirs, &theirLength, &theirTag, chunk,
+                                                                        UInt64(chunk.count), Array(ad), UInt64(ad.count))
+                    return (ours, rc == 0 ? Array(theirs[0..<Int(theirLength)]) + [theirTag] : nil)
+                }
+                for damage in [0, length / 2 + 1, length + 1, length + 16] where damage < sealed.count {
+                    var damaged = sealed
+                    damaged[damage] ^= 0x20
+                    let (ours, theirs) = both(damaged)
+                    #expect(ours == nil && theirs == nil, "length \(length), tag \(tag), byte \(damage) flipped")
+                }
+                let (ours, theirs) = both(sealed)
+                #expect(theirs == message + [tag])
+                #expect(ours == theirs, "length \(length), tag \(tag)")
+                if ours != nil { opened += 1 }
+            }
+        }
+        #expect(opened == lengths.count * tags.count)
     }
 
     @Test func blobIdsAreKeyedAndStable() throws {
