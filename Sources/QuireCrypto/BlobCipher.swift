@@ -34,31 +34,27 @@ package enum BlobCipher {
     /// Encrypts a plaintext stream: feed it chunks of exactly `chunkSize` bytes, then the
     /// last (possibly empty, shorter) one with `final: true`.
     package final class Encryptor {
-        private var state = crypto_secretstream_xchacha20poly1305_state()
+        private let stream: SecretStreamPush
         private let ad: [UInt8]
-        package private(set) var header: [UInt8]
+        package let header: [UInt8]
 
         package init(keys: RepositoryKeys, blobID: String) throws {
             try Sodium.ready()
             ad = BlobCipher.associatedData(blobID)
-            var h = [UInt8](repeating: 0, count: BlobCipher.headerBytes)
-            guard crypto_secretstream_xchacha20poly1305_init_push(&state, &h, keys.blobs.bytes) == 0 else {
+            guard let stream = SecretStreamPush(key: keys.blobs.bytes) else {
                 throw CryptoError(.library, detail: "secretstream init failed")
             }
-            header = BlobCipher.magic + h
+            self.stream = stream
+            header = BlobCipher.magic + stream.header
         }
-
-        deinit { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
 
         /// Seals one chunk into `output` (which must hold `input.count + overhead` bytes); returns its length.
         package func seal(_ input: UnsafeRawBufferPointer, final: Bool, into output: UnsafeMutableRawBufferPointer) throws -> Int {
-            var length: UInt64 = 0
             let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
-            let rc = crypto_secretstream_xchacha20poly1305_push(
-                &state, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-                input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count), ad, UInt64(ad.count), tag)
-            guard rc == 0 else { throw CryptoError(.library, detail: "secretstream push failed") }
-            return Int(length)
+            guard let length = stream.push(input, tag: tag, ad: ad, into: output) else {
+                throw CryptoError(.library, detail: "secretstream push failed")
+            }
+            return length
         }
     }
 

@@ -173,6 +173,38 @@ import CSodium
         #expect(opened == lengths.count * tags.count)
     }
 
+    /// `SecretStreamPush` seals with OpenSSL doing the bulk; libsodium's own pull must open
+    /// every chunk it seals, to the message and tag sealed, one after another through every
+    /// tag (a rekey moves both to new keys) and every length around the blocks' steps: the
+    /// MAC binds every byte, so a chunk libsodium opens is the one libsodium would have made.
+    @Test func theStreamPushSealsWhatLibsodiumOpens() throws {
+        let key = pseudoRandomBytes(32, seed: 78)
+        let push = try #require(SecretStreamPush(key: key))
+        var reference = crypto_secretstream_xchacha20poly1305_state()
+        #expect(crypto_secretstream_xchacha20poly1305_init_pull(&reference, push.header, key) == 0)
+        let tags = [crypto_secretstream_xchacha20poly1305_tag_message(), crypto_secretstream_xchacha20poly1305_tag_push(),
+                    crypto_secretstream_xchacha20poly1305_tag_rekey()]
+        let lengths = [0, 1, 15, 16, 17, 63, 64, 65, 128, 1000, 4096, BlobCipher.chunkSize - 1, BlobCipher.chunkSize]
+        var opened = 0
+        for (index, length) in lengths.enumerated() {
+            for (round, tag) in tags.enumerated() {
+                let ad = Array("quire-blob:".utf8).prefix((index * 5 + round) % 12) + pseudoRandomBytes(round * 7, seed: UInt64(index))
+                let message = pseudoRandomBytes(length, seed: UInt64(index * 10 + round + 500))
+                var sealed = [UInt8](repeating: 0, count: length + SecretStreamPush.overhead)
+                let sealedLength = message.withUnsafeBytes { m in sealed.withUnsafeMutableBytes { push.push(m, tag: tag, ad: Array(ad), into: $0) } }
+                #expect(sealedLength == sealed.count)
+                var plain = [UInt8](repeating: 0, count: max(length, 1))
+                var plainLength: UInt64 = 0, plainTag: UInt8 = 0
+                let rc = crypto_secretstream_xchacha20poly1305_pull(&reference, &plain, &plainLength, &plainTag, sealed,
+                                                                    UInt64(sealed.count), Array(ad), UInt64(ad.count))
+                #expect(rc == 0, "length \(length), tag \(tag)")
+                #expect(Array(plain[0..<Int(plainLength)]) == message && plainTag == tag, "length \(length), tag \(tag)")
+                if rc == 0 { opened += 1 }
+            }
+        }
+        #expect(opened == lengths.count * tags.count)
+    }
+
     @Test func blobIdsAreKeyedAndStable() throws {
         let keys = try RepositoryKeys.generate()
         func id(_ bytes: [UInt8], _ k: RepositoryKeys) throws -> String {
