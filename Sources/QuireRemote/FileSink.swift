@@ -29,7 +29,7 @@ package final class FileSink: ByteSink {
     static let flushStep: Int64 = 8 << 20
 
     private let cached: Bool
-    /// While the file is written with direct I/O: the bytes after the last whole block.
+    /// While the file is written with direct I/O: the bytes not yet written (up to a MiB).
     private var stage: DirectStage?
 
     package init(path: String, cached: Bool = true) throws {
