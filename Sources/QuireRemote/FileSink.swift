@@ -157,7 +157,9 @@ final class DirectStage: @unchecked Sendable {  // used by one FileSink at a tim
     static let alignment = 4096
     static let size = 1 << 20
     private static let kept = Mutex<[DirectStage]>([])
-    private static let keptAtMost = 16
+    /// As many as a sync has download connections (`Syncer.defaultWorkers`): a watching
+    /// service keeps at most that much, 8 MiB, between its syncs.
+    private static let keptAtMost = 8
 
     let buffer: UnsafeMutableRawBufferPointer
     /// Bytes staged, from the buffer's start.
