@@ -8,8 +8,8 @@ import Foundation
 package enum BlobCipher {
     package static let chunkSize = 64 * 1024
     static let magic = Array("QBL1".utf8)
-    static var headerBytes: Int { Int(crypto_secretstream_xchacha20poly1305_headerbytes()) }
-    static var overhead: Int { Int(crypto_secretstream_xchacha20poly1305_abytes()) }
+    static var headerBytes: Int { SecretStream.headerBytes }
+    static var overhead: Int { SecretStream.overhead }
     static var sealedChunk: Int { chunkSize + overhead }
 
     /// The encrypted size of `plaintextSize` bytes.
