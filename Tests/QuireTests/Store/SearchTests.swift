@@ -39,6 +39,53 @@ import Testing
         #expect(QuireTokenizer.tokens(text).first?.end == 2)
     }
 
+    /// ASCII words take a path of their own (`tokenize`); every token, offset and flag must
+    /// be what the scalar path (`tokenizeScalars`) makes of the same text, whatever surrounds
+    /// the words: other scripts inside and beside them, marks, CJK, broken UTF-8.
+    @Test(arguments: [.document, .query, .prefix] as [QuireTokenizer.Mode])
+    func theASCIIPathMakesWhatTheScalarPathMakes(mode: QuireTokenizer.Mode) {
+        let pieces: [[UInt8]] = ["a", "Z", "q", "7", "Hello", "WORLD", "mIxEd", "x9", " ", " ", ".", ",", "-", "\n", "_", "'",
+                                 "é", "É", "ñ", "Canción", "Ёлка", "москве", "東京", "タワー", "كَتَبَ", "ـ", "\u{301}", "—", "«", "😀",
+                                 "café", "naïve", "İ", "ß", "Ω"].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x82], [0x80], [0xF0, 0x9F, 0x98]]
+        var generator = SystemRandomNumberGenerator()
+        var texts: [[UInt8]] = pieces + pieces.flatMap { a in pieces.map { a + $0 } }
+        for _ in 0..<2000 {
+            texts.append((0..<Int.random(in: 1...12, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator) ?? [] })
+        }
+        func run(_ text: [UInt8], _ scalars: Bool) -> [String] {
+            var out: [String] = []
+            _ = text.withUnsafeBufferPointer { buffer in
+                let emit = { (token: UnsafeBufferPointer<UInt8>, start: Int, end: Int, colocated: Bool) -> Int32 in
+                    out.append("\(Array(token)) \(start) \(end) \(colocated)")
+                    return 0
+                }
+                return scalars ? QuireTokenizer.tokenizeScalars(buffer, mode: mode, cache: QuireTokenizer.Cache(), emit: emit)
+                    : QuireTokenizer.tokenize(buffer, mode: mode, cache: QuireTokenizer.Cache(), emit: emit)
+            }
+            return out
+        }
+        var differing = 0
+        for text in texts where run(text, false) != run(text, true) {
+            differing += 1
+            if differing <= 3 { Issue.record("\(text): \(run(text, false)) against \(run(text, true))") }
+        }
+        #expect(differing == 0)
+    }
+
+    /// A nonzero answer from `emit` stops the tokenizing there, on either path.
+    @Test func aRefusedTokenStopsTheTokenizing() {
+        for text in ["one Two three", "один two три", "one 東京 three"] {
+            var seen = 0
+            let rc = Array(text.utf8).withUnsafeBufferPointer { buffer in
+                QuireTokenizer.tokenize(buffer, mode: .document, cache: QuireTokenizer.Cache()) { _, _, _, _ in
+                    seen += 1
+                    return seen == 2 ? 7 : 0
+                }
+            }
+            #expect(rc == 7 && seen == 2, "\(text)")
+        }
+    }
+
     @Test func invalidUTF8NeverTraps() {
         let garbage: [UInt8] = [0xFF, 0xC3, 0x28, 0xE2, 0x82, 0x41, 0xF0, 0x9F, 0x98]
         garbage.withUnsafeBufferPointer { buffer in
