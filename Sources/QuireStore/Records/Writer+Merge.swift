@@ -35,6 +35,8 @@ extension Writer {
             noteAncestry(of: change)
             if run?.record != change.record || run?.id != change.recordID {
                 try writeFresh()
+                // Met again with its clocks still pending: they are looked up, so written first.
+                if pendingClocks.holds(change.record, change.recordID) { try flushClocks() }
                 let isNew = try anyClock.first([.text(change.record.rawValue), .text(change.recordID)]) { _ in true } == nil
                 run = (change.record, change.recordID, isNew, FieldsSeen())
             }
@@ -45,6 +47,7 @@ extension Writer {
                 continue
             }
             try writeFresh()  // a field met again is compared with what was written
+            if pendingClocks.holds(change.record, change.recordID) { try flushClocks() }
             let key: [SQLValue] = [.text(change.record.rawValue), .text(change.recordID), .text(change.field)]
             let local = try readClock.first(key) { (hlc: HLC(rawValue: $0.int(0)), device: $0.text(1)) }
             guard let local else {
@@ -71,6 +74,7 @@ extension Writer {
             }
         }
         try writeFresh()
+        try flushClocks()
         result.conflicts = kept.subtracting(try settleAncestry().map(\.text)).count
         return result
     }
@@ -175,4 +179,47 @@ struct RevisionKey {
     }
 
     var text: String { "\(record)/\(recordID)/\(field)/\(hlc.rawValue)/\(device)" }
+}
+
+/// Clocks a merge wrote the fields of but not yet the clocks (`Writer.flushClocks`): each
+/// record's, in the order they came, and which records they are of.
+struct PendingClocks {
+    /// Above this many, they are written at once: a merge's memory stays what a segment's is.
+    static let limit = 20_000
+    private var runs: [[SyncChange]] = []
+    private var records: Set<String> = []
+    private(set) var count = 0
+
+    mutating func add(_ changes: [SyncChange]) {
+        guard let first = changes.first else { return }
+        runs.append(changes)
+        records.insert(Self.key(first.record, first.recordID))
+        count += changes.count
+    }
+
+    /// True when clocks of that record are pending.
+    func holds(_ record: RecordKind, _ id: String) -> Bool {
+        count > 0 && records.contains(Self.key(record, id))
+    }
+
+    /// The records' runs in the order of the table's key (kind, then id; by the first eight
+    /// bytes of the id, which is random, so ties are rare and harmless): each INSERT then
+    /// fills the B-tree from left to right instead of at random.
+    func sorted() -> [[SyncChange]] {
+        runs.map { (kind: $0[0].record.rawValue, id: Self.prefix($0[0].recordID), run: $0) }
+            .sorted { $0.kind != $1.kind ? $0.kind < $1.kind : $0.id < $1.id }
+            .map(\.run)
+    }
+
+    private static func key(_ record: RecordKind, _ id: String) -> String { record.rawValue + "/" + id }
+
+    /// The first eight bytes of `text`, big-endian: compared as SQLite compares the text.
+    private static func prefix(_ text: String) -> UInt64 {
+        var value: UInt64 = 0, taken = 0
+        for byte in text.utf8.prefix(8) {
+            value = value << 8 | UInt64(byte)
+            taken += 1
+        }
+        return value << (8 * UInt64(8 - taken))
+    }
 }

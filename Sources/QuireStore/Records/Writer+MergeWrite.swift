@@ -30,15 +30,28 @@ extension Writer {
             }
             for (index, spec) in written { try follow(changes[index], spec) }
         }
-        try writeClocks(changes)
+        pendingClocks.add(changes)
+        if pendingClocks.count >= PendingClocks.limit { try flushClocks() }
+    }
+
+    /// Writes the clocks `apply` left pending, records in key order, a few hundred rows a
+    /// statement. Written record by record, a restore's clocks cost a statement for every
+    /// nine rows, each row landing on a leaf page at random (the ids are random): the home
+    /// set's 96,041 clocks took 0.23 s of its merging thread under `perf`.
+    func flushClocks() throws {
+        guard pendingClocks.count > 0 else { return }
+        let runs = pendingClocks.sorted()
+        pendingClocks = PendingClocks()
+        try writeClocks(runs.joined())
     }
 
     /// The clocks of `changes` (at most a few hundred rows per statement).
-    private func writeClocks(_ changes: [SyncChange]) throws {
+    private func writeClocks<Changes: Collection<SyncChange>>(_ changes: Changes) throws {
         var start = changes.startIndex
         while start < changes.endIndex {
-            let batch = changes[start..<min(changes.endIndex, start + 500)]
-            start = batch.endIndex
+            let end = changes.index(start, offsetBy: 500, limitedBy: changes.endIndex) ?? changes.endIndex
+            let batch = changes[start..<end]
+            start = end
             var values: [SQLValue] = []
             values.reserveCapacity(batch.count * 7)
             for c in batch {  // appended one by one: no array made for each change

@@ -39,6 +39,8 @@ final class Writer {
     var entryInserts: [[String]: Statement] = [:]
     /// `writeClocks`'s statements, by how many rows they write.
     var clockInserts: [Int: Statement] = [:]
+    /// Clocks of merged fields not yet written (`flushClocks`).
+    var pendingClocks = PendingClocks()
     /// `touch`'s statements, by how many fields they write.
     private var clockTouches: [Int: Statement] = [:]
     /// Journals known to exist in this transaction, by name.
