@@ -56,18 +56,23 @@ extension Syncer {
             // read packs meanwhile, so the link is not idle once the segments are in.
             if workers >= 3 && logs.isEmpty {
                 let connections = try (0..<2).map { _ in try connect() }
-                workerBackends += connections
                 let blobs = store.blobs
-                packs = EarlyPacks { try blobs.temporaryPath() }
-                packs?.start(over: connections)
+                let fetching = EarlyPacks { try blobs.temporaryPath() }
+                fetching.start(over: connections)
+                // They join the downloads once their last chunk is in.
+                workerBackends += connections.map(fetching.gated)
+                packs = fetching
             }
+            var unlocked = false
             defer {
                 early?.stop()
-                packs?.stop()
+                if !unlocked { packs?.stop() }
             }
             // The key files are listed over a worker connection meanwhile.
             let side = workers > 0 ? try connect() : nil
             repository = try Repository.unlock(for: store, backend: backend, passphrase: secret, listingOver: side)
+            unlocked = true
+            packs?.stopFetching()
             if let side { workerBackends.append(side) }
             if remote?.repositoryID == nil { try store.setRepositoryID(repository.id) }
             try KeyCache.save(repository.keys, storeFolder: store.folder, repositoryID: repository.id)
@@ -78,7 +83,8 @@ extension Syncer {
         context.workerBackends = try workerBackends + (workerBackends.count..<max(0, workers)).map { _ in try connect() }
         context.earlySegments = early
         context.earlyPacks = packs
-        if let packs { context.downloadMeter.add(packs.bytesHeld) }
+        let meter = context.downloadMeter
+        packs?.stopFetching { meter.add($0) }
         return syncer
     }
 }

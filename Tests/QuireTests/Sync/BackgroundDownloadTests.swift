@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import QuireCrypto
 @testable import QuireRemote
 @testable import QuireStore
 @testable import QuireSync
+import QuireSupport
 
 /// Pulls with worker connections: attachments download in the background while segments
 /// merge, and a scout reads segments ahead. The result must be what the serial path gives;
@@ -218,6 +220,83 @@ import Testing
         #expect(reads.packReads.isEmpty && workers.allSatisfy { $0.packReads.isEmpty }, "every attachment came from the held packs")
         #expect(try world.dump(fresh) == world.dump(world.stores[0]))
         #expect(all.bytesHeld == 0 && syncer.context.earlyPacks == nil, "let go once the restore is whole")
+    }
+
+    /// The key ready, the packs stop without waiting for the chunk on its way: `stopFetching`
+    /// returns while it is held up at the server. The chunk is kept all the same (its bytes
+    /// were on the wire), and what reads the held bytes or reuses the connection waits until
+    /// it is in: a held pack is never read while it is written, nor a connection used twice.
+    @Test func stoppingThePacksDoesNotWaitForTheChunkOnItsWay() throws {
+        let world = try world(entries: 40)
+        let slow = StalledPackRead(LocalBackend(root: world.dir.path + "/repo"))
+        let early = EarlyPacks(chunk: 4096)
+        early.start(over: [slow])
+        slow.entered.wait()  // the second chunk is on its way, and stays there
+
+        let ended = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
+        let total = Mutex(0)
+        Thread {
+            early.stopFetching { held in
+                total.withLock { $0 = held }
+                ended.signal()
+            }
+            stopped.signal()
+        }.start()
+        #expect(stopped.wait(timeout: .now() + Hang.limit) == .success, "stopFetching returned while a chunk was under way")
+
+        // The connection, handed on, waits for the chunk before its first request.
+        let gated = Owned(early.gated(slow))  // used by that thread alone
+        let reused = DispatchSemaphore(value: 0), asking = DispatchSemaphore(value: 0)
+        Thread {
+            asking.signal()
+            _ = try? gated.value.list(Pack.folder)
+            reused.signal()
+        }.start()
+        asking.wait()
+        slow.release()
+        #expect(reused.wait(timeout: .now() + Hang.limit) == .success)
+        #expect(ended.wait(timeout: .now() + Hang.limit) == .success)
+        #expect(!slow.usedWhileStalled, "the connection was used while its chunk was still coming")
+        #expect(total.withLock { $0 } == 2 * 4096 && early.bytesHeld == 2 * 4096, "the chunk on its way is kept, and no other is asked for")
+        let held = try #require(early.window(slow.stalledPack))
+        #expect(try held.read(0..<held.end) == (try world.backend.getData(slow.stalledPack)).prefix(2 * 4096))
+    }
+
+    /// Holds up the second ranged read of a pack until `release`; notes a request made meanwhile.
+    final class StalledPackRead: Backend, @unchecked Sendable {
+        let inner: Backend
+        let entered = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var packReads = 0, stalled = false, _usedWhileStalled = false, _stalledPack = ""
+        var usedWhileStalled: Bool { lock.withLock { _usedWhileStalled } }
+        var stalledPack: String { lock.withLock { _stalledPack } }
+        init(_ inner: Backend) { self.inner = inner }
+        func release() { released.signal() }
+        private func note() { lock.withLock { if stalled { _usedWhileStalled = true } } }
+        var location: String { inner.location }
+        func put(_ path: String, from source: ByteSource) throws { note(); try inner.put(path, from: source) }
+        func publish(_ path: String, from source: ByteSource) throws { note(); try inner.publish(path, from: source) }
+        func get(_ path: String, range: Range<Int64>?, into sink: ByteSink) throws {
+            let stall = lock.withLock { () -> Bool in
+                guard path.hasPrefix(Pack.folder + "/"), range != nil else { return false }
+                packReads += 1
+                guard packReads == 2 else { return false }
+                (stalled, _stalledPack) = (true, path)
+                return true
+            }
+            if !stall { note() }
+            if stall {
+                entered.signal()
+                released.wait()
+            }
+            try inner.get(path, range: range, into: sink)
+            if stall { lock.withLock { stalled = false } }
+        }
+        func list(_ folder: String) throws -> [RemoteEntry] { note(); return try inner.list(folder) }
+        func delete(_ path: String) throws { note(); try inner.delete(path) }
+        func move(_ from: String, to: String, overwrite: Bool) throws { note(); try inner.move(from, to: to, overwrite: overwrite) }
+        func makeFolder(_ path: String) throws { note(); try inner.makeFolder(path) }
     }
 
     /// Packs read early only in part: an attachment that begins in the held bytes takes
