@@ -143,9 +143,7 @@ package enum QuireTokenizer {
                 for b in word { scratch.append((65...90).contains(b) ? b + 32 : b) }
                 rc = scratch.withUnsafeBufferPointer { emit($0, start, i, false) }
             } else {
-                let normalized = cache.normalized(word, mode: mode)
-                if normalized.isEmpty { continue }
-                rc = normalized.withUnsafeBufferPointer { emit($0, start, i, false) }
+                rc = cache.withNormalized(word, mode: mode) { $0.isEmpty ? 0 : emit($0, start, i, false) }
             }
             if rc != 0 { return rc }
         }
@@ -178,40 +176,96 @@ package enum QuireTokenizer {
     /// Folding and stemming cost microseconds per word, and text repeats its words (Zipf),
     /// so results are memoised. One cache per SQLite connection (which one thread uses at a
     /// time), keyed by an FNV-1a hash of the word's bytes and checked against them; bounded.
+    /// Words and results live in one byte arena per mode, found through an open-addressed
+    /// table: a word met again costs a hash, a probe and a compare, with no reference
+    /// counting (a dictionary of arrays cost about a third of the scalar path's time).
     package final class Cache: @unchecked Sendable {  // one per SQLite connection, used by one thread at a time
-        private struct Slot {
-            var key: [UInt8]
-            var value: [UInt8]
-        }
-        private var document: [UInt64: Slot] = [:]
-        private var prefix: [UInt64: Slot] = [:]
-        private var count = 0
-        static let limit = 100_000
+        /// Documents and queries (stemmed), and prefixes (not).
+        private var tables = [Table(), Table()]
+        /// Words kept at most per mode, and bytes: past either, the table starts afresh.
+        private let limit: Int
+        static let arenaLimit = 16 << 20
         /// While an index build inserts rows read and tokenized ahead, their tokens.
         var feed: SearchFeed?
 
-        package init() {}
+        package init(limit: Int = 100_000) { self.limit = limit }
 
-        func normalized(_ word: UnsafeBufferPointer<UInt8>, mode: Mode) -> [UInt8] {
+        /// Calls `body` with what `word` folds to for `mode` (empty: no token).
+        func withNormalized<R>(_ word: UnsafeBufferPointer<UInt8>, mode: Mode, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
             var hash: UInt64 = 0xcbf29ce484222325
             for byte in word { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-            if let slot = mode == .prefix ? prefix[hash] : document[hash], slot.key.count == word.count,
-               slot.key.withUnsafeBufferPointer({ key in
-                   guard let a = key.baseAddress, let b = word.baseAddress else { return word.isEmpty }
-                   return memcmp(a, b, word.count) == 0
-               }) {
-                return slot.value
-            }
+            let which = mode == .prefix ? 1 : 0
+            if let found = tables[which].find(word, hash: hash) { return tables[which].value(found, body) }
             let value = Array(QuireTokenizer.normalize(String(decoding: word, as: UTF8.self), mode: mode).utf8)
-            if count >= Self.limit {
-                document.removeAll(keepingCapacity: true)
-                prefix.removeAll(keepingCapacity: true)
-                count = 0
+            if tables[which].count >= limit || tables[which].arena.count >= Self.arenaLimit { tables[which] = Table() }
+            let slot = tables[which].insert(word, value: value, hash: hash)
+            return tables[which].value(slot, body)
+        }
+
+        /// Words and their results, one after another in `arena`; `slots` (a power of two of
+        /// them, at most half full) points into it by hash, probing linearly.
+        private struct Table {
+            struct Slot {
+                var hash: UInt64 = 0
+                var start: Int32 = -1  // the word's first byte in the arena; -1: empty
+                var wordLength: Int32 = 0
+                var valueLength: Int32 = 0
             }
-            let slot = Slot(key: Array(word), value: value)
-            if mode == .prefix { prefix[hash] = slot } else { document[hash] = slot }
-            count += 1
-            return value
+            var slots = [Slot](repeating: Slot(), count: 1 << 12)
+            var arena: [UInt8] = []
+            private(set) var count = 0
+
+            /// The slot holding `word`, if any.
+            func find(_ word: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+                let mask = slots.count - 1
+                return slots.withUnsafeBufferPointer { slots in
+                    arena.withUnsafeBufferPointer { arena in
+                        var index = Int(truncatingIfNeeded: hash) & mask
+                        while slots[index].start >= 0 {
+                            let slot = slots[index]
+                            if slot.hash == hash, Int(slot.wordLength) == word.count {
+                                guard let kept = arena.baseAddress, let sought = word.baseAddress else { return index }  // both empty
+                                if memcmp(kept + Int(slot.start), sought, word.count) == 0 { return index }
+                            }
+                            index = (index + 1) & mask
+                        }
+                        return nil
+                    }
+                }
+            }
+
+            /// Keeps `word` and `value` (it is not held yet); the slot it went to.
+            mutating func insert(_ word: UnsafeBufferPointer<UInt8>, value: [UInt8], hash: UInt64) -> Int {
+                if (count + 1) * 2 > slots.count { grow() }
+                let slot = Slot(hash: hash, start: Int32(arena.count), wordLength: Int32(word.count), valueLength: Int32(value.count))
+                arena.append(contentsOf: word)
+                arena.append(contentsOf: value)
+                count += 1
+                return place(slot)
+            }
+
+            /// Calls `body` with the result kept in `slot`.
+            func value<R>(_ slot: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+                let s = slots[slot]
+                return arena.withUnsafeBufferPointer { arena in
+                    let from = Int(s.start) + Int(s.wordLength)
+                    return body(UnsafeBufferPointer(rebasing: arena[from..<(from + Int(s.valueLength))]))
+                }
+            }
+
+            private mutating func place(_ slot: Slot) -> Int {
+                let mask = slots.count - 1
+                var index = Int(truncatingIfNeeded: slot.hash) & mask
+                while slots[index].start >= 0 { index = (index + 1) & mask }
+                slots[index] = slot
+                return index
+            }
+
+            private mutating func grow() {
+                let old = slots
+                slots = [Slot](repeating: Slot(), count: old.count * 2)
+                for slot in old where slot.start >= 0 { _ = place(slot) }
+            }
         }
     }
 

@@ -72,6 +72,26 @@ import Testing
         #expect(differing == 0)
     }
 
+    /// The word cache gives what folding the word gives, whether the word is new, met again,
+    /// in another mode, after the table grew several times or after it started afresh.
+    @Test func theWordCacheGivesWhatFoldingGives() {
+        let stems = ["москв", "Ёлк", "Canción", "ÉTÉ", "naïve", "كتب", "Ωμέγα", "straße", "İstanbul", "ВЕЛИКИЙ"]
+        var words = stems.flatMap { stem in (0..<700).map { "\(stem)\(String(UnicodeScalar(0x430 + $0 % 32) ?? "а"))\($0 / 32)" } }
+        words.append("é")
+        let cache = QuireTokenizer.Cache(limit: 5000)
+        var wrong: [String] = []
+        for round in 0..<2 {
+            for (k, word) in words.enumerated() {
+                let mode: QuireTokenizer.Mode = [.document, .query, .prefix][(k + round) % 3]
+                let got = Array(word.utf8).withUnsafeBufferPointer { bytes in
+                    cache.withNormalized(bytes, mode: mode) { String(decoding: $0, as: UTF8.self) }
+                }
+                if got != QuireTokenizer.normalize(word, mode: mode) { wrong.append("\(word) \(mode): \(got)") }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
     /// A nonzero answer from `emit` stops the tokenizing there, on either path.
     @Test func aRefusedTokenStopsTheTokenizing() {
         for text in ["one Two three", "один two три", "one 東京 three"] {
