@@ -21,6 +21,14 @@ package enum PlainText {
     private static func append(_ text: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8]) {
         var i = text.startIndex
         while i < text.endIndex {
+            // Bytes that mark nothing go over as one run (most of a text is such bytes).
+            var run = i
+            while run < text.endIndex, !isMark(text[run]) { run += 1 }
+            if run > i {
+                out.append(contentsOf: text[i..<run])
+                i = run
+                continue
+            }
             let c = text[i]
             if c == UInt8(ascii: "!"), i + 1 < text.endIndex, text[i + 1] == UInt8(ascii: "["), let (_, after) = link(in: text, at: i + 1) {
                 i = after  // an image: nothing of it is words of the text
@@ -41,6 +49,15 @@ package enum PlainText {
             }
             out.append(c)
             i += 1
+        }
+    }
+
+    /// The bytes `append` looks at: where an image, a link or an emphasis may begin.
+    @inline(__always)
+    private static func isMark(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "!"), UInt8(ascii: "["), UInt8(ascii: "*"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "~"): return true
+        default: return false
         }
     }
 
