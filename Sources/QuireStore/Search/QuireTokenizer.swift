@@ -51,38 +51,35 @@ package enum QuireTokenizer {
         let count = text.count
         var i = 0
         while i < count {
-            guard base[i] < 0x80 else {
-                // A run of text that is not ASCII, up to the next ASCII separator, goes whole
-                // to the scalar path: a word it holds may begin or end in ASCII.
-                var end = i + 1
-                while end < count, base[end] >= 0x80 || isASCIIWordByte(base[end]) { end += 1 }
-                let rc = tokenizeScalars(text, from: i, to: end, mode: mode, cache: cache, emit: emit)
-                if rc != 0 { return rc }
-                i = end
-                continue
+            let from: Int
+            if base[i] < 0x80 {
+                guard isASCIIWordByte(base[i]) else {
+                    i += 1
+                    continue
+                }
+                let start = i
+                var upper = false
+                while i < count, base[i] < 0x80, isASCIIWordByte(base[i]) {
+                    upper = upper || base[i] &- 65 < 26
+                    i += 1
+                }
+                guard i < count, base[i] >= 0x80 else {
+                    let word = UnsafeBufferPointer(rebasing: text[start..<i])
+                    let rc = upper ? lowercasedASCII(word) { emit($0, start, i, false) } : emit(word, start, i, false)
+                    if rc != 0 { return rc }
+                    continue
+                }
+                from = start  // the word may go on in another script («café»)
+            } else {
+                from = i
             }
-            guard isASCIIWordByte(base[i]) else {
-                i += 1
-                continue
-            }
-            let start = i
-            var upper = false
-            while i < count, base[i] < 0x80, isASCIIWordByte(base[i]) {
-                upper = upper || base[i] &- 65 < 26
-                i += 1
-            }
-            if i < count, base[i] >= 0x80 {
-                // The word may go on in another script («café»): the scalar path reads it.
-                var end = i + 1
-                while end < count, base[end] >= 0x80 || isASCIIWordByte(base[end]) { end += 1 }
-                let rc = tokenizeScalars(text, from: start, to: end, mode: mode, cache: cache, emit: emit)
-                if rc != 0 { return rc }
-                i = end
-                continue
-            }
-            let word = UnsafeBufferPointer(rebasing: text[start..<i])
-            let rc = upper ? lowercasedASCII(word) { emit($0, start, i, false) } : emit(word, start, i, false)
+            // A run holding another script, up to the next ASCII byte that is no letter or
+            // digit, goes whole to the scalar path: a word in it may begin or end in ASCII.
+            var end = i + 1
+            while end < count, base[end] >= 0x80 || isASCIIWordByte(base[end]) { end += 1 }
+            let rc = tokenizeScalars(text, from: from, to: end, mode: mode, cache: cache, emit: emit)
             if rc != 0 { return rc }
+            i = end
         }
         return 0
     }
