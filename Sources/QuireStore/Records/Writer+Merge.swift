@@ -187,19 +187,24 @@ struct PendingClocks {
     /// Above this many, they are written at once: a merge's memory stays what a segment's is.
     static let limit = 20_000
     private var runs: [[SyncChange]] = []
-    private var records: Set<String> = []
+    private var records: Set<Record> = []
     private(set) var count = 0
+
+    private struct Record: Hashable {
+        let kind: RecordKind
+        let id: String
+    }
 
     mutating func add(_ changes: [SyncChange]) {
         guard let first = changes.first else { return }
         runs.append(changes)
-        records.insert(Self.key(first.record, first.recordID))
+        records.insert(Record(kind: first.record, id: first.recordID))
         count += changes.count
     }
 
     /// True when clocks of that record are pending.
     func holds(_ record: RecordKind, _ id: String) -> Bool {
-        count > 0 && records.contains(Self.key(record, id))
+        count > 0 && records.contains(Record(kind: record, id: id))
     }
 
     /// The records' runs in the order of the table's key (kind, then id; by the first eight
@@ -210,8 +215,6 @@ struct PendingClocks {
             .sorted { $0.kind != $1.kind ? $0.kind < $1.kind : $0.id < $1.id }
             .map(\.run)
     }
-
-    private static func key(_ record: RecordKind, _ id: String) -> String { record.rawValue + "/" + id }
 
     /// The first eight bytes of `text`, big-endian: compared as SQLite compares the text.
     private static func prefix(_ text: String) -> UInt64 {
