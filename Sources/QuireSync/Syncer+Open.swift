@@ -84,7 +84,7 @@ extension Syncer {
         context.earlySegments = early
         context.earlyPacks = packs
         let meter = context.downloadMeter
-        packs?.stopFetching { meter.add($0) }
+        packs?.whenEnded { meter.add($0) }  // stopped since the unlock; counted once in
         return syncer
     }
 }

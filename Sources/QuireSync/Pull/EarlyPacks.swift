@@ -62,13 +62,16 @@ final class EarlyPacks: Sendable {
     }
 
     /// Asks no more chunks and returns at once; the ones under way still come (they are on
-    /// the wire already), and `ended` is told how many bytes are held once they are in.
-    /// The key is ready when this is called: the restore goes on meanwhile, and only what
-    /// needs the connections or the held bytes waits (`gated`, `window`). Waiting here for
-    /// the last 2 MiB chunks, 30 ms away, held up the restore's merging 60-70 ms.
-    func stopFetching(ended: (@Sendable (Int) -> Void)? = nil) {
+    /// the wire already). The key is ready when this is called: the restore goes on
+    /// meanwhile, and only what needs the connections or the held bytes waits (`gated`,
+    /// `window`). Waiting here for the last 2 MiB chunks, 30 ms away, held up the restore's
+    /// merging 60-70 ms.
+    func stopFetching() {
         shared.withLock { $0.stopped = true }
-        guard let ended else { return }
+    }
+
+    /// Tells `ended`, on a thread of its own, how many bytes are held once the fetching ended.
+    func whenEnded(_ ended: @escaping @Sendable (Int) -> Void) {
         Thread { [self] in
             awaitEnd()
             ended(bytesHeld)

@@ -236,7 +236,8 @@ import QuireSupport
         let ended = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
         let total = Mutex(0)
         Thread {
-            early.stopFetching { held in
+            early.stopFetching()
+            early.whenEnded { held in
                 total.withLock { $0 = held }
                 ended.signal()
             }
