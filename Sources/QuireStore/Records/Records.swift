@@ -148,7 +148,7 @@ public struct Revision: Sendable {
 }
 
 /// Kinds of synced records, as named in `field_clocks.record`.
-package enum RecordKind: String, Sendable {
+package enum RecordKind: String, Sendable, CaseIterable {
     case journal, entry, media
     /// A machine's name as its owner gave it (`Store.setDeviceName`); its id is the device's UUID.
     case device

@@ -69,15 +69,18 @@ extension Store {
 
     /// The records with writes not pushed yet, in push order, and the newest outbox clock
     /// among them: every write at or before it is covered by these records. Attachments
-    /// first, then the other kinds, each by id: a device pulling the log (a restore) learns
-    /// from its first segments which attachments to download, and downloads them while it
-    /// merges the text. Merges take records in any order (a field's clock decides).
+    /// first, then journals, then the other kinds, each by id: a device pulling the log (a
+    /// restore) learns from its first segments which attachments to download, and downloads
+    /// them while it merges the text; and it knows a journal's name before it indexes the
+    /// entries that carry it (their search rows hold it: entries sent first were indexed
+    /// again once their journal came). Merges take records in any order (a field's clock
+    /// decides).
     package func pendingRecords() throws -> (records: PendingRecords, watermark: HLC) {
         var records = PendingRecords(), watermark = HLC.zero
         if let size = try database.cached("SELECT count(*), coalesce(sum(length(record_id)), 0) FROM outbox").first([], { ($0.int(0), $0.int(1)) }) {
             records.reserve(count: Int(size.0), bytes: Int(size.1))
         }
-        try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record <> 'media', record, record_id").forEach { row in
+        try database.prepare("SELECT record, record_id, hlc FROM outbox ORDER BY record <> 'media', record <> 'journal', record, record_id").forEach { row in
             watermark = max(watermark, HLC(rawValue: row.int(2)))
             if let kind = RecordKind(rawValue: row.text(0)) { records.append(kind, row.text(1)) }
         }
@@ -118,25 +121,30 @@ extension Store {
 
     /// Calls `body` with every field of every record as a change carrying its clock: the
     /// whole synced state, for snapshots. Streams; never holds the journal in memory.
+    /// Journals come first, as in a push (`pendingRecords`): a device starting from the
+    /// snapshot knows their names before it indexes their entries.
     package func forEachSyncedField(_ body: (SyncChange) throws -> Void) throws {
         let statement = try database.prepare("""
             SELECT c.record, c.record_id, c.field, c.hlc, d.id, c.prev_hlc, coalesce(p.id, '') FROM field_clocks c
             JOIN devices d ON d.num = c.device LEFT JOIN devices p ON p.num = c.prev_device
-            ORDER BY c.record, c.record_id, c.field
+            WHERE c.record = ? ORDER BY c.record_id, c.field
             """)
         var current: (RecordKind, String)?
         var values: [String: JSONValue] = [:]
-        try statement.forEach { row in
-            guard let kind = RecordKind(rawValue: row.text(0)) else { return }
-            let id = row.text(1)
-            if current?.0 != kind || current?.1 != id {
-                current = (kind, id)
-                values = try fieldValues(kind, id)
+        let kinds = [RecordKind.journal] + RecordKind.allCases.filter { $0 != .journal }
+        for kind in kinds {
+            try statement.forEach([.text(kind.rawValue)]) { row in
+                guard let kind = RecordKind(rawValue: row.text(0)) else { return }
+                let id = row.text(1)
+                if current?.0 != kind || current?.1 != id {
+                    current = (kind, id)
+                    values = try fieldValues(kind, id)
+                }
+                let field = row.text(2)
+                let value = value(of: field, kind: kind, in: values)
+                try body(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(3)),
+                                    device: row.text(4), previousHLC: HLC(rawValue: row.int(5)), previousDevice: row.text(6)))
             }
-            let field = row.text(2)
-            let value = value(of: field, kind: kind, in: values)
-            try body(SyncChange(record: kind, recordID: id, field: field, value: value, hlc: HLC(rawValue: row.int(3)),
-                                device: row.text(4), previousHLC: HLC(rawValue: row.int(5)), previousDevice: row.text(6)))
         }
         // Kept revisions travel in snapshots too.
         let revisions = try database.prepare("""

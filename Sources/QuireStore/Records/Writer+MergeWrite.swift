@@ -86,8 +86,14 @@ extension Writer {
     /// Before a field is written: what the value being replaced held (an attachment moved
     /// or re-pointed may free its blob), and the rows the new value names must exist.
     private func prepare(_ change: SyncChange, _ spec: FieldSpec) throws {
+        if change.record == .journal, spec.name == "name", try journalName(change.recordID) != change.value.string {
+            try dirtyEntries(ofJournal: change.recordID)
+        }
+        if change.record == .media, spec.changesSearch || spec.type == .reference(.entry),
+           let old = try entryOf(transcribedMedia: change.recordID), !old.isEmpty {
+            searchDirty.insert(old)
+        }
         if change.record == .media, spec.type == .reference(.entry) || spec.type == .blob {
-            if spec.type == .reference(.entry), let old = try entryOf(media: change.recordID), !old.isEmpty { searchDirty.insert(old) }
             mayFree(try blobOf(media: change.recordID))
         }
         switch (spec.type, change.value.string) {
@@ -115,7 +121,7 @@ extension Writer {
         let isMedia = change.record == .media
         if spec.changesSearch || spec.type == .reference(.entry) {
             if change.record == .entry { searchDirty.insert(change.recordID) }
-            if isMedia, let entry = try entryOf(media: change.recordID) { searchDirty.insert(entry) }
+            if isMedia, let entry = try entryOf(transcribedMedia: change.recordID) { searchDirty.insert(entry) }
         }
         if spec.type == .tombstone && change.value == .bool(true) {
             if change.record == .entry { try mayFreeBlobs(ofEntry: change.recordID) }
@@ -123,8 +129,27 @@ extension Writer {
         }
     }
 
-    private func entryOf(media id: String) throws -> String? {
-        try database.cached("SELECT entry_id FROM media WHERE id = ?").first([.text(id)]) { $0.text(0) }
+    private func journalName(_ id: String) throws -> String? {
+        try database.cached("SELECT name FROM journals WHERE id = ?").first([.text(id)]) { $0.text(0) }
+    }
+
+    /// Marks for a refresh the search rows of journal `id`'s entries, which hold its name
+    /// (migrations/0012): a journal's record can come after its entries (a push of many
+    /// segments sent entries first until journals went first; a snapshot likewise), and
+    /// entries merged before it were made with the name unknown (`ensureJournal`). Without
+    /// this, a restore of 2,000 entries in journal "Dreams" found 572 of them by the name.
+    private func dirtyEntries(ofJournal id: String) throws {
+        try database.cached("SELECT id FROM entries WHERE journal_id = ?").forEach([.text(id)]) { searchDirty.insert($0.text(0)) }
+    }
+
+    /// The entry of attachment `id` when it has a transcript. An attachment is in its
+    /// entry's search row by its transcript alone (`search_source`): one moved, deleted or
+    /// transcribed changes the rows of the entries it was in (looked up before the write)
+    /// and is in (after it) only when it has a transcript before or after. Each attachment
+    /// merged used to mark its entry's row for a refresh, so a sync that brought the photos
+    /// of entries already here tokenized and indexed each entry's text again for nothing.
+    private func entryOf(transcribedMedia id: String) throws -> String? {
+        try database.cached("SELECT entry_id FROM media WHERE id = ? AND transcript <> ''").first([.text(id)]) { $0.text(0) }
     }
 
     /// The row a change writes into. A record can be heard of before what it belongs to
