@@ -131,7 +131,7 @@ extension Store {
             """)
         var current: (RecordKind, String)?
         var values: [String: JSONValue] = [:]
-        let kinds = [RecordKind.journal] + RecordKind.allCases.filter { $0 != .journal }
+        let kinds = [RecordKind.journal] + RecordKind.allCases.filter { $0 != .journal }.sorted { $0.rawValue < $1.rawValue }
         for kind in kinds {
             try statement.forEach([.text(kind.rawValue)]) { row in
                 guard let kind = RecordKind(rawValue: row.text(0)) else { return }

@@ -54,9 +54,10 @@ import Testing
         #expect(try Self.found(store, "море") == 31)
     }
 
-    /// A push sends journals before the entries that name them (after attachments), so a
-    /// device pulling the log knows the name before it indexes them.
-    @Test func aPushSendsJournalsBeforeEntries() throws {
+    /// A push sends journals before the entries that name them (after attachments), and a
+    /// snapshot sends them first, so a device pulling either knows the name before it
+    /// indexes them.
+    @Test func pushesAndSnapshotsSendJournalsBeforeEntries() throws {
         let dir = TempDir()
         let writer = try makeStore(dir, name: "writer")
         let entry = try writer.add(NewEntry(journal: Self.journal, title: "сон"))
@@ -66,6 +67,9 @@ import Testing
         let kinds = try writer.pendingChanges().changes.map(\.record)
         let order = kinds.reduce(into: [RecordKind]()) { if $0.last != $1 { $0.append($1) } }
         #expect(order == [.media, .journal, .entry])
+        var snapshot: [RecordKind] = []
+        try writer.forEachSyncedField { if snapshot.last != $0.record { snapshot.append($0.record) } }
+        #expect(snapshot == [.journal, .entry, .media])
     }
 
     /// A transcript cleared or an attachment deleted on another device takes its words out
