@@ -94,6 +94,15 @@ import Testing
             let source = try Self.rows(store, "SELECT \(columns) FROM search_source ORDER BY rowid")
             #expect(indexed == source, "seed \(seed): the search index lags behind the journal")
         }
+        // A new device restoring the repository (its index built beside its merges, segments
+        // of a few changes, read ahead by workers) holds the same journal and the same index.
+        let fresh = try world.makeDevice("fresh")
+        let syncer = try world.syncer(fresh)
+        syncer.context.options.changesPerRestoreMerge = 8
+        syncer.context.workerBackends = (0..<2).map { _ in LocalBackend(root: world.dir.path + "/repo") }
+        _ = try syncer.restore()
+        #expect(try world.dump(fresh) == dumps[0], "seed \(seed): the restore differs")
+        #expect(try world.searchRows(fresh) == world.searchRows(world.stores[0]), "seed \(seed): the restore's index differs")
     }
 
     static func rows(_ store: Store, _ sql: String) throws -> [[String]] {

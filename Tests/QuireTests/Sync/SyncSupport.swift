@@ -44,10 +44,11 @@ final class SyncWorld {
 
     func file(_ name: String, _ bytes: [UInt8]) -> String { dir.file(name, bytes: bytes) }
 
-    /// The full-text index's rows, by entry id (rowids differ between stores).
+    /// The full-text index's rows, every column, by entry id (rowids differ between stores).
     func searchRows(_ store: Store) throws -> [String] {
         try store.database.prepare("""
-            SELECT e.id || '|' || s.title || '|' || s.body || '|' || s.transcripts FROM search s JOIN entries e ON e.rowid = s.rowid ORDER BY e.id
+            SELECT e.id || '|' || s.title || '|' || s.body || '|' || s.transcripts || '|' || s.tags || '|' || s.place
+            FROM search s JOIN entries e ON e.rowid = s.rowid ORDER BY e.id
             """).rows { $0.text(0) }
     }
 }
