@@ -181,15 +181,23 @@ extension Store {
         return map
     }
 
-    /// A kept revision as changes, for pushing: its text, and its dismissal if it was.
+    /// A kept revision as changes, for pushing: its text, and its dismissal if it was; or,
+    /// for a write replaced here by one that never left (`Writer.sendEdgeOfUnpushedWrite`),
+    /// the edge that says so, as a snapshot carries it.
     func revisionChanges(_ id: String) throws -> [SyncChange] {
         guard let key = RevisionKey(id) else { return [] }
-        return try database.cached("""
+        let values: [SQLValue] = [.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)]
+        if let kept = try database.cached("""
             SELECT r.value, r.dismissed FROM revisions r JOIN devices d ON d.num = r.device
             WHERE r.record = ? AND r.record_id = ? AND r.field = ? AND r.hlc = ? AND d.id = ?
-            """).first([.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)]) {
-            Self.revisionChanges(key, value: $0.text(0), dismissed: $0.int(1) != 0)
-        } ?? []
+            """).first(values, { Self.revisionChanges(key, value: $0.text(0), dismissed: $0.int(1) != 0) }) {
+            return kept
+        }
+        let superseded = try database.cached("""
+            SELECT 1 FROM superseded s JOIN devices d ON d.num = s.device
+            WHERE s.record = ? AND s.record_id = ? AND s.field = ? AND s.hlc = ? AND d.id = ?
+            """).first(values) { _ in true } ?? false
+        return superseded ? [SyncChange(record: .revision, recordID: key.text, field: "superseded", value: .bool(true), hlc: key.hlc, device: key.device)] : []
     }
 
     /// The text first (none while it has not arrived), then the dismissal.

@@ -97,13 +97,14 @@ final class Writer {
             searchDirty.insert(id)
         }
         let schema = RecordSchema.of(record)
+        let hlc = SQLValue.integer(try clock().rawValue)
         for field in fields where replacing && schema?.field(field)?.merge == .lastWriterWinsKeepingLoser {
+            try sendEdgeOfUnpushedWrite(record, id, field, at: hlc)
             try database.cached("""
                 INSERT OR IGNORE INTO superseded (record, record_id, field, hlc, device)
                 SELECT record, record_id, field, hlc, device FROM field_clocks WHERE record = ? AND record_id = ? AND field = ?
                 """).run([.text(record.rawValue), .text(id), .text(field)])
         }
-        let hlc = SQLValue.integer(try clock().rawValue)
         let kind = SQLValue.text(record.rawValue), recordID = SQLValue.text(id), device = SQLValue.integer(store.deviceNumber)
         var values: [SQLValue] = []
         values.reserveCapacity(fields.count * 5)
@@ -119,6 +120,25 @@ final class Writer {
             INSERT INTO outbox (record, record_id, hlc) VALUES (?, ?, ?)
             ON CONFLICT(record, record_id) DO UPDATE SET hlc = excluded.hlc
             """).run([.text(record.rawValue), .text(id), hlc])
+    }
+
+    /// When this write replaces one of this device's own not pushed yet, queues the edge that
+    /// one carried (the write it replaced, when that one is another device's or was pushed)
+    /// to be pushed on its own (`Store.revisionChanges`). A push sends a field's newest write
+    /// alone, naming the write it replaced: a body written here over another device's B, then
+    /// again before a sync, reached the others as D over C, and each of them, never hearing
+    /// that C replaced B, kept B as a conflict this device never had (found by
+    /// `ConvergenceTests`, seed 5).
+    private func sendEdgeOfUnpushedWrite(_ record: RecordKind, _ id: String, _ field: String, at hlc: SQLValue) throws {
+        let device = SQLValue.integer(store.deviceNumber), pushed = SQLValue.integer(try store.pushedWatermark().rawValue)
+        try database.cached("""
+            INSERT INTO outbox (record, record_id, hlc)
+            SELECT 'revision', c.record || '/' || c.record_id || '/' || c.field || '/' || c.prev_hlc || '/' || p.id, ?1
+            FROM field_clocks c JOIN devices p ON p.num = c.prev_device
+            WHERE c.record = ?2 AND c.record_id = ?3 AND c.field = ?4 AND c.device = ?5 AND c.hlc > ?6 AND c.prev_hlc <> 0
+                AND NOT (c.prev_device = ?5 AND c.prev_hlc > ?6)
+            ON CONFLICT(record, record_id) DO NOTHING
+            """).run([hlc, .text(record.rawValue), .text(id), .text(field), device, pushed])
     }
 
     /// The statement `touch` runs for `rows` fields: its text made and looked up once per

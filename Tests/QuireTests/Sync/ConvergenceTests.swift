@@ -109,6 +109,10 @@ import Testing
             let live = try store.database.prepare("SELECT DISTINCT m.blob_id FROM \(Store.liveMedia)").rows([]) { $0.text(0) }
             #expect(live.allSatisfy(store.hasBlob), "seed \(seed): a live attachment lost its bytes")
         }
+        // Every device, the restored one included, lists the same conflicts: a text that lost
+        // to a concurrent write is kept everywhere, under the same name.
+        let conflicts = try (world.stores + [fresh]).map { try $0.conflicts().map { "\($0.id) \($0.field) \($0.value)" }.sorted() }
+        #expect(conflicts.allSatisfy { $0 == conflicts[0] }, "seed \(seed): \(conflicts)")
         let verified = try world.syncer(world.stores[0]).verify(readData: true)
         #expect(verified.problems.isEmpty, "seed \(seed): \(verified.problems)")
     }

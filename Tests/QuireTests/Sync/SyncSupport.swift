@@ -45,11 +45,15 @@ final class SyncWorld {
     func file(_ name: String, _ bytes: [UInt8]) -> String { dir.file(name, bytes: bytes) }
 
     /// The full-text index's rows, every column, by entry id (rowids differ between stores).
+    /// An entry's transcripts are compared as a set of lines: `search_source` joins them in
+    /// the order its store holds the attachments, which is the order they arrived in there.
     func searchRows(_ store: Store) throws -> [String] {
         try store.database.prepare("""
-            SELECT e.id || '|' || s.title || '|' || s.body || '|' || s.transcripts || '|' || s.tags || '|' || s.place
-            FROM search s JOIN entries e ON e.rowid = s.rowid ORDER BY e.id
-            """).rows { $0.text(0) }
+            SELECT e.id, s.title, s.body, s.transcripts, s.tags, s.place FROM search s JOIN entries e ON e.rowid = s.rowid ORDER BY e.id
+            """).rows { row in
+            let transcripts = row.text(3).split(separator: "\n", omittingEmptySubsequences: false).sorted().joined(separator: "\n")
+            return [row.text(0), row.text(1), row.text(2), transcripts, row.text(4), row.text(5)].joined(separator: "|")
+        }
     }
 }
 

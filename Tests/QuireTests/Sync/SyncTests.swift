@@ -181,6 +181,32 @@ import Testing
         #expect(try d.conflicts().isEmpty && world.dump(d) == world.dump(b))
     }
 
+    /// Two edits made over another device's text before a sync reach the others as the
+    /// second over the first, which never travels: that the first replaced the other
+    /// device's text must still reach them, or each keeps that text as a conflict.
+    @Test func editsMadeTwiceBeforeASyncAreNeverAConflict() throws {
+        let world = try SyncWorld(devices: 2)
+        let (a, b) = (world.stores[0], world.stores[1])
+        let entry = try a.add(NewEntry(title: "Утро", body: "first, by a"))
+        try world.sync(a)
+        try world.sync(b)
+        try b.edit(entryID: entry.id, EntryEdit(body: "second, by b"))
+        try b.edit(entryID: entry.id, EntryEdit(body: "third, by b"))
+        try world.sync(b)
+        try world.sync(a)
+        #expect(try a.conflicts().map(\.value).isEmpty && b.conflicts().isEmpty)
+        let c = try world.makeDevice("c")
+        _ = try world.syncer(c).restore()
+        #expect(try c.conflicts().map(\.value).isEmpty)
+        #expect(try c.entry(id: entry.id)?.body == "third, by b" && a.entry(id: entry.id)?.body == "third, by b")
+        // Still none once a edits again over b's text, twice, and syncs.
+        try a.edit(entryID: entry.id, EntryEdit(body: "fourth, by a"))
+        try a.edit(entryID: entry.id, EntryEdit(body: "fifth, by a"))
+        try world.sync(a)
+        try world.sync(b)
+        #expect(try b.conflicts().map(\.value).isEmpty)
+    }
+
     @Test func deletionsAreTombstonesThatSync() throws {
         let world = try SyncWorld(devices: 2)
         let (a, b) = (world.stores[0], world.stores[1])
