@@ -69,6 +69,11 @@ extension Writer {
                 }
             }
             if winning {
+                // This device's write replaced by another's before it was ever pushed: the
+                // write it replaced in turn must still be known for replaced everywhere.
+                if change.isText && local.device == store.deviceID {
+                    try sendEdgeOfUnpushedWrite(change.record, change.recordID, change.field, at: .integer(try clock().rawValue))
+                }
                 try apply([change])
                 result.applied += 1
             }

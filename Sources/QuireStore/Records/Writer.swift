@@ -122,14 +122,16 @@ final class Writer {
             """).run([.text(record.rawValue), .text(id), hlc])
     }
 
-    /// When this write replaces one of this device's own not pushed yet, queues the edge that
-    /// one carried (the write it replaced, when that one is another device's or was pushed)
-    /// to be pushed on its own (`Store.revisionChanges`). A push sends a field's newest write
-    /// alone, naming the write it replaced: a body written here over another device's B, then
-    /// again before a sync, reached the others as D over C, and each of them, never hearing
-    /// that C replaced B, kept B as a conflict this device never had (found by
-    /// `ConvergenceTests`, seed 5).
-    private func sendEdgeOfUnpushedWrite(_ record: RecordKind, _ id: String, _ field: String, at hlc: SQLValue) throws {
+    /// When a write (this device's, or one merged) replaces one of this device's own not
+    /// pushed yet, queues the edge that one carried (the write it replaced, when that one is
+    /// another device's or was pushed) to be pushed on its own (`Store.revisionChanges`). A
+    /// push sends a field's newest write alone, naming the write it replaced; a write that
+    /// lost here goes as a revision, its text alone. A body written here over another
+    /// device's B, then again before a sync, reached the others as D over C, and each of them,
+    /// never hearing that C replaced B, kept B as a conflict this device never had; so did
+    /// one whose C lost to a third device's write before it was pushed (found by
+    /// `ConvergenceTests`).
+    func sendEdgeOfUnpushedWrite(_ record: RecordKind, _ id: String, _ field: String, at hlc: SQLValue) throws {
         let device = SQLValue.integer(store.deviceNumber), pushed = SQLValue.integer(try store.pushedWatermark().rawValue)
         try database.cached("""
             INSERT INTO outbox (record, record_id, hlc)

@@ -207,6 +207,37 @@ import Testing
         #expect(try b.conflicts().map(\.value).isEmpty)
     }
 
+    /// The same when the second write loses, before it was pushed, to a third device's: it
+    /// goes as a revision, its text alone, and that it replaced the first device's text must
+    /// still reach the others.
+    @Test func aWriteThatLostBeforeItWasPushedStillReplacedWhatItReplaced() throws {
+        let clock = ManualClock()
+        let world = try SyncWorld(devices: 0)
+        let (a, b, c) = (try world.makeDevice("a", clock: clock), try world.makeDevice("b", clock: clock), try world.makeDevice("c", clock: clock))
+        let entry = try a.add(NewEntry(title: "Утро", body: "first, by a"))
+        for store in [a, b, c] { try world.sync(store) }
+        clock.advance(1)
+        try c.edit(entryID: entry.id, EntryEdit(body: "c, over a's first"))
+        clock.advance(1)
+        try a.edit(entryID: entry.id, EntryEdit(body: "second, by a"))
+        try world.sync(a)
+        try world.sync(b)
+        clock.advance(1)
+        try b.edit(entryID: entry.id, EntryEdit(body: "third, by b, over a's second"))
+        clock.advance(1)
+        try c.edit(entryID: entry.id, EntryEdit(body: "fourth, by c"))
+        try world.sync(c)
+        try world.sync(b)  // c's fourth wins over b's third, which goes as a revision
+        for store in [a, c, b] { try world.sync(store) }
+        let restored = try world.makeDevice("d", clock: clock)
+        _ = try world.syncer(restored).restore()
+        for (name, store) in [("a", a), ("b", b), ("c", c), ("restored", restored)] {
+            let listed = try store.conflicts().map(\.value).sorted()
+            #expect(listed == ["third, by b, over a's second"], "\(name): \(listed)")
+            #expect(try store.entry(id: entry.id)?.body == "fourth, by c")
+        }
+    }
+
     @Test func deletionsAreTombstonesThatSync() throws {
         let world = try SyncWorld(devices: 2)
         let (a, b) = (world.stores[0], world.stores[1])
