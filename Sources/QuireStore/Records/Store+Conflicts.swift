@@ -95,13 +95,24 @@ extension Writer {
         _ = try keepRevision(replaced.key, value: replaced.text)
     }
 
-    /// Marks a revision dismissed and queues it for the next push.
+    /// Marks a revision dismissed, and every other of its field that holds the same text
+    /// (listed as one, `Store.conflicts`), and queues them for the next push.
     func dismiss(_ key: RevisionKey) throws {
-        try database.cached("""
-            UPDATE revisions SET dismissed = 1 WHERE record = ? AND record_id = ? AND field = ? AND hlc = ?
-                AND device = (SELECT num FROM devices WHERE id = ?)
-            """).run([.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)])
-        try database.cached("INSERT INTO outbox (record, record_id, hlc) VALUES ('revision', ?, ?) ON CONFLICT(record, record_id) DO UPDATE SET hlc = excluded.hlc")
-            .run([.text(key.text), .integer(try clock().rawValue)])
+        let same = try database.cached("""
+            SELECT r.hlc, d.id FROM revisions r JOIN devices d ON d.num = r.device
+            WHERE r.record = ?1 AND r.record_id = ?2 AND r.field = ?3 AND r.dismissed = 0 AND r.value = (
+                SELECT v.value FROM revisions v JOIN devices e ON e.num = v.device
+                WHERE v.record = ?1 AND v.record_id = ?2 AND v.field = ?3 AND v.hlc = ?4 AND e.id = ?5)
+            """).rows([.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)]) {
+            RevisionKey(record: key.record, recordID: key.recordID, field: key.field, hlc: HLC(rawValue: $0.int(0)), device: $0.text(1))
+        }
+        for key in [key] + same.filter({ $0.text != key.text }) {
+            try database.cached("""
+                UPDATE revisions SET dismissed = 1 WHERE record = ? AND record_id = ? AND field = ? AND hlc = ?
+                    AND device = (SELECT num FROM devices WHERE id = ?)
+                """).run([.text(key.record), .text(key.recordID), .text(key.field), .integer(key.hlc.rawValue), .text(key.device)])
+            try database.cached("INSERT INTO outbox (record, record_id, hlc) VALUES ('revision', ?, ?) ON CONFLICT(record, record_id) DO UPDATE SET hlc = excluded.hlc")
+                .run([.text(key.text), .integer(try clock().rawValue)])
+        }
     }
 }

@@ -185,14 +185,26 @@ extension Store {
         return first
     }
 
-    /// Concurrent edits kept as revisions and not dismissed, newest first.
+    /// Concurrent edits kept as revisions and not dismissed, newest first: one for each text
+    /// a field lost that it does not hold now. Every device keeps every losing write that no
+    /// write names as replaced, whatever its text; which are listed is decided from what all
+    /// of them hold alike (the field's value, the newest of a text), so every device lists
+    /// the same conflicts under the same ids.
     public func conflicts() throws -> [Revision] {
-        try database.prepare("""
+        let kept = try database.prepare("""
             SELECT r.record, r.record_id, r.field, r.value, r.hlc, d.id FROM revisions r JOIN devices d ON d.num = r.device
             WHERE r.dismissed = 0 ORDER BY r.hlc DESC, d.id
             """)
             .rows { Revision(record: $0.text(0), recordID: $0.text(1), field: $0.text(2), value: $0.text(3),
                              hlc: HLC(rawValue: $0.int(4)), device: $0.text(5)) }
+        var listed: [Revision] = [], seen = Set<[String]>(), current: [String: [String: JSONValue]] = [:]
+        for revision in kept where seen.insert([revision.record, revision.recordID, revision.field, revision.value]).inserted {
+            guard let kind = RecordKind(rawValue: revision.record) else { continue }
+            let values = try current[revision.record + "/" + revision.recordID] ?? fieldValues(kind, revision.recordID)
+            current[revision.record + "/" + revision.recordID] = values
+            if (values[revision.field]?.string ?? "") != revision.value { listed.append(revision) }
+        }
+        return listed
     }
 
     /// Field clocks written after `clock`, as (record, id, field) sorted — what changed.

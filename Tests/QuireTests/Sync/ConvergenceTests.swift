@@ -20,10 +20,13 @@ import Testing
 
     static let words = ["море", "sea", "海", "بحر", "mar", "garden", "сад", "庭", "rain", "дождь"]
 
-    func randomOperation(_ store: Store, _ rng: inout Random, world: SyncWorld) throws {
+    /// One operation on `store`; `contended`: mostly edits of few entries, and conflicts
+    /// kept or dismissed.
+    func randomOperation(_ store: Store, _ rng: inout Random, world: SyncWorld, contended: Bool = false) throws {
         let entries = try store.entries()
         func text() -> String { (0..<(1 + rng.below(4))).map { _ in Self.words[rng.below(Self.words.count)] }.joined(separator: " ") }
-        switch rng.below(9) {
+        let operation = contended ? (entries.count < 2 ? 0 : [2, 3, 3, 7, 9, 9, 10, 6][rng.below(8)]) : rng.below(11)
+        switch operation {
         case 0, 1:
             try store.add(NewEntry(journal: rng.below(2) == 0 ? "Journal" : "Сны", title: text(), body: text(),
                                    created: Timestamp(microseconds: Int64(1_700_000_000 + rng.below(1000)) * 1_000_000,
@@ -48,21 +51,39 @@ import Testing
             }
         case 7:
             if let m = rng.pick(entries.flatMap(\.media)) { try store.setTranscript(mediaID: m.id, text: rng.below(4) == 0 ? "" : text()) }
-        default:
+        case 8:
             if let m = rng.pick(entries.flatMap(\.media)), rng.below(2) == 0 { try store.remove(mediaID: m.id) }
+        case 9:
+            // A conflict resolved by keeping the text that lost (its entry may be deleted).
+            if let conflict = rng.pick(try store.conflicts()) {
+                do { try store.keep(conflict) } catch let error as StoreError where error.kind == .notFound {}
+            }
+        default:
+            if let conflict = rng.pick(try store.conflicts()) { try store.dismiss(conflict) }
         }
     }
 
     @Test(arguments: 1...12)
     func randomHistoriesConverge(seed: Int) throws {
+        try converge(seed: seed, contended: false)
+    }
+
+    /// The same with devices editing the same few texts between syncs: conflicts kept,
+    /// resolved by keeping the text that lost, dismissed, edited again.
+    @Test(arguments: 1...8)
+    func contendedHistoriesConverge(seed: Int) throws {
+        try converge(seed: 100 + seed, contended: true)
+    }
+
+    func converge(seed: Int, contended: Bool) throws {
         let world = try SyncWorld(devices: 3)
         var rng = Random(state: UInt64(seed) &* 0x9E3779B97F4A7C15 | 1)
-        for _ in 0..<40 {
+        for _ in 0..<(contended ? 100 : 40) {
             let store = world.stores[rng.below(3)]
-            if rng.below(4) == 0 {
+            if rng.below(contended ? 5 : 4) == 0 {
                 try world.sync(store)
             } else {
-                try randomOperation(store, &rng, world: world)
+                try randomOperation(store, &rng, world: world, contended: contended)
             }
             if rng.below(10) == 0 {
                 // Replay: merge an old segment again, out of order, into some device.
