@@ -64,10 +64,10 @@ extension Writer {
                 let text = winning ? current?.string : change.value.string
                 let loserKey = RevisionKey(record: change.record.rawValue, recordID: change.recordID, field: change.field,
                                            hlc: loser.hlc, device: loser.device)
-                // Kept even when its text is the winner's: whether it was depended on which
-                // write was current when it arrived, and devices that took writes in other
-                // orders then listed different conflicts. A text equal to the field's is not
-                // listed (`Store.conflicts`), nor counted here.
+                // Kept even when its text is the winner's: keeping it only when they differed
+                // made what was kept depend on which write was current when it arrived, and
+                // devices that took the writes in other orders listed different conflicts. A
+                // text equal to the field's is not listed (`Store.conflicts`), nor counted here.
                 if let text, try !isSuperseded(loserKey), try keepRevision(loserKey, value: text), current != change.value {
                     kept.insert(loserKey.text)
                 }

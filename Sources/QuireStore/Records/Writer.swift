@@ -23,6 +23,9 @@ final class Writer {
     var searchScratch: ScratchIndexFile?
     var searchSentThrough: Int64 = 0
     var searchDirtyHeldBack = 0
+    /// `Store.pushedWatermark`, read once a transaction (`sendEdgeOfUnpushedWrite`): no push
+    /// confirms while a write holds the store.
+    private var pushedWatermark: HLC?
     /// The newest clock merged from other devices in this transaction.
     var receivedClock: HLC?
     /// The newest field write merged in this transaction: its clock and device.
@@ -132,7 +135,9 @@ final class Writer {
     /// one whose C lost to a third device's write before it was pushed (found by
     /// `ConvergenceTests`).
     func sendEdgeOfUnpushedWrite(_ record: RecordKind, _ id: String, _ field: String, at hlc: SQLValue) throws {
-        let device = SQLValue.integer(store.deviceNumber), pushed = SQLValue.integer(try store.pushedWatermark().rawValue)
+        let pushed = try pushedWatermark ?? store.pushedWatermark()
+        pushedWatermark = pushed
+        let device = SQLValue.integer(store.deviceNumber)
         try database.cached("""
             INSERT INTO outbox (record, record_id, hlc)
             SELECT 'revision', c.record || '/' || c.record_id || '/' || c.field || '/' || c.prev_hlc || '/' || p.id, ?1
@@ -140,7 +145,7 @@ final class Writer {
             WHERE c.record = ?2 AND c.record_id = ?3 AND c.field = ?4 AND c.device = ?5 AND c.hlc > ?6 AND c.prev_hlc <> 0
                 AND NOT (c.prev_device = ?5 AND c.prev_hlc > ?6)
             ON CONFLICT(record, record_id) DO NOTHING
-            """).run([hlc, .text(record.rawValue), .text(id), .text(field), device, pushed])
+            """).run([hlc, .text(record.rawValue), .text(id), .text(field), device, .integer(pushed.rawValue)])
     }
 
     /// The statement `touch` runs for `rows` fields: its text made and looked up once per
