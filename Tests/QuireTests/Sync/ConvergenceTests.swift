@@ -136,6 +136,21 @@ import Testing
         #expect(conflicts.allSatisfy { $0 == conflicts[0] }, "seed \(seed): \(conflicts)")
         let verified = try world.syncer(world.stores[0]).verify(readData: true)
         #expect(verified.problems.isEmpty, "seed \(seed): \(verified.problems)")
+        // And a device that starts from a snapshot, once a device that pushed pruned the log.
+        var pruned = false
+        for store in world.stores where !pruned {
+            do {
+                _ = try world.syncer(store).prune()
+                pruned = true
+            } catch let error as SyncError where error.kind == .missing {}  // it pushed nothing
+        }
+        #expect(pruned)
+        let late = try world.makeDevice("late")
+        _ = try world.syncer(late).restore()
+        #expect(try world.dump(late) == dumps[0], "seed \(seed): the restore from a snapshot differs")
+        #expect(try world.searchRows(late) == world.searchRows(world.stores[0]), "seed \(seed): the snapshot's index differs")
+        let lateConflicts = try late.conflicts().map { "\($0.id) \($0.field) \($0.value)" }.sorted()
+        #expect(lateConflicts == conflicts[0], "seed \(seed): \(lateConflicts) against \(conflicts[0])")
     }
 
     static func rows(_ store: Store, _ sql: String) throws -> [[String]] {
