@@ -132,7 +132,7 @@ import Testing
         }
         // Every device, the restored one included, lists the same conflicts: a text that lost
         // to a concurrent write is kept everywhere, under the same name.
-        let conflicts = try (world.stores + [fresh]).map { try $0.conflicts().map { "\($0.id) \($0.field) \($0.value)" }.sorted() }
+        let conflicts = try (world.stores + [fresh]).map(world.conflictList)
         #expect(conflicts.allSatisfy { $0 == conflicts[0] }, "seed \(seed): \(conflicts)")
         let verified = try world.syncer(world.stores[0]).verify(readData: true)
         #expect(verified.problems.isEmpty, "seed \(seed): \(verified.problems)")
@@ -149,7 +149,7 @@ import Testing
         _ = try world.syncer(late).restore()
         #expect(try world.dump(late) == dumps[0], "seed \(seed): the restore from a snapshot differs")
         #expect(try world.searchRows(late) == world.searchRows(world.stores[0]), "seed \(seed): the snapshot's index differs")
-        let lateConflicts = try late.conflicts().map { "\($0.id) \($0.field) \($0.value)" }.sorted()
+        let lateConflicts = try world.conflictList(late)
         #expect(lateConflicts == conflicts[0], "seed \(seed): \(lateConflicts) against \(conflicts[0])")
     }
 

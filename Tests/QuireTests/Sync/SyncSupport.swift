@@ -44,6 +44,11 @@ final class SyncWorld {
 
     func file(_ name: String, _ bytes: [UInt8]) -> String { dir.file(name, bytes: bytes) }
 
+    /// The conflicts `store` lists, each as its id, field and text, sorted.
+    func conflictList(_ store: Store) throws -> [String] {
+        try store.conflicts().map { "\($0.id) \($0.field) \($0.value)" }.sorted()
+    }
+
     /// The full-text index's rows, every column, by entry id (rowids differ between stores).
     /// An entry's transcripts are compared as a set of lines: `search_source` joins them in
     /// the order its store holds the attachments, which is the order they arrived in there.
