@@ -11,7 +11,10 @@ flushed is gone), remounts it and checks:
   - everything acknowledged is there byte for byte (an entry once `add` printed its id, an
     attachment once `attach` printed its, everything the setup finished before the cut);
   - every attachment the database names is in blobs/ with the bytes its name says;
-  - running the command again ends exactly as the uncut run did.
+  - the search index has one row for each live entry, with its title and place (outside a
+    restore, which builds its index at the end);
+  - running the command again ends exactly as the uncut run did, the search index's every
+    row and what a search finds included.
 K runs from 1 to the number of such calls the command makes, sampled to at most --samples.
 
 Usage: scripts/powercut.py --quire BIN [--samples N] [--cases a,b] [--jobs J] [--work DIR]
@@ -57,6 +60,35 @@ def sha256(path):
     return h.hexdigest()
 
 
+def index_problems(con):
+    """What must hold of the search index in any store whose last transaction committed, as
+    every write refreshes it in its own transaction: one row for each live entry and none
+    else, one size record for each row, titles (and places, in a schema that indexes them)
+    as the entries have them. The other columns are made by Quire's own SQL functions, and
+    are compared with the uncut run's instead. A cut between two migrations leaves an
+    older schema, hence the columns looked up by name."""
+    declared = con.execute("SELECT sql FROM sqlite_master WHERE name = 'search'").fetchone()
+    names = re.findall(r"(\w+)\s*(?:,|=)", declared[0].split("(", 1)[1]) if declared else []
+    columns = [n for n in names if n not in ("tokenize", "prefix", "content", "content_rowid")]
+    if "title" not in columns:
+        return []
+    place = f"s.c{columns.index('place')}" if "place" in columns else "''"
+    problems = []
+    for entry, title, expected_place, c0, indexed_place, sized in con.execute(f"""
+            SELECT e.id, e.title, {"coalesce(e.place, '')" if "place" in columns else "''"}, s.c{columns.index("title")},
+                   {place}, (SELECT count(*) FROM search_docsize d WHERE d.id = s.id)
+            FROM search_content s LEFT JOIN entries e ON e.rowid = s.id AND e.deleted = 0"""):
+        if entry is None:
+            problems.append(f"the index has a row for no live entry: {c0!r}")
+        elif (c0, indexed_place) != (title, expected_place) or sized != 1:
+            problems.append(f"the index row of {title!r} says {c0!r}, {indexed_place!r}, with {sized} size records")
+    rows = con.execute("SELECT count(*) FROM search_content").fetchone()[0]
+    live = con.execute("SELECT count(*) FROM entries WHERE deleted = 0").fetchone()[0]
+    if rows != live:
+        problems.append(f"the index has {rows} rows for {live} live entries")
+    return problems
+
+
 class Case:
     """One command under power cuts. Subclasses set `name`, and say how to set up, what to
     run, what its output acknowledged, and what state counts as the same ending."""
@@ -100,9 +132,35 @@ class Case:
                         for m in o.get("media", []):
                             m.pop(key, None)
                     lines.append(json.dumps(o, sort_keys=True))
-            return "\n".join(sorted(lines))
+            return "\n".join(sorted(lines)) + self.index(store, by_id="id" not in drop)
         finally:
             shutil.rmtree(out, ignore_errors=True)
+
+    def index(self, store, by_id):
+        """The search index as part of the ending: an export never reads it, and a cut could
+        leave it behind the text (a row missing, stale or twice). Every row FTS5 holds, each
+        column (transcripts and tags as sets: their order is the order rows arrived in), keyed
+        by entry id where ids are stable across runs, and what a search for the first title
+        finds, so the index itself is read too."""
+        con = sqlite3.connect(f"file:{store}/journal.sqlite?mode=ro", uri=True)
+        try:
+            problems = index_problems(con)
+            kept = sorted(json.dumps([entry if by_id else None, c0, c1, "\n".join(sorted((c2 or "").split("\n"))),
+                                      " ".join(sorted((c3 or "").split(" "))), c4], ensure_ascii=False)
+                          for entry, c0, c1, c2, c3, c4 in con.execute(
+                              "SELECT e.id, s.c0, s.c1, s.c2, s.c3, s.c4 FROM search_content s LEFT JOIN entries e ON e.rowid = s.id"))
+        finally:
+            con.close()
+        titles = sorted(t for t in (json.loads(k)[1] for k in kept) if t)
+        found = ""
+        if titles:
+            words = " ".join(w for w in (p.strip("*_[]()#.,!?:;\"'`-") for p in titles[0].split()) if w)
+            r = self.q("search", "--json", "--limit", "1000", words, store=store, check=False)
+            try:
+                found = f"search {words!r}: {sorted(e['title'] for e in json.loads(r.stdout))}"
+            except (ValueError, KeyError, TypeError):
+                found = f"search {words!r} failed ({r.returncode}): {r.stderr.strip()}"
+        return "\n=== index\n" + "\n".join(problems + kept + [found])
 
     def file(self, name, size, seed):
         path = f"{self.outside}/{name}"
@@ -123,6 +181,9 @@ class Case:
             return problems + [f"{db} is gone"] if acked.get("store") else problems
         try:
             con = sqlite3.connect(db)
+        except sqlite3.Error as e:
+            return problems + [f"sqlite: {e}"]
+        try:
             result = con.execute("PRAGMA integrity_check").fetchall()
             if result != [("ok",)]:
                 problems.append(f"integrity_check: {result}")
@@ -137,6 +198,8 @@ class Case:
                         problems.append(f"the database names attachment {blob[:12]}, which blobs/ lacks")
                     elif sha256(path) != blob:
                         problems.append(f"blobs/{blob[:2]}/{blob[:12]}… does not hold the bytes its name says")
+            if "search_content" in tables and not restoring:
+                problems += index_problems(con)
             if "entries" in tables:
                 have = {r[0]: (r[1], r[2]) for r in con.execute("SELECT id, title, body FROM entries WHERE deleted = 0")}
                 for entry, text in acked.get("entries", {}).items():
@@ -144,9 +207,10 @@ class Case:
                         problems.append(f"acknowledged entry {entry[:8]} is gone")
                     elif text is not None and have[entry] != text:
                         problems.append(f"acknowledged entry {entry[:8]} changed: {have[entry]!r}")
-            con.close()
         except sqlite3.Error as e:
             problems.append(f"sqlite: {e}")
+        finally:
+            con.close()
         for blob, source in acked.get("blobs", {}).items():
             path = f"{self.store}/blobs/{blob[:2]}/{blob}"
             if not os.path.exists(path) or sha256(path) != blob:
