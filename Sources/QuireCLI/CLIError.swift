@@ -67,14 +67,18 @@ enum Messages {
     }
 
     static func hint(for error: RemoteError) -> String? {
+        guard !error.advises else { return nil }
+        let s3 = error.location?.hasPrefix("s3://") == true
         switch error.kind {
         case .unauthorized: return "check the credentials: for WebDAV --user and the password (QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc); for S3 the access key and secret (AWS_ACCESS_KEY_ID, ~/.aws/credentials or --credentials-file)"
+        case .forbidden where s3: return "these credentials may not do that in this bucket; check the key's permissions and the bucket's name"
         case .forbidden: return "this account may not write there; check the URL and the folder's permissions"
         case .insufficientStorage: return "free some space on the server, then run the command again"
         case .transient: return "the server is busy or the connection dropped; run the command again later"
         case .unreachable: return "check the URL, the network and the server's TLS certificate"
         case .refused: return "is the server running, and is the port in the URL right?"
         case .noAnswer: return "something at that address took the connection but said nothing: is the port in the URL a WebDAV server's, and is the server up?"
+        case .protocolError where s3: return "the server's answer was not what S3 promises; is --endpoint the URL of an S3 service?"
         case .protocolError: return "the server's answer was not what WebDAV promises; is the URL a WebDAV folder?"
         case .tooLarge: return Self.bodyLimitHint
         default: return nil

@@ -38,6 +38,9 @@ public struct RemoteError: Error, Sendable, CustomStringConvertible {
     /// The repository's URL (without credentials), where the library knows it: an error then
     /// names the place a person typed, not a bare path inside it.
     public var location: String?
+    /// The detail already says what to do (set the clock right, give another region): no
+    /// general advice for the kind goes after it.
+    package var advises = false
 
     package init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String) {
         self.kind = kind

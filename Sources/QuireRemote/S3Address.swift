@@ -36,7 +36,7 @@ package struct S3Address: Equatable, Sendable {
         prefix = path
         let query = Dictionary((parts.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
         region = query["region"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultRegion
-        guard region.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }) else {
+        guard Self.isRegionName(region) else {
             throw RemoteError(.invalid, detail: "'\(region)' is not a region name")
         }
         pathStyle = query["path-style"] == "1"
@@ -73,6 +73,11 @@ package struct S3Address: Equatable, Sendable {
     /// The host the requests go to (for the loopback rule and messages).
     package var host: String { URL(string: endpoint)?.host ?? endpoint }
     package var overTLS: Bool { endpoint.hasPrefix("https://") }
+
+    /// Region names as S3 services spell them (`eu-central-1`, `auto`, `eu-nl-1`).
+    static func isRegionName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
+    }
 
     /// Bucket names as S3 allows them (and DNS, for virtual-hosted addressing).
     static func isValidBucket(_ name: String) -> Bool {
@@ -116,8 +121,10 @@ package struct S3Credentials: Sendable {
         let shared = environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.aws/credentials"
         guard FileManager.default.fileExists(atPath: shared) else {
-            throw RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                              + "or put them in ~/.aws/credentials, or give --credentials-file")
+            var error = RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                                    + "or put them in ~/.aws/credentials, or give --credentials-file")
+            error.advises = true
+            throw error
         }
         return try read(shared, profile: profile)
     }

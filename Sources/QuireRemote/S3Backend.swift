@@ -91,10 +91,17 @@ package final class S3Backend: CountsRequests {
         if accepted.contains(status) { return }
         let s3 = S3ErrorParser.read(response.errorBody)
         let code = s3?.code ?? ""
+        if let elsewhere = bucketElsewhere(response, s3) {
+            var error = RemoteError(.invalid, path: path, status: status, detail: elsewhere)
+            error.advises = true
+            throw error
+        }
         switch (status, code) {
         case (_, "RequestTimeTooSkewed"):
-            throw RemoteError(.forbidden, path: path, status: status,
-                              detail: "this machine's clock is too far from the server's (S3 refuses requests more than 15 minutes off): set the clock right (timedatectl set-ntp true)")
+            var error = RemoteError(.forbidden, path: path, status: status,
+                                    detail: "this machine's clock is too far from the server's (S3 refuses requests more than 15 minutes off): set the clock right (timedatectl set-ntp true)")
+            error.advises = true
+            throw error
         case (_, "NoSuchBucket"):
             // Not "not found": a missing object is an answer, a missing bucket a wrong address.
             throw RemoteError(.unreachable, path: path, status: status, detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): create it, or check the name and --endpoint")
@@ -113,6 +120,26 @@ package final class S3Backend: CountsRequests {
         default:
             throw RemoteError(.protocolError, path: path, status: status, detail: "unexpected answer" + (code.isEmpty ? "" : " (\(code))"))
         }
+    }
+
+    /// What to tell a person whose requests go to the wrong place for the bucket: AWS (and
+    /// services like it) answers a request signed for another region with the bucket's in
+    /// `<Region>` (`AuthorizationHeaderMalformed`, 400) or in the `x-amz-bucket-region`
+    /// header (301), and one sent to another region's endpoint with `PermanentRedirect`.
+    /// Only plain names are repeated: they come from the server, and go to a terminal.
+    private func bucketElsewhere(_ response: HTTPResponse, _ failure: S3ErrorParser.Failure?) -> String? {
+        guard [301, 307, 400].contains(response.status) else { return nil }
+        let said = [failure?.region ?? "", response.headers["x-amz-bucket-region"] ?? ""]
+        if let region = said.first(where: { S3Address.isRegionName($0) && $0 != address.region }) {
+            return "the bucket \(address.bucket) is in region \(region), not \(address.region): run `quire remote set` with --region \(region)"
+                + (address.endpoint == "https://s3.\(address.region).amazonaws.com" ? "" : " (and that region's --endpoint)")
+        }
+        guard response.status == 301 || failure?.code == "PermanentRedirect" else { return nil }
+        let endpoint = failure?.endpoint ?? ""
+        let plain = (1...253).contains(endpoint.utf8.count)
+            && endpoint.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 || $0 == 46 }
+        return "the service keeps the bucket \(address.bucket) at another endpoint" + (plain ? " (\(endpoint))" : "")
+            + ": check --endpoint and --region in `quire remote set`"
     }
 
     // MARK: - Backend

@@ -75,22 +75,36 @@ final class S3ListSink: ByteSink {
     var succeeded: Bool { ok && parser.finish() }
 }
 
-/// The `<Code>` and `<Message>` of an S3 error body (`<Error>…</Error>`).
+/// What an S3 error body (`<Error>…</Error>`) says: its `<Code>` and `<Message>`, and
+/// where a server that keeps the bucket elsewhere says it is (AWS: `<Region>` with
+/// `AuthorizationHeaderMalformed`, `<Endpoint>` with `PermanentRedirect`).
 final class S3ErrorParser: XMLStream.Reader {
-    private(set) var code = ""
-    private(set) var message = ""
-
-    /// Reads `body`; nil when it is not an S3 error document.
-    static func read(_ body: Data) -> (code: String, message: String)? {
-        let parser = S3ErrorParser()
-        guard XMLStream.read(body, into: parser), !parser.code.isEmpty else { return nil }
-        return (parser.code, parser.message)
+    struct Failure {
+        var code = ""
+        var message = ""
+        var region = ""
+        var endpoint = ""
     }
 
-    func start(_ local: String, namespace: String, depth: Int) -> Bool { depth == 1 && (local == "Code" || local == "Message") }
+    private var failure = Failure()
+    private static let fields: Set<String> = ["Code", "Message", "Region", "Endpoint"]
+
+    /// Reads `body`; nil when it is not an S3 error document.
+    static func read(_ body: Data) -> Failure? {
+        let parser = S3ErrorParser()
+        guard XMLStream.read(body, into: parser), !parser.failure.code.isEmpty else { return nil }
+        return parser.failure
+    }
+
+    func start(_ local: String, namespace: String, depth: Int) -> Bool { depth == 1 && Self.fields.contains(local) }
 
     func end(_ local: String, namespace: String, text: String) {
-        if local == "Code" { code = text }
-        if local == "Message" { message = text }
+        switch local {
+        case "Code": failure.code = text
+        case "Message": failure.message = text
+        case "Region": failure.region = text
+        case "Endpoint": failure.endpoint = text
+        default: break
+        }
     }
 }

@@ -115,6 +115,45 @@ struct S3BackendTests {
         #expect(!stub.requests.contains { $0.headers.values.contains { $0.contains("s") && $0 == "s" } })
     }
 
+    /// A bucket asked for in the wrong region is named with its region, as AWS says it: in
+    /// the error body's `<Region>` (a request signed for another region), or in the
+    /// `x-amz-bucket-region` header of a 301 without a body (a HEAD); one at another
+    /// endpoint is said so. What the server names is repeated only when it is a plain name.
+    @Test func aBucketInAnotherRegionIsNamedWithIt() throws {
+        let stub = try StubServer { request in
+            func error(_ code: String, _ more: String) -> Data {
+                Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>no</Message>\(more)<RequestId>1</RequestId></Error>".utf8)
+            }
+            switch request.path.split(separator: "/").last ?? "" {
+            case "signed": return .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>eu-west-1</Region>"))
+            case "head": return .init(status: 301, headers: ["x-amz-bucket-region": "ap-south-1"])
+            case "moved": return .init(status: 301, body: error("PermanentRedirect", "<Endpoint>bucket.s3.eu-west-1.amazonaws.com</Endpoint>"))
+            case "hostile": return .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>\u{202E}eu-west-1 &amp; more</Region>"))
+            case "same": return .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>us-east-1</Region>"))
+            default: return .init(status: 404)
+            }
+        }
+        let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
+        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        func failure(_ path: String) -> RemoteError? {
+            do { _ = try backend.getData(path) } catch let error as RemoteError { return error } catch {}
+            return nil
+        }
+        let signed = try #require(failure("signed"))
+        #expect(signed.kind == .invalid && signed.advises)
+        #expect(signed.detail.contains("region eu-west-1, not us-east-1") && signed.detail.contains("--region eu-west-1"))
+        #expect(signed.detail.contains("--endpoint"), "a custom endpoint is named too: it does not follow the region")
+        #expect(try #require(failure("head")).detail.contains("region ap-south-1"))
+        let moved = try #require(failure("moved"))
+        #expect(moved.advises && moved.detail.contains("another endpoint (bucket.s3.eu-west-1.amazonaws.com)"))
+        // Not a region's name: nothing of it is repeated, and the error is the code's.
+        let hostile = try #require(failure("hostile"))
+        #expect(!hostile.advises && !hostile.description.contains("\u{202E}") && hostile.detail.contains("AuthorizationHeaderMalformed"))
+        // The region this remote already uses: the answer means something else.
+        #expect(try #require(failure("same")).detail.contains("region") == false)
+        #expect(try #require(failure("other")).kind == .notFound)
+    }
+
     /// A repository written on WebDAV (here a folder) and copied into a bucket with any tool
     /// is the same repository: restored from either, byte for byte.
     @Test func aRepositoryCopiedIntoABucketRestores() throws {
