@@ -384,8 +384,10 @@ class Restore(Case):
     def setup(self):
         source = self.outside + "/source"
         self.q("import", os.path.join(os.path.dirname(__file__), "..", "demo", "journal", "entries.jsonl"), store=source)
-        self.q("attach", json.loads(self.q("list", "--json", store=source).stdout)[0]["id"][:8],
-               self.file("big.bin", 3 << 20, 3), store=source)
+        media = self.q("attach", json.loads(self.q("list", "--json", store=source).stdout)[0]["id"][:8],
+                       self.file("big.bin", 3 << 20, 3), store=source).stdout.strip()
+        # A transcript is searched like the text: the restored index must hold it too.
+        self.q("transcript", media, "--text", "Голос у Красной площади, записанный вечером", store=source)
         self.q("remote", "set", "file://" + self.repo, store=source)
         self.q("remote", "init", store=source)
         self.q("sync", store=source)
