@@ -145,13 +145,13 @@ class Case:
         con = sqlite3.connect(f"file:{store}/journal.sqlite?mode=ro", uri=True)
         try:
             problems = index_problems(con)
-            kept = sorted(json.dumps([entry if by_id else None, c0, c1, "\n".join(sorted((c2 or "").split("\n"))),
-                                      " ".join(sorted((c3 or "").split(" "))), c4], ensure_ascii=False)
-                          for entry, c0, c1, c2, c3, c4 in con.execute(
-                              "SELECT e.id, s.c0, s.c1, s.c2, s.c3, s.c4 FROM search_content s LEFT JOIN entries e ON e.rowid = s.id"))
+            rows = con.execute("SELECT e.id, s.c0, s.c1, s.c2, s.c3, s.c4 FROM search_content s LEFT JOIN entries e ON e.rowid = s.id").fetchall()
         finally:
             con.close()
-        titles = sorted(t for t in (json.loads(k)[1] for k in kept) if t)
+        kept = sorted(json.dumps([entry if by_id else None, c0, c1, "\n".join(sorted((c2 or "").split("\n"))),
+                                  " ".join(sorted((c3 or "").split(" "))), c4], ensure_ascii=False)
+                      for entry, c0, c1, c2, c3, c4 in rows)
+        titles = sorted(row[1] for row in rows if row[1])
         found = ""
         if titles:
             words = " ".join(w for w in (p.strip("*_[]()#.,!?:;\"'`-") for p in titles[0].split()) if w)
