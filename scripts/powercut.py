@@ -353,7 +353,7 @@ class SyncBoth(Case):
         self.q("restore", "file://" + self.repo, store=other)
         entry = self.q("list", "--json").stdout
         self.shared = json.loads(entry)[0]["id"]
-        self.q("edit", self.shared[:8], "--title", "shared, edited elsewhere", store=other)
+        self.q("edit", self.shared[:8], "--title", "shared, edited elsewhere", "--body", "one, edited elsewhere", store=other)
         self.q("add", "--title", "from the other machine", store=other)
         self.q("sync", store=other)
         self.q("edit", self.shared[:8], "--body", "one, edited here")
@@ -365,8 +365,13 @@ class SyncBoth(Case):
         # The other machine syncs too: both hold the same journal, as after an uncut run.
         self.q("sync", store=self.outside + "/other")
         self.q("sync")
-        here, there = self.dump(self.store), self.dump(self.outside + "/other")
+        here, there = (self.dump(store) + self.conflicts(store) for store in (self.store, self.outside + "/other"))
         return here if here == there else "DIVERGED\n" + here + "\n---\n" + there
+    def conflicts(self, store):
+        """The conflicts a device lists: both bodies were edited before a sync, so each lists
+        the one that lost, and a cut must neither lose it nor invent another."""
+        listed = json.loads(self.q("conflicts", "--json", store=store).stdout)
+        return "\n=== conflicts\n" + "\n".join(sorted(json.dumps([c["field"], c["value"], c["current"]], ensure_ascii=False) for c in listed))
     def extra_checks(self, acked):
         r = self.q("verify", "--read-data", check=False)
         return [] if r.returncode == 0 else [f"verify after the cut and a sync: {r.stdout.strip()} {r.stderr.strip()}"]
