@@ -42,6 +42,9 @@ public struct Connection {
     /// The authentication schemes the server asked for, shared by every connection this
     /// journal makes; seeded with the one an earlier run learned (`RemoteSettings.authScheme`).
     package let auth = AuthSchemes()
+    /// The region an S3 service said the bucket is in, shared by every connection this
+    /// journal makes; seeded with the one an earlier run learned (`RemoteSettings.learnedRegion`).
+    package let regions = S3Regions()
     /// Where an S3 remote's credentials are looked for (`AWS_*`, `AWS_PROFILE`, `HOME`).
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// Hears what an S3 server was found to do with `If-None-Match: *`, to remember it.
@@ -56,17 +59,19 @@ public struct Connection {
         var settings = HTTPSettings(user: remote.user, password: isS3 ? nil : try password(RemoteAddress(remote)))
         settings.insecureHTTP = remote.insecureHTTP
         auth.remember(remote.authScheme)
+        regions.remember(remote.learnedRegion)
         settings.schemes = auth
         tune(&settings)
         let wrap = self.wrap
         let credentials = isS3 ? remote.passwordFile : nil
-        let (environment, remember) = (self.environment, rememberConditionalPut)
+        let (environment, remember, regions) = (self.environment, rememberConditionalPut, self.regions)
         return { [settings] in
             let backend = try Remotes.backend(url: remote.url, settings: settings, credentialsFile: credentials, environment: environment)
             if let s3 = backend as? S3Backend {
                 // Probed once per remote and remembered: no probe on later runs.
                 s3.conditionalPut = remote.conditionalPut
                 s3.onProbe = remember
+                s3.regions = regions
             }
             return wrap(backend)
         }

@@ -70,7 +70,7 @@ extension Journal {
     /// has) is put back first, holding the sync lock, and the report is of what is left.
     public func verify(_ unlock: Unlock, readData: Bool, repair: Bool = false, progress: ((String) -> Void)? = nil) throws -> VerifyReport {
         guard repair else {
-            defer { keepAuthScheme() }
+            defer { keepWhatTheServerTaught() }
             return try namingRemote { try syncer(unlock).verify(readData: readData, progress: progress) }
         }
         return try whileSyncing { try syncer(unlock).verify(readData: readData, repair: true, progress: progress) }
@@ -113,7 +113,7 @@ extension Journal {
     private func whileSyncing<T>(_ body: () throws -> T) throws -> T {
         let lock = try SyncLock(storeFolder: store.folder)
         defer { withExtendedLifetime(lock) {} }
-        defer { keepAuthScheme() }
+        defer { keepWhatTheServerTaught() }
         return try namingRemote(body)
     }
 
@@ -129,9 +129,13 @@ extension Journal {
     }
 
     /// Keeps the authentication scheme the server asked for in this run, for the next (or
-    /// forgets the remembered one the server no longer wants). Best-effort: the next run
-    /// only meets one more 401 when it fails.
-    func keepAuthScheme() {
+    /// forgets the remembered one the server no longer wants), and the region an S3 service
+    /// said the bucket is in. Best-effort: the next run only meets one more 401, or one
+    /// more request to the wrong region, when it fails.
+    func keepWhatTheServerTaught() {
+        if let region = connection.regions.toRemember, (try? store.remoteSettings()?.learnedRegion) != region {
+            try? store.setLearnedRegion(region)
+        }
         guard let learned = connection.auth.toRemember, (try? store.remoteSettings()?.authScheme) != learned else { return }
         try? store.setAuthScheme(learned.isEmpty ? nil : learned)
     }

@@ -77,7 +77,7 @@ public final class Journal {
     package func makeRepository(passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> Repository {
         let remote = try remoteSettings()
         if let existing = remote.repositoryID { throw SyncError.alreadySyncs(with: existing) }
-        defer { keepAuthScheme() }
+        defer { keepWhatTheServerTaught() }
         let repository = try namingRemote {
             try Repository.initialize(backend: try connection.connector(for: remote)(), passphrase: passphrase, cost: cost)
         }
@@ -102,14 +102,14 @@ public final class Journal {
 
     /// Gives `repository` (opened by `openRepository`) the passphrase `new`.
     package func changePassphrase(of repository: Repository, to new: SecureBytes, cost: KeyCost) throws {
-        defer { keepAuthScheme() }
+        defer { keepWhatTheServerTaught() }
         try namingRemote { try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: cost)) }
     }
 
     /// The journal's repository, opened with `passphrase`.
     package func openRepository(passphrase: SecureBytes) throws -> Repository {
         let remote = try remoteSettings()
-        defer { keepAuthScheme() }
+        defer { keepWhatTheServerTaught() }
         return try namingRemote { try Repository.unlock(for: store, backend: try connection.connector(for: remote)(), passphrase: passphrase) }
     }
 
@@ -120,7 +120,7 @@ public final class Journal {
     public func checkRemoteIsFree() throws {
         let remote = try remoteSettings()
         if let existing = remote.repositoryID { throw SyncError.alreadySyncs(with: existing) }
-        defer { keepAuthScheme() }
+        defer { keepWhatTheServerTaught() }
         try namingRemote { try Repository.checkFree(try connection.connector(for: remote)()) }
     }
 

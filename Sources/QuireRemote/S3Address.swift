@@ -40,7 +40,7 @@ package struct S3Address: Equatable, Sendable {
             throw RemoteError(.invalid, detail: "'\(region)' is not a region name")
         }
         pathStyle = query["path-style"] == "1"
-        endpoint = query["endpoint"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://s3.\(region).amazonaws.com"
+        endpoint = query["endpoint"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.awsEndpoint(region)
         guard let base = URL(string: endpoint), let scheme = base.scheme, scheme == "https" || scheme == "http", base.host != nil,
               base.query == nil, base.user == nil else {
             throw RemoteError(.invalid, detail: "--endpoint takes the service's URL, like https://s3.eu-central-1.wasabisys.com")
@@ -64,7 +64,7 @@ package struct S3Address: Equatable, Sendable {
     /// The URL as stored and shown: bucket and prefix, then what is not the default.
     package var text: String {
         var items: [String] = []
-        if endpoint != "https://s3.\(region).amazonaws.com" { items.append("endpoint=" + Self.encoded(endpoint)) }
+        if endpoint != Self.awsEndpoint(region) { items.append("endpoint=" + Self.encoded(endpoint)) }
         if region != Self.defaultRegion { items.append("region=" + region) }
         if pathStyle { items.append("path-style=1") }
         return "s3://" + bucket + (prefix.isEmpty ? "" : "/" + prefix) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
@@ -73,6 +73,9 @@ package struct S3Address: Equatable, Sendable {
     /// The host the requests go to (for the loopback rule and messages).
     package var host: String { URL(string: endpoint)?.host ?? endpoint }
     package var overTLS: Bool { endpoint.hasPrefix("https://") }
+
+    /// AWS's endpoint for `region`: where a remote given no --endpoint goes.
+    static func awsEndpoint(_ region: String) -> String { "https://s3.\(region).amazonaws.com" }
 
     /// Region names as S3 services spell them (`eu-central-1`, `auto`, `eu-nl-1`).
     static func isRegionName(_ name: String) -> Bool {

@@ -13,9 +13,9 @@ import Foundation
 /// the new, never half). Listings are ListObjectsV2 pages followed by continuation tokens.
 /// An ETag is never trusted as a hash; every object is authenticated by its contents.
 package final class S3Backend: CountsRequests {
-    package let address: S3Address
-    private let settings: HTTPSettings
-    private let curl: Curl
+    package private(set) var address: S3Address
+    private var settings: HTTPSettings
+    private var curl: Curl
     /// Whether the server refuses a PUT with `If-None-Match: *` of a key that exists; nil
     /// until probed (or told what an earlier probe found).
     package var conditionalPut: Bool?
@@ -26,6 +26,14 @@ package final class S3Backend: CountsRequests {
     package private(set) var requestCount = 0
     package var requestsSent: Int { requestCount }
     package var onRetry: ((Int, Double) -> Void)?
+    /// Where the region a service names for the bucket is kept for every connection (and
+    /// the next run); nil: followed for this connection alone.
+    package var regions: S3Regions? {
+        didSet { if let region = regions?.current, region != address.region { try? move(to: region) } }
+    }
+    /// Whether this connection already followed a region an answer named: it follows one
+    /// at most, so two answers that disagree end in an error, not a loop.
+    private var followedRegion = false
 
     package var location: String { address.text }
 
@@ -42,9 +50,25 @@ package final class S3Backend: CountsRequests {
         settings.sigV4Region = address.region
         self.settings = settings
         self.sessionToken = credentials.sessionToken
+        curl = try Self.connection(to: address, settings: settings)
+    }
+
+    private static func connection(to address: S3Address, settings: HTTPSettings) throws -> Curl {
         let host = URL(string: address.endpoint)?.host ?? address.host
         let port = URL(string: address.endpoint)?.port ?? (address.overTLS ? 443 : 80)
-        curl = try Curl(settings: settings, basicAllowed: false, origin: "\(address.overTLS ? "https" : "http")://\(host):\(port)")
+        return try Curl(settings: settings, basicAllowed: false, origin: "\(address.overTLS ? "https" : "http")://\(host):\(port)")
+    }
+
+    /// Signs for `region` from now on; an endpoint that was AWS's for the old region becomes
+    /// AWS's for the new one (any other endpoint is the person's choice, and stays).
+    private func move(to region: String) throws {
+        var moved = address
+        if moved.endpoint == S3Address.awsEndpoint(moved.region) { moved.endpoint = S3Address.awsEndpoint(region) }
+        moved.region = region
+        var settings = settings
+        settings.sigV4Region = region
+        curl = try Self.connection(to: moved, settings: settings)
+        (address, self.settings) = (moved, settings)
     }
 
     private let sessionToken: String?
@@ -77,8 +101,16 @@ package final class S3Backend: CountsRequests {
     // MARK: - Requests
 
     private func withRetries<T>(_ path: String, _ attempt: (_ retry: Bool) throws -> T) throws -> T {
-        try settings.withRetries(path, onRetry: onRetry, attempt)
+        do {
+            return try settings.withRetries(path, onRetry: onRetry, attempt)
+        } catch is RegionFollowed {
+            // Asked again at once, signed for the region the service named.
+            return try settings.withRetries(path, onRetry: onRetry, attempt)
+        }
     }
+
+    /// Thrown by `check` once this connection has moved to the region an answer named.
+    private struct RegionFollowed: Error {}
 
     private func send(_ request: HTTPRequest) throws -> HTTPResponse {
         requestCount += 1
@@ -91,6 +123,12 @@ package final class S3Backend: CountsRequests {
         if accepted.contains(status) { return }
         let s3 = S3ErrorParser.read(response.errorBody)
         let code = s3?.code ?? ""
+        if !followedRegion, let region = bucketRegion(response, s3) {
+            followedRegion = true
+            try move(to: region)
+            regions?.learn(region)
+            throw RegionFollowed()
+        }
         if let elsewhere = bucketElsewhere(response, s3) {
             var error = RemoteError(.invalid, path: path, status: status, detail: elsewhere)
             error.advises = true
@@ -128,18 +166,25 @@ package final class S3Backend: CountsRequests {
     /// header (301), and one sent to another region's endpoint with `PermanentRedirect`.
     /// Only plain names are repeated: they come from the server, and go to a terminal.
     private func bucketElsewhere(_ response: HTTPResponse, _ failure: S3ErrorParser.Failure?) -> String? {
-        guard [301, 307, 400].contains(response.status) else { return nil }
-        let said = [failure?.region ?? "", response.headers["x-amz-bucket-region"] ?? ""]
-        if let region = said.first(where: { S3Address.isRegionName($0) && $0 != address.region }) {
+        if let region = bucketRegion(response, failure) {
             return "the bucket \(address.bucket) is in region \(region), not \(address.region): run `quire remote set` with --region \(region)"
-                + (address.endpoint == "https://s3.\(address.region).amazonaws.com" ? "" : " (and that region's --endpoint)")
+                + (address.endpoint == S3Address.awsEndpoint(address.region) ? "" : " (and that region's --endpoint)")
         }
+        guard [301, 307, 400].contains(response.status) else { return nil }
         guard response.status == 301 || failure?.code == "PermanentRedirect" else { return nil }
         let endpoint = failure?.endpoint ?? ""
         let plain = (1...253).contains(endpoint.utf8.count)
             && endpoint.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 || $0 == 46 }
         return "the service keeps the bucket \(address.bucket) at another endpoint" + (plain ? " (\(endpoint))" : "")
             + ": check --endpoint and --region in `quire remote set`"
+    }
+
+    /// The region an answer says the bucket is in, when it is another than this
+    /// connection's and a plain region name.
+    private func bucketRegion(_ response: HTTPResponse, _ failure: S3ErrorParser.Failure?) -> String? {
+        guard [301, 307, 400].contains(response.status) else { return nil }
+        let said = [failure?.region ?? "", response.headers["x-amz-bucket-region"] ?? ""]
+        return said.first { S3Address.isRegionName($0) && $0 != address.region }
     }
 
     // MARK: - Backend

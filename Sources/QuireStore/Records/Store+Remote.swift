@@ -21,6 +21,9 @@ package struct RemoteSettings: Equatable, Sendable {
     /// S3: whether the server refuses `If-None-Match: *` PUTs of a key that exists, as a
     /// probe found (nil before the first).
     package var conditionalPut: Bool?
+    /// S3: the region the service said the bucket is in, when the URL names another (or
+    /// none); signed for from the first request on.
+    package var learnedRegion: String?
 
     package init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
                 insecureHTTP: Bool = false) {
@@ -37,7 +40,7 @@ extension Store {
         static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id",
                    insecureHTTP = "remote_insecure_http", keyName = "repository_key_name",
                    maxObjectSize = "remote_max_object_size", authScheme = "remote_auth_scheme",
-                   conditionalPut = "remote_conditional_put"
+                   conditionalPut = "remote_conditional_put", learnedRegion = "remote_learned_region"
     }
 
     /// The configured remote, or nil.
@@ -49,6 +52,7 @@ extension Store {
         settings.maxObjectSize = try meta(RemoteKey.maxObjectSize).flatMap { Int64($0) }
         settings.authScheme = try meta(RemoteKey.authScheme)
         settings.conditionalPut = try meta(RemoteKey.conditionalPut).map { $0 == "1" }
+        settings.learnedRegion = try meta(RemoteKey.learnedRegion)
         return settings
     }
 
@@ -60,6 +64,7 @@ extension Store {
             if try meta(RemoteKey.url) != url {
                 try setOrClear(RemoteKey.authScheme, nil)
                 try setOrClear(RemoteKey.conditionalPut, nil)
+                try setOrClear(RemoteKey.learnedRegion, nil)
             }
             try setMeta(RemoteKey.url, url)
             try setOrClear(RemoteKey.user, user)
@@ -100,6 +105,11 @@ extension Store {
     /// Records what a probe found of the S3 server's conditional PUTs.
     package func setConditionalPut(_ honoured: Bool) throws {
         try database.transaction { try setMeta(RemoteKey.conditionalPut, honoured ? "1" : "0") }
+    }
+
+    /// Records the region the S3 service said the bucket is in.
+    package func setLearnedRegion(_ region: String) throws {
+        try database.transaction { try setMeta(RemoteKey.learnedRegion, region) }
     }
 
     /// Records which key file the passphrase opened.

@@ -88,31 +88,41 @@ struct S3CLITests {
         #expect(far.status == 2 && far.stderr.contains("https://"))
     }
 
-    /// A bucket kept in another region than the remote says: `remote init` names the region
-    /// to give in one line, with no general advice after it that would send a person to
-    /// check permissions; a server that is no S3 service is not called a WebDAV folder.
-    @Test func aBucketInAnotherRegionSaysWhichAndNothingElse() throws {
+    /// A bucket kept in another region than the remote says: `remote init` follows the
+    /// region the service names, remembers it for the store (the next run's first request
+    /// is signed for it), and forgets it for a new address. Errors come in one line, with
+    /// S3's advice, not WebDAV's.
+    @Test func aBucketInAnotherRegionIsFollowedAndRemembered() throws {
         let stub = try StubServer { request in
-            request.path.hasPrefix("/elsewhere/")
-                ? .init(status: 400, body: Data("<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region 'us-east-1' is wrong; expecting 'eu-central-1'</Message><Region>eu-central-1</Region></Error>".utf8))
-                : .init(status: 400, body: Data("<html>no</html>".utf8))
+            if request.path.hasPrefix("/odd/") { return .init(status: 400, body: Data("<html>no</html>".utf8)) }
+            guard request.headers["authorization"]?.contains("/eu-central-1/s3/aws4_request") == true else {
+                return .init(status: 400, body: Data("<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region 'us-east-1' is wrong; expecting 'eu-central-1'</Message><Region>eu-central-1</Region></Error>".utf8))
+            }
+            return .init(status: 403, body: Data("<Error><Code>AccessDenied</Code><Message>no</Message></Error>".utf8))
         }
-        let a = dir.path + "/a", b = dir.path + "/b"
+        let a = dir.path + "/a"
         let options = ["--endpoint", "http://127.0.0.1:\(stub.port)", "--path-style"]
         var keys = keys
         keys["AWS_ACCESS_KEY_ID"] = "stub-key"
         keys["AWS_SECRET_ACCESS_KEY"] = "stub-secret"
         #expect(try QuireBinary.run(["remote", "set", "s3://elsewhere/journal"] + options, store: a).status == 0)
-        let init1 = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
-        let lines = init1.stderr.split(separator: "\n")
-        #expect(init1.status == 1 && lines.count == 1, "\(init1.stderr)")
-        #expect(init1.stderr.contains("is in region eu-central-1, not us-east-1") && init1.stderr.contains("--region eu-central-1"))
-        #expect(try QuireBinary.run(["remote", "set", "s3://other/journal"] + options, store: b).status == 0)
-        let odd = try QuireBinary.run(["remote", "init"], store: b, environment: keys)
-        #expect(odd.status == 1 && odd.stderr.contains("S3") && !odd.stderr.contains("WebDAV"), "\(odd.stderr)")
+        let refused = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
+        #expect(refused.status == 1 && refused.stderr.contains("AccessDenied"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("hint: these credentials may not do that in this bucket") && !refused.stderr.contains("WebDAV"))
+        func learned() throws -> String? { try Store(folder: a).remoteSettings()?.learnedRegion }
+        #expect(try learned() == "eu-central-1")
+        let before = stub.requests.count
+        #expect(try QuireBinary.run(["sync"], store: a, environment: keys).status == 1)
+        let next = try #require(stub.requests.dropFirst(before).first)
+        #expect(next.headers["authorization"]?.contains("/eu-central-1/s3/aws4_request") == true, "the next run starts in the region learned")
+        #expect(try QuireBinary.run(["remote", "set", "s3://elsewhere/other"] + options, store: a).status == 0)
+        #expect(try learned() == nil, "what one address taught says nothing of another")
+        #expect(try QuireBinary.run(["remote", "set", "s3://odd/journal"] + options, store: a).status == 0)
+        let odd = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
+        #expect(odd.status == 1 && odd.stderr.contains("not what S3 promises") && !odd.stderr.contains("WebDAV"), "\(odd.stderr)")
         // No credentials anywhere: the line says where they go, and nothing after it names WebDAV.
         keys["AWS_ACCESS_KEY_ID"] = nil
-        let bare = try QuireBinary.run(["remote", "init"], store: b, environment: keys)
+        let bare = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
         #expect(bare.status == 1 && bare.stderr.contains("no S3 credentials") && bare.stderr.split(separator: "\n").count == 1, "\(bare.stderr)")
     }
 }

@@ -115,18 +115,28 @@ struct S3BackendTests {
         #expect(!stub.requests.contains { $0.headers.values.contains { $0.contains("s") && $0 == "s" } })
     }
 
-    /// A bucket asked for in the wrong region is named with its region, as AWS says it: in
+    /// A bucket asked for in the wrong region is followed there, as AWS says where it is: in
     /// the error body's `<Region>` (a request signed for another region), or in the
-    /// `x-amz-bucket-region` header of a 301 without a body (a HEAD); one at another
-    /// endpoint is said so. What the server names is repeated only when it is a plain name.
-    @Test func aBucketInAnotherRegionIsNamedWithIt() throws {
+    /// `x-amz-bucket-region` header of a 301 without a body (a HEAD). The request is asked
+    /// again at once, signed for that region, and every connection sharing the journal's
+    /// `S3Regions` starts there. Answers that disagree are followed once, then named; one
+    /// at another endpoint is said so; what the server names is repeated only when it is a
+    /// plain name.
+    @Test func aBucketInAnotherRegionIsFollowedThere() throws {
         let stub = try StubServer { request in
             func error(_ code: String, _ more: String) -> Data {
                 Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>no</Message>\(more)<RequestId>1</RequestId></Error>".utf8)
             }
+            let signed = request.headers["authorization"] ?? ""
+            func signedFor(_ region: String) -> Bool { signed.contains("/\(region)/s3/aws4_request") }
             switch request.path.split(separator: "/").last ?? "" {
-            case "signed": return .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>eu-west-1</Region>"))
-            case "head": return .init(status: 301, headers: ["x-amz-bucket-region": "ap-south-1"])
+            case "signed":
+                return signedFor("eu-west-1") ? .init(status: 200, body: Data("ok".utf8))
+                    : .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>eu-west-1</Region>"))
+            case "head":
+                return signedFor("ap-south-1") ? .init(status: 200, body: Data("ok".utf8)) : .init(status: 301, headers: ["x-amz-bucket-region": "ap-south-1"])
+            case "flip":
+                return .init(status: 400, body: error("AuthorizationHeaderMalformed", signedFor("ap-south-1") ? "<Region>eu-north-1</Region>" : "<Region>ap-south-1</Region>"))
             case "moved": return .init(status: 301, body: error("PermanentRedirect", "<Endpoint>bucket.s3.eu-west-1.amazonaws.com</Endpoint>"))
             case "hostile": return .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>\u{202E}eu-west-1 &amp; more</Region>"))
             case "same": return .init(status: 400, body: error("AuthorizationHeaderMalformed", "<Region>us-east-1</Region>"))
@@ -134,24 +144,54 @@ struct S3BackendTests {
             }
         }
         let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
-        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
-        func failure(_ path: String) -> RemoteError? {
+        func connect(_ regions: S3Regions? = nil) throws -> S3Backend {
+            let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+            backend.regions = regions
+            return backend
+        }
+        func failure(_ path: String, on backend: S3Backend) -> RemoteError? {
             do { _ = try backend.getData(path) } catch let error as RemoteError { return error } catch {}
             return nil
         }
-        let signed = try #require(failure("signed"))
-        #expect(signed.kind == .invalid && signed.advises)
-        #expect(signed.detail.contains("region eu-west-1, not us-east-1") && signed.detail.contains("--region eu-west-1"))
-        #expect(signed.detail.contains("--endpoint"), "a custom endpoint is named too: it does not follow the region")
-        #expect(try #require(failure("head")).detail.contains("region ap-south-1"))
-        let moved = try #require(failure("moved"))
+        // Followed: one request to the wrong region, one to the right, and remembered.
+        let regions = S3Regions()
+        let first = try connect(regions)
+        #expect(try first.getData("signed") == Data("ok".utf8))
+        #expect(first.requestsSent == 2 && first.address.region == "eu-west-1")
+        #expect(first.address.endpoint == address.endpoint, "an endpoint a person gave stays")
+        #expect(regions.toRemember == "eu-west-1")
+        let second = try connect(regions)
+        #expect(try second.getData("signed") == Data("ok".utf8))
+        #expect(second.requestsSent == 1, "a connection made after the region was learned starts there")
+        #expect(try connect().getData("head") == Data("ok".utf8))
+        // Two answers that disagree: the first is followed, the second named.
+        let flipped = try #require(failure("flip", on: try connect()))
+        #expect(flipped.kind == .invalid && flipped.advises)
+        #expect(flipped.detail.contains("region eu-north-1, not ap-south-1") && flipped.detail.contains("--region eu-north-1"))
+        #expect(flipped.detail.contains("--endpoint"), "a custom endpoint is named too: it does not follow the region")
+        let moved = try #require(failure("moved", on: try connect()))
         #expect(moved.advises && moved.detail.contains("another endpoint (bucket.s3.eu-west-1.amazonaws.com)"))
-        // Not a region's name: nothing of it is repeated, and the error is the code's.
-        let hostile = try #require(failure("hostile"))
+        // Not a region's name: nothing of it is repeated or followed, and the error is the code's.
+        let backend = try connect()
+        let hostile = try #require(failure("hostile", on: backend))
         #expect(!hostile.advises && !hostile.description.contains("\u{202E}") && hostile.detail.contains("AuthorizationHeaderMalformed"))
+        #expect(backend.address.region == "us-east-1")
         // The region this remote already uses: the answer means something else.
-        #expect(try #require(failure("same")).detail.contains("region") == false)
-        #expect(try #require(failure("other")).kind == .notFound)
+        #expect(try #require(failure("same", on: backend)).detail.contains("region") == false)
+        #expect(try #require(failure("other", on: backend)).kind == .notFound)
+    }
+
+    /// AWS's own endpoint follows the region with it (s3.REGION.amazonaws.com); the URL as
+    /// stored is not changed by it.
+    @Test func anAWSEndpointMovesWithTheRegion() throws {
+        let address = try S3Address(url: "s3://bucket/p")
+        #expect(address.endpoint == "https://s3.us-east-1.amazonaws.com")
+        let regions = S3Regions()
+        regions.remember("eu-central-1")
+        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        backend.regions = regions
+        #expect(backend.address.endpoint == "https://s3.eu-central-1.amazonaws.com" && backend.address.region == "eu-central-1")
+        #expect(regions.toRemember == nil, "what an earlier run learned is not news")
     }
 
     /// A repository written on WebDAV (here a folder) and copied into a bucket with any tool
