@@ -170,8 +170,7 @@ package final class S3Backend: CountsRequests {
             return "the bucket \(address.bucket) is in region \(region), not \(address.region): run `quire remote set` with --region \(region)"
                 + (address.endpoint == S3Address.awsEndpoint(address.region) ? "" : " (and that region's --endpoint)")
         }
-        guard [301, 307, 400].contains(response.status) else { return nil }
-        guard response.status == 301 || failure?.code == "PermanentRedirect" else { return nil }
+        guard response.status == 301 || (failure?.code == "PermanentRedirect" && [307, 400].contains(response.status)) else { return nil }
         let endpoint = failure?.endpoint ?? ""
         let plain = (1...253).contains(endpoint.utf8.count)
             && endpoint.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 || $0 == 46 }
