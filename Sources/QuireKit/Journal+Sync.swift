@@ -133,10 +133,9 @@ extension Journal {
     /// said the bucket is in. Best-effort: the next run only meets one more 401, or one
     /// more request to the wrong region, when it fails.
     func keepWhatTheServerTaught() {
-        if let region = connection.regions.toRemember, (try? store.remoteSettings()?.learnedRegion) != region {
-            try? store.setLearnedRegion(region)
-        }
-        guard let learned = connection.auth.toRemember, (try? store.remoteSettings()?.authScheme) != learned else { return }
-        try? store.setAuthScheme(learned.isEmpty ? nil : learned)
+        let region = connection.regions.toRemember, scheme = connection.auth.toRemember
+        guard region != nil || scheme != nil, let remote = try? store.remoteSettings() else { return }
+        if let region, remote.learnedRegion != region { try? store.setLearnedRegion(region) }
+        if let scheme, remote.authScheme != scheme { try? store.setAuthScheme(scheme.isEmpty ? nil : scheme) }
     }
 }
