@@ -38,7 +38,7 @@ struct RemoteCommand: Command {
         OptionSpec.value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)").only("set"),
         OptionSpec.insecureHTTP.only("set"), OptionSpec.passphraseFile.only("init", "check"),
     ] + OptionSpec.s3.map { $0.only("set") } + [
-        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}").only(""),
+        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}, and for S3 \"endpoint\", \"region\", \"path_style\"").only(""),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -68,14 +68,28 @@ struct RemoteCommand: Command {
             context.print("No remote. Set one with: quire remote set URL")
             return
         }
+        // An S3 remote's URL carries its endpoint and region percent-encoded: shown apart, with
+        // the region the service said the bucket is in when that is not the one given.
+        let s3 = try? S3Address(url: remote.url)
+        let region = s3.map { remote.learnedRegion ?? $0.region }
         if arguments.flag("json") {
             var json = JSONOutput()
-            json.object([("url", .string(remote.url)), ("user", .string(remote.user ?? "")),
-                         ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0)))])
+            var fields: [(String, JSONOutput.Value)] = [
+                ("url", .string(remote.url)), ("user", .string(remote.user ?? "")),
+                ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0)))]
+            if let s3, let region {
+                fields += [("endpoint", .string(s3.endpoint)), ("region", .string(region)), ("path_style", .bool(s3.pathStyle))]
+            }
+            json.object(fields)
             context.print(json.text)
         } else {
             context.print("url:        \(remote.url)")
+            if let s3, let region {
+                context.print("endpoint:   \(s3.endpoint)\(s3.pathStyle ? " (path-style)" : "")")
+                context.print("region:     \(region)\(region != s3.region ? " (where the service said the bucket is; the URL says \(s3.region))" : "")")
+            }
             if let user = remote.user { context.print("user:       \(user)") }
+            if let file = remote.passwordFile { context.print("\(s3 == nil ? "password:   " : "credentials:") \(file)") }
             context.print("repository: \(remote.repositoryID ?? "(none yet: run quire remote init)")")
             if let limit = remote.maxObjectSize { context.print("max object: \(ByteCount.text(limit))") }
         }

@@ -111,12 +111,19 @@ struct S3CLITests {
         #expect(refused.stderr.contains("hint: these credentials may not do that in this bucket") && !refused.stderr.contains("WebDAV"))
         func learned() throws -> String? { try Store(folder: a).remoteSettings()?.learnedRegion }
         #expect(try learned() == "eu-central-1")
+        // `remote` says where the requests go: the region learned, beside the one given.
+        let shown = try QuireBinary.run(["remote"], store: a).stdout
+        #expect(shown.contains("endpoint:   http://127.0.0.1:\(stub.port) (path-style)"), "\(shown)")
+        #expect(shown.contains("region:     eu-central-1 (where the service said the bucket is; the URL says us-east-1)"), "\(shown)")
+        let json = try QuireBinary.run(["remote", "--json"], store: a).stdout
+        #expect(json.contains("\"region\": \"eu-central-1\"") && json.contains("\"path_style\": true"), "\(json)")
         let before = stub.requests.count
         #expect(try QuireBinary.run(["sync"], store: a, environment: keys).status == 1)
         let next = try #require(stub.requests.dropFirst(before).first)
         #expect(next.headers["authorization"]?.contains("/eu-central-1/s3/aws4_request") == true, "the next run starts in the region learned")
         #expect(try QuireBinary.run(["remote", "set", "s3://elsewhere/other"] + options, store: a).status == 0)
         #expect(try learned() == nil, "what one address taught says nothing of another")
+        #expect(try QuireBinary.run(["remote"], store: a).stdout.contains("region:     us-east-1\n"))
         #expect(try QuireBinary.run(["remote", "set", "s3://odd/journal"] + options, store: a).status == 0)
         let odd = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
         #expect(odd.status == 1 && odd.stderr.contains("not what S3 promises") && !odd.stderr.contains("WebDAV"), "\(odd.stderr)")
