@@ -70,6 +70,32 @@ package struct S3Address: Equatable, Sendable {
         return "s3://" + bucket + (prefix.isEmpty ? "" : "/" + prefix) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
     }
 
+    /// The URL of object `key` (or of the bucket, for an empty key), with `query` already
+    /// in SigV4's canonical form: keys sorted, RFC 3986, bare keys as `k=`.
+    package func url(key: String, query: [(String, String)] = []) -> String {
+        let path = key.split(separator: "/", omittingEmptySubsequences: false).map { Self.encoded(String($0)) }.joined(separator: "/")
+        let base: String
+        if addressesByPath {
+            base = endpoint + "/" + bucket + "/" + path
+        } else {
+            let parts = endpoint.components(separatedBy: "://")
+            base = parts[0] + "://" + bucket + "." + (parts.last ?? "") + "/" + path
+        }
+        guard !query.isEmpty else { return base }
+        return base + "?" + query.sorted { $0.0 < $1.0 }.map { Self.encoded($0.0) + "=" + Self.encoded($0.1) }.joined(separator: "&")
+    }
+
+    /// Whether requests name the bucket in the path: as `--path-style` says, and always where
+    /// a virtual host cannot work: an endpoint that is an IP address or `localhost`, and a
+    /// bucket with a dot over TLS, whose host (`my.journal.s3.….amazonaws.com`) no wildcard
+    /// certificate covers (AWS's advice; minio-go, under restic, does both).
+    package var addressesByPath: Bool {
+        if pathStyle || (overTLS && bucket.contains(".")) { return true }
+        let host = self.host
+        return host == "localhost" || host.hasPrefix("[") || host.contains(":")
+            || (host.split(separator: ".").count == 4 && host.utf8.allSatisfy { (48...57).contains($0) || $0 == 46 })
+    }
+
     /// The host the requests go to (for the loopback rule and messages).
     package var host: String { URL(string: endpoint)?.host ?? endpoint }
     package var overTLS: Bool { endpoint.hasPrefix("https://") }

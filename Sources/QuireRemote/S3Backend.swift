@@ -77,20 +77,7 @@ package final class S3Backend: CountsRequests {
 
     private func key(_ path: String) -> String { address.prefix.isEmpty ? path : address.prefix + (path.isEmpty ? "" : "/" + path) }
 
-    /// The URL of object `key` (or of the bucket, for an empty key), with `query` already
-    /// in SigV4's canonical form: keys sorted, RFC 3986, bare keys as `k=`.
-    private func url(key: String, query: [(String, String)] = []) -> String {
-        let path = key.split(separator: "/", omittingEmptySubsequences: false).map { S3Address.encoded(String($0)) }.joined(separator: "/")
-        let base: String
-        if address.pathStyle {
-            base = address.endpoint + "/" + address.bucket + "/" + path
-        } else {
-            let parts = address.endpoint.components(separatedBy: "://")
-            base = parts[0] + "://" + address.bucket + "." + (parts.last ?? "") + "/" + path
-        }
-        guard !query.isEmpty else { return base }
-        return base + "?" + query.sorted { $0.0 < $1.0 }.map { S3Address.encoded($0.0) + "=" + S3Address.encoded($0.1) }.joined(separator: "&")
-    }
+    private func url(key: String, query: [(String, String)] = []) -> String { address.url(key: key, query: query) }
 
     private func headers(_ extra: [String] = []) -> [String] {
         // libcurl 7.88 signs what it is given: the payload's hash is said, not computed (every

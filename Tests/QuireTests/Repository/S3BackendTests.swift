@@ -194,6 +194,24 @@ struct S3BackendTests {
         #expect(regions.toRemember == nil, "what an earlier run learned is not news")
     }
 
+    /// A bucket is named in the host unless --path-style; but a dotted bucket over TLS is named
+    /// in the path, since no wildcard certificate covers `my.journal.s3.….amazonaws.com`.
+    @Test func aDottedBucketOverTLSIsNamedInThePath() throws {
+        let plain = try S3Address(url: "s3://my-journal/anna?region=eu-central-1")
+        #expect(plain.url(key: "anna/keys/k 1") == "https://my-journal.s3.eu-central-1.amazonaws.com/anna/keys/k%201")
+        let dotted = try S3Address(url: "s3://my.journal/anna?region=eu-central-1")
+        #expect(dotted.url(key: "anna/keys", query: [("prefix", "a/"), ("list-type", "2")])
+                == "https://s3.eu-central-1.amazonaws.com/my.journal/anna/keys?list-type=2&prefix=a%2F")
+        // Plain HTTP has no certificate to match: the host names the bucket as asked.
+        let named = try S3Address(bucket: "my.journal", prefix: "", endpoint: "http://minio.lan:9000", region: nil, pathStyle: false)
+        #expect(named.url(key: "x") == "http://my.journal.minio.lan:9000/x")
+        // An address or localhost has no subdomains: the path names the bucket.
+        for endpoint in ["http://127.0.0.1:9000", "http://localhost:9000", "http://[::1]:9000"] {
+            let local = try S3Address(bucket: "journal", prefix: "", endpoint: endpoint, region: nil, pathStyle: false)
+            #expect(local.url(key: "x") == endpoint + "/journal/x")
+        }
+    }
+
     /// A repository written on WebDAV (here a folder) and copied into a bucket with any tool
     /// is the same repository: restored from either, byte for byte.
     @Test func aRepositoryCopiedIntoABucketRestores() throws {
