@@ -91,12 +91,15 @@ struct S3BackendTests {
 
     /// A server that answers SlowDown (or 503) is asked again with back-off; one whose clock
     /// says this machine's is off says so in one line.
-    @Test func slowDownIsRetriedAndASkewedClockIsSaid() throws {
+    @Test func slowDownIsRetriedAndASkewedClockOrAnArchivedObjectIsSaid() throws {
         let answers = Locked(0)
         let stub = try StubServer { request in
             let n = answers.update { $0 += 1; return $0 }
             if request.path.contains("skew") {
                 return .init(status: 403, body: Data("<Error><Code>RequestTimeTooSkewed</Code><Message>too far</Message></Error>".utf8))
+            }
+            if request.path.contains("archived") {
+                return .init(status: 403, body: Data("<Error><Code>InvalidObjectState</Code><Message>The operation is not valid for the object's storage class</Message></Error>".utf8))
             }
             if n <= 2 { return .init(status: 503, body: Data("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>".utf8)) }
             return .init(status: 200, body: Data("ok".utf8))
@@ -110,6 +113,12 @@ struct S3BackendTests {
         #expect {
             _ = try backend.getData("skew")
         } throws: { "\($0)".contains("clock") && !"\($0)".contains("\n") }
+        // An object a lifecycle rule archived is said to be so, once: no retry brings it back.
+        let before = stub.requests.count
+        #expect {
+            _ = try backend.getData("archived")
+        } throws: { "\($0)".contains("archived") && ($0 as? RemoteError)?.advises == true }
+        #expect(stub.requests.count == before + 1)
         // Every request was signed, and none carried the secret.
         #expect(stub.requests.allSatisfy { $0.headers["authorization"]?.hasPrefix("AWS4-HMAC-SHA256 Credential=k/") == true })
         #expect(!stub.requests.contains { $0.headers.values.contains { $0.contains("s") && $0 == "s" } })
