@@ -112,7 +112,12 @@ package final class DataSource: ByteSource {
 package final class DataSink: ByteSink {
     package private(set) var data = Data()
     let limit: Int
-    package init(limit: Int = 64 << 20) { self.limit = limit }
+    /// `expected`: the size the object will have, when known (a ranged read), so the bytes
+    /// go into one buffer as they come rather than into one regrown and copied at each doubling.
+    package init(limit: Int = 64 << 20, expected: Int = 0) {
+        self.limit = limit
+        if expected > 0 { data.reserveCapacity(min(expected, limit)) }
+    }
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard data.count + bytes.count <= limit else {
             throw RemoteError(.protocolError, detail: "object larger than \(limit) bytes")

@@ -134,7 +134,7 @@ final class EarlyPacks: Sendable {
             while true {
                 let room = shared.withLock { $0.stopped ? 0 : limit - $0.heldBytes }
                 guard room > 0 else { return }
-                let sink = DataSink(limit: chunk)
+                let sink = DataSink(limit: chunk, expected: min(chunk, room))
                 // A pack that cannot be read now is read later by the downloads, and named then;
                 // so is one this machine cannot keep.
                 guard (try? backend.get(pack, range: offset..<(offset + Int64(min(chunk, room))), into: sink)) != nil,

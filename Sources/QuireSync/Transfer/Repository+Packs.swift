@@ -80,7 +80,7 @@ extension Repository {
 
     /// The bytes `range` of `pack`, in one ranged GET.
     func window(of pack: String, _ range: Range<Int64>) throws -> Window {
-        let sink = DataSink(limit: Int(range.count))
+        let sink = DataSink(limit: Int(range.count), expected: Int(range.count))
         try backend.get(pack, range: range, into: sink)
         guard sink.data.count == range.count else {
             throw CryptoError(.unauthenticated, object: pack, detail: "the pack is shorter than its index says")
