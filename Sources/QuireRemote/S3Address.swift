@@ -142,13 +142,12 @@ package struct S3Credentials: Sendable {
     /// `default`.
     /// - Throws: `RemoteError.unauthorized` saying where they were looked for.
     package static func find(file: String?, environment: [String: String]) throws -> S3Credentials {
-        let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        let profile = AWSSharedConfig.profileName(environment)
         if let file { return try read(file, profile: profile) }
         if let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty {
             return S3Credentials(accessKey: key, secretKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         }
-        let shared = environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.aws/credentials"
+        let shared = AWSSharedConfig.path("AWS_SHARED_CREDENTIALS_FILE", default: "credentials", environment)
         guard FileManager.default.fileExists(atPath: shared) else {
             var error = RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                                     + "or put them in ~/.aws/credentials, or give --credentials-file")
@@ -160,20 +159,8 @@ package struct S3Credentials: Sendable {
 
     /// Reads `profile` of an AWS credentials file (INI: `[profile]`, `key = value`).
     static func read(_ path: String, profile: String) throws -> S3Credentials {
-        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else {
+        guard let values = AWSSharedConfig.profile(profile, in: path) else {
             throw RemoteError(.unauthorized, path: path, detail: "cannot read the S3 credentials file")
-        }
-        var section = "", values: [String: String] = [:]
-        for raw in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("[") && line.hasSuffix("]") {
-                section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                if section.hasPrefix("profile ") { section = String(section.dropFirst(8)) }
-                continue
-            }
-            guard section == profile, let equals = line.firstIndex(of: "=") else { continue }
-            values[line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         }
         guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"], !secret.isEmpty else {
             throw RemoteError(.unauthorized, path: path, detail: "profile '\(profile)' has no aws_access_key_id and aws_secret_access_key")

@@ -3,9 +3,12 @@ import QuireKit
 
 /// Option handling shared by several commands.
 enum Options {
-    /// The remote `url` with `--user`, `--password-file` (made absolute) and `--insecure-http`.
-    /// - Throws: a usage error saying what is wrong with the URL.
-    static func remoteAddress(_ url: String, _ arguments: Arguments) throws -> RemoteAddress {
+    /// The remote `url` with `--user`, `--password-file` (made absolute) and `--insecure-http`;
+    /// for S3, with `--endpoint`, `--region`, `--path-style` and `--credentials-file`, where
+    /// neither they nor the URL say the region or endpoint, what the AWS tools' shared
+    /// settings in `environment` say (`S3Defaults`).
+    /// - Throws: a usage error saying what is wrong with the URL, or which setting is wrong.
+    static func remoteAddress(_ url: String, _ arguments: Arguments, environment: [String: String]) throws -> RemoteAddress {
         func absolute(_ path: String?) -> String? { path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } }
         let s3Given = ["endpoint", "region", "credentials-file"].filter { arguments.value($0) != nil } + (arguments.flag("path-style") ? ["path-style"] : [])
         guard url.hasPrefix("s3://") else {
@@ -19,13 +22,26 @@ enum Options {
             throw CLIError.usage("--\(webdav) is for WebDAV; an S3 remote's credentials come from AWS_ACCESS_KEY_ID, ~/.aws/credentials or --credentials-file")
         }
         let s3: S3Address
+        let given: S3Address
         do {
-            let given = try S3Address(url: url)
-            s3 = try S3Address(bucket: given.bucket, prefix: given.prefix, endpoint: arguments.value("endpoint") ?? (url.contains("endpoint=") ? given.endpoint : nil),
-                               region: arguments.value("region") ?? (url.contains("region=") ? given.region : nil),
-                               pathStyle: arguments.flag("path-style") || given.pathStyle)
+            given = try S3Address(url: url)
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
+        }
+        let defaults = S3Defaults(environment: environment)
+        // What the command line or the URL says, else the shared settings (with where they said it).
+        typealias Said = (value: String, source: String?)
+        let region: Said? = arguments.value("region").map { ($0, nil) }
+            ?? (url.contains("region=") ? (given.region, nil) : defaults.region.map { ($0.value, $0.source) })
+        let endpoint: Said? = arguments.value("endpoint").map { ($0, nil) }
+            ?? (url.contains("endpoint=") ? (given.endpoint, nil) : defaults.endpoint.map { ($0.value, $0.source) })
+        do {
+            s3 = try S3Address(bucket: given.bucket, prefix: given.prefix, endpoint: endpoint?.value, region: region?.value,
+                               pathStyle: arguments.flag("path-style") || given.pathStyle || defaults.pathStyle)
+        } catch let error as RemoteError {
+            // A variable or a profile may hold what no one typed here: say so.
+            let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()
+            throw CLIError.usage(error.detail + (read.isEmpty ? "" : " (read from \(read.joined(separator: " and ")))"))
         }
         let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"))
         try check(address)

@@ -20,7 +20,9 @@ struct RemoteCommand: Command {
         QUIRE_WEBDAV_PASSWORD, or ~/.netrc. S3 credentials come from --credentials-file (an
         AWS credentials file, remembered as a path), AWS_ACCESS_KEY_ID and
         AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), or ~/.aws/credentials (profile
-        AWS_PROFILE, else default); they are never stored.
+        AWS_PROFILE, else default); they are never stored. Without --region or --endpoint,
+        the region and endpoint are read where aws-cli reads them (AWS_REGION,
+        AWS_ENDPOINT_URL_S3, the profile in ~/.aws/config) and kept in the URL.
         Attachments travel in packs of up to 16 MiB. A server that refuses large request
         bodies (HTTP 413: nginx's client_max_body_size is 1 MiB unless raised) teaches Quire
         its limit, which is remembered; --max-object-size SIZE (like 1M or 512K) says it
@@ -103,7 +105,7 @@ struct RemoteCommand: Command {
             }
             return size
         }
-        let address = try Options.remoteAddress(url, arguments)
+        let address = try Options.remoteAddress(url, arguments, environment: context.environment)
         let store = try context.openStore(create: true)
         try Journal(store: store).setRemote(address, maxObjectSize: limit)
     }

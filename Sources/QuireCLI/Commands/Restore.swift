@@ -28,7 +28,7 @@ struct RestoreCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         Interruption.install(saying: "What was restored is kept; the same command continues the restore.")
         let url = try arguments.positionals("URL")[0]
-        let address = try Options.remoteAddress(url, arguments)
+        let address = try Options.remoteAddress(url, arguments, environment: context.environment)
         let existed = FileManager.default.fileExists(atPath: context.storePath)
         let notBefore = try Options.date(arguments, "not-before")
         // A page cache of 32 MiB: a restore writes every row once, and with 4 MiB a batch's

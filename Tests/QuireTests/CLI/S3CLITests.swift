@@ -92,6 +92,50 @@ struct S3CLITests {
     /// region the service names, remembers it for the store (the next run's first request
     /// is signed for it), and forgets it for a new address. Errors come in one line, with
     /// S3's advice, not WebDAV's.
+    /// A remote given no --region or --endpoint takes them where aws-cli does: AWS_REGION or
+    /// AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, else the profile's settings
+    /// in ~/.aws/config. The URL keeps them, so a later run without those variables (the
+    /// service) goes to the same place; what the command line says wins; a wrong value names
+    /// where it was read and sets nothing.
+    @Test func theAWSToolsSharedSettingsSayWhereS3Is() throws {
+        let config = dir.file("aws-config", """
+            [default]
+            region = eu-west-3
+            [profile r2]
+            region = auto
+            s3 =
+              endpoint_url = https://account.r2.cloudflarestorage.com
+              addressing_style = path
+            """)
+        func shown(_ store: String) throws -> [String: Any] {
+            let run = try QuireBinary.run(["remote", "--json"], store: store)
+            return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
+        }
+        let a = dir.path + "/a", b = dir.path + "/b", c = dir.path + "/c", d = dir.path + "/d"
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: a, environment: ["AWS_CONFIG_FILE": config]).status == 0)
+        #expect(try shown(a)["url"] as? String == "s3://journal/anna?region=eu-west-3")
+        #expect(try shown(a)["endpoint"] as? String == "https://s3.eu-west-3.amazonaws.com")
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: b, environment: ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "r2"]).status == 0)
+        #expect(try shown(b)["endpoint"] as? String == "https://account.r2.cloudflarestorage.com")
+        #expect(try shown(b)["region"] as? String == "auto" && shown(b)["path_style"] as? Bool == true)
+        // The variables beat the file, and the command line beats both.
+        let variables = ["AWS_CONFIG_FILE": config, "AWS_DEFAULT_REGION": "ca-central-1", "AWS_ENDPOINT_URL": "https://s3.example.org"]
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: c, environment: variables).status == 0)
+        #expect(try shown(c)["region"] as? String == "ca-central-1" && shown(c)["endpoint"] as? String == "https://s3.example.org")
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna", "--region", "eu-north-1", "--endpoint", "https://s3.other.org"],
+                                    store: c, environment: variables).status == 0)
+        #expect(try shown(c)["region"] as? String == "eu-north-1" && shown(c)["endpoint"] as? String == "https://s3.other.org")
+        // A URL that says it already is not changed by them (a restore of a URL copied from `remote`).
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna?region=sa-east-1"], store: c, environment: variables).status == 0)
+        #expect(try shown(c)["region"] as? String == "sa-east-1" && shown(c)["endpoint"] as? String == "https://s3.example.org")
+        // A wrong value names where it was read, and sets nothing.
+        let wrong = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_REGION": "EU West"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("'EU West' is not a region name (read from AWS_REGION)"), "\(wrong.stderr)")
+        let endpoint = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_ENDPOINT_URL_S3": "ftp://files"])
+        #expect(endpoint.status == 2 && endpoint.stderr.contains("(read from AWS_ENDPOINT_URL_S3)"), "\(endpoint.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: d), "nothing was set: no store was made")
+    }
+
     @Test func aBucketInAnotherRegionIsFollowedAndRemembered() throws {
         let stub = try StubServer { request in
             if request.path.hasPrefix("/odd/") { return .init(status: 400, body: Data("<html>no</html>".utf8)) }
