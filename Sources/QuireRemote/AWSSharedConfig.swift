@@ -3,24 +3,30 @@ import Foundation
 /// The files every AWS tool shares: `~/.aws/credentials` and `~/.aws/config`, INI text whose
 /// sections are profiles (`[name]`, or `[profile name]` in the config file).
 enum AWSSharedConfig {
-    /// The `key = value` pairs of `profile` in the file at `path` (keys lower-cased; a nested
-    /// block such as `s3 =` followed by indented pairs is read as if its pairs stood alone);
-    /// nil when the file cannot be read or is over 1 MiB.
+    /// The `key = value` pairs of `profile` in the file at `path`, keys lower-cased; a pair of
+    /// a nested block (`s3 =` followed by indented pairs) as `s3.key`. Nil when the file
+    /// cannot be read or is over 1 MiB.
     static func profile(_ profile: String, in path: String) -> [String: String]? {
         guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return nil }
-        var section = "", values: [String: String] = [:]
+        var section = "", block: String?, values: [String: String] = [:]
         for raw in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            let indented = raw.first.map { $0 == " " || $0 == "\t" } ?? false
+            if !indented { block = nil }
             if line.hasPrefix("[") && line.hasSuffix("]") {
                 section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
                 if section.hasPrefix("profile ") { section = String(section.dropFirst(8)).trimmingCharacters(in: .whitespaces) }
                 continue
             }
             guard section == profile, let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            guard !value.isEmpty else { continue }  // `s3 =`: the block's pairs follow
-            values[line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()] = value
+            if value.isEmpty {
+                if !indented { block = key }  // `s3 =`: the block's pairs follow, indented
+                continue
+            }
+            values[(indented ? block.map { $0 + "." } ?? "" : "") + key] = value
         }
         return values
     }
@@ -59,8 +65,8 @@ package struct S3Defaults: Sendable {
         let profile = AWSSharedConfig.profile(name, in: file) ?? [:]
         let source = "profile \(name) of \(file)"
         region = variable("AWS_REGION", "AWS_DEFAULT_REGION") ?? profile["region"].map { ($0, source) }
-        endpoint = variable("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") ?? profile["endpoint_url"].map { ($0, source) }
-        pathStyle = profile["addressing_style"] == "path"
+        endpoint = variable("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") ?? (profile["s3.endpoint_url"] ?? profile["endpoint_url"]).map { ($0, source) }
+        pathStyle = profile["s3.addressing_style"] == "path"
     }
 
 }

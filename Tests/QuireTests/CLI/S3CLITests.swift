@@ -103,21 +103,29 @@ struct S3CLITests {
             region = eu-west-3
             [profile r2]
             region = auto
+            endpoint_url = https://everything.example.org
+            dynamodb =
+              endpoint_url = http://localhost:8000
             s3 =
               endpoint_url = https://account.r2.cloudflarestorage.com
               addressing_style = path
+            [profile plain]
+            endpoint_url = https://s3.example.net
             """)
         func shown(_ store: String) throws -> [String: Any] {
             let run = try QuireBinary.run(["remote", "--json"], store: store)
             return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
         }
-        let a = dir.path + "/a", b = dir.path + "/b", c = dir.path + "/c", d = dir.path + "/d"
+        let a = dir.path + "/a", b = dir.path + "/b", c = dir.path + "/c", d = dir.path + "/d", e = dir.path + "/e"
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: a, environment: ["AWS_CONFIG_FILE": config]).status == 0)
         #expect(try shown(a)["url"] as? String == "s3://journal/anna?region=eu-west-3")
         #expect(try shown(a)["endpoint"] as? String == "https://s3.eu-west-3.amazonaws.com")
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: b, environment: ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "r2"]).status == 0)
         #expect(try shown(b)["endpoint"] as? String == "https://account.r2.cloudflarestorage.com")
         #expect(try shown(b)["region"] as? String == "auto" && shown(b)["path_style"] as? Bool == true)
+        // A profile's endpoint_url is every service's; another service's block is not S3's.
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "plain"]).status == 0)
+        #expect(try shown(d)["endpoint"] as? String == "https://s3.example.net" && shown(d)["path_style"] as? Bool == false)
         // The variables beat the file, and the command line beats both.
         let variables = ["AWS_CONFIG_FILE": config, "AWS_DEFAULT_REGION": "ca-central-1", "AWS_ENDPOINT_URL": "https://s3.example.org"]
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: c, environment: variables).status == 0)
@@ -129,11 +137,11 @@ struct S3CLITests {
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna?region=sa-east-1"], store: c, environment: variables).status == 0)
         #expect(try shown(c)["region"] as? String == "sa-east-1" && shown(c)["endpoint"] as? String == "https://s3.example.org")
         // A wrong value names where it was read, and sets nothing.
-        let wrong = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_REGION": "EU West"])
+        let wrong = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: e, environment: ["AWS_REGION": "EU West"])
         #expect(wrong.status == 2 && wrong.stderr.contains("'EU West' is not a region name (read from AWS_REGION)"), "\(wrong.stderr)")
-        let endpoint = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_ENDPOINT_URL_S3": "ftp://files"])
+        let endpoint = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: e, environment: ["AWS_ENDPOINT_URL_S3": "ftp://files"])
         #expect(endpoint.status == 2 && endpoint.stderr.contains("(read from AWS_ENDPOINT_URL_S3)"), "\(endpoint.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: d), "nothing was set: no store was made")
+        #expect(!FileManager.default.fileExists(atPath: e), "nothing was set: no store was made")
     }
 
     @Test func aBucketInAnotherRegionIsFollowedAndRemembered() throws {
