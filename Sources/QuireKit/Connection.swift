@@ -13,17 +13,21 @@ public struct RemoteAddress: Sendable {
     public var passwordFile: String?
     /// Accept plain `http://` beyond loopback (Digest authentication only).
     public var insecureHTTP: Bool
+    /// A PEM file of the certificates that vouch for the server (its private CA, or its
+    /// self-signed certificate), trusted instead of the system's; its path is stored.
+    public var caFile: String?
 
-    public init(url: String, user: String? = nil, passwordFile: String? = nil, insecureHTTP: Bool = false) {
+    public init(url: String, user: String? = nil, passwordFile: String? = nil, insecureHTTP: Bool = false, caFile: String? = nil) {
         self.url = url
         self.user = user
         self.passwordFile = passwordFile
         self.insecureHTTP = insecureHTTP
+        self.caFile = caFile
     }
 
     /// The address as the store keeps it.
     package init(_ remote: RemoteSettings) {
-        self.init(url: remote.url, user: remote.user, passwordFile: remote.passwordFile, insecureHTTP: remote.insecureHTTP)
+        self.init(url: remote.url, user: remote.user, passwordFile: remote.passwordFile, insecureHTTP: remote.insecureHTTP, caFile: remote.caFile)
     }
 }
 
@@ -58,6 +62,7 @@ public struct Connection {
         // An S3 remote's file is its AWS credentials file, read by the backend; not a password.
         var settings = HTTPSettings(user: remote.user, password: isS3 ? nil : try password(RemoteAddress(remote)))
         settings.insecureHTTP = remote.insecureHTTP
+        settings.caFile = remote.caFile
         auth.remember(remote.authScheme)
         regions.remember(remote.learnedRegion)
         settings.schemes = auth

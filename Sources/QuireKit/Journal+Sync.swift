@@ -45,7 +45,7 @@ extension Journal {
     @discardableResult
     public func restore(from address: RemoteAddress, _ unlock: Unlock, notBefore: Date? = nil,
                         progress: ((String) -> Void)? = nil) throws -> SyncReport {
-        try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
+        try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
         return try whileSyncing {
             if try store.restoringFrom() == nil {
                 // Restored from this address already (a restore stopped after it finished but
@@ -58,7 +58,7 @@ extension Journal {
                 guard try store.holdsNoJournal() else { throw SyncError(.notEmpty, detail: "\(store.folder) already holds a journal") }
                 let previous = try store.remoteSettings()
                 if previous?.url != address.url { try store.forgetRepository() }
-                try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
+                try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
             }
             return try syncer(unlock).restore(notBefore: notBefore, progress: progress)
         }

@@ -53,9 +53,9 @@ public final class Journal {
     /// `maxObjectSize` is the largest request body the server takes, when known (Quire also
     /// learns it from a 413). A limit belongs to a server: a new address starts without one.
     public func setRemote(_ address: RemoteAddress, maxObjectSize: Int64? = nil) throws {
-        try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
+        try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
         let previous = try store.remoteSettings()
-        try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP)
+        try store.setRemote(url: address.url, user: address.user, passwordFile: address.passwordFile, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
         if maxObjectSize != nil || previous?.url != address.url { try store.setMaxObjectSize(maxObjectSize) }
     }
 

@@ -47,6 +47,10 @@ package struct HTTPSettings: Sendable {
     /// hold a sync for ever.
     package var listingTimeout: Int = 300
     package var verifyTLS = true
+    /// A PEM file of the certificates that may vouch for the server (its own CA, or its
+    /// self-signed certificate), instead of the system's: a server of one's own with a
+    /// private CA. Nil: the system's store.
+    package var caFile: String?
     /// Attempts for transient failures (423, 429, 5xx, dropped connections).
     package var attempts = 5
     /// First back-off delay; doubles each attempt.
@@ -155,6 +159,9 @@ final class Curl {
     /// that talks, and silence is measured by `lowSpeedTime`.
     private var heardFromServer = false
     private static let globalInit: Bool = curl_global_init(QUIRE_CURL_GLOBAL_DEFAULT) == CURLE_OK
+    /// libcurl's own words for the last failure (`CURLOPT_ERRORBUFFER`): what was wrong with a
+    /// certificate, which `curl_easy_strerror` does not say. Lives as long as the handle.
+    private let errorWords = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     /// The bytes handed to one send of a body (libcurl allows up to 2 MiB).
     static let uploadBufferSize = 512 << 10
 
@@ -163,6 +170,8 @@ final class Curl {
             throw RemoteError(.localIO, detail: "libcurl failed to initialise")
         }
         self.handle = handle
+        errorWords.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        quire_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorWords)
         self.settings = settings
         self.basicAllowed = basicAllowed
         self.origin = origin
@@ -176,7 +185,15 @@ final class Curl {
         }
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    /// Printable ASCII only: libcurl's words may quote what a server sent.
+    private static func plain(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(200).map { (32...126).contains($0.value) ? $0 : "?" }))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorWords.deallocate()
+    }
 
     /// Performs `request` once. Transport failures throw; any HTTP status returns.
     func perform(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -212,6 +229,7 @@ final class Curl {
         quire_curl_setopt_long(handle, CURLOPT_TIMEOUT, request.timeout ?? 0)
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, settings.verifyTLS ? 1 : 0)
         quire_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, settings.verifyTLS ? 2 : 0)
+        if let caFile = settings.caFile { quire_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
         quire_curl_setopt_long(handle, CURLOPT_NETRC, settings.sigV4Region == nil ? QUIRE_CURL_NETRC_OPTIONAL : 0)
         quire_curl_setopt_string(handle, CURLOPT_USERAGENT, "quire/0.1")
         if let user = settings.user { quire_curl_setopt_string(handle, CURLOPT_USERNAME, user) }
@@ -240,6 +258,7 @@ final class Curl {
         quire_curl_setopt_write(handle, curlWrite)
         quire_curl_setopt_header(handle, curlHeader)
 
+        errorWords[0] = 0
         let code: CURLcode = withExtendedLifetime(transfer) {
             let context = Unmanaged.passUnretained(transfer).toOpaque()
             quire_curl_setopt_pointer(handle, CURLOPT_READDATA, context)
@@ -291,8 +310,19 @@ final class Curl {
     private func transportError(_ code: CURLcode, _ transfer: Transfer) -> RemoteError {
         let message = String(cString: curl_easy_strerror(code))
         switch code {
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION,
-             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE, CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+        case CURLE_PEER_FAILED_VERIFICATION:
+            // A server of one's own often has a certificate no public CA signed: say how to trust it.
+            var error = RemoteError(.unreachable, detail: "\(server): its TLS certificate is not one this machine trusts (\(errorWords[0] == 0 ? message : Self.plain(String(cString: errorWords)))): "
+                                    + (settings.caFile.map { "the CA file \($0) does not vouch for it; check it is the server's CA" }
+                                       ?? "for a self-signed certificate or a private CA, give its certificate with --ca-file F (remote set, restore)"))
+            error.advises = true
+            return error
+        case CURLE_SSL_CACERT_BADFILE:
+            var error = RemoteError(.unreachable, detail: "cannot read the CA file \(settings.caFile ?? ""): give a PEM file of certificates with --ca-file F")
+            error.advises = true
+            return error
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SSL_CONNECT_ERROR,
+             CURLE_SSL_CERTPROBLEM, CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return RemoteError(.unreachable, detail: "\(server): " + message)
         case CURLE_COULDNT_CONNECT:
             return RemoteError(.refused, detail: "\(server) refused the connection (\(message.lowercased()))")

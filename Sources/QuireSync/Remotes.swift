@@ -8,9 +8,19 @@ package enum Remotes {
     /// A remote's URL as errors show it: without a password, if one was written into it.
     package static func shown(_ url: String) -> String { WebDAVBackend.redacted(url) }
 
-    /// Checks a URL a person typed. `file://` needs an absolute path.
+    /// Checks a URL a person typed. `file://` needs an absolute path. `caFile`, when given, must
+    /// be a readable PEM file holding a certificate, and goes with an https:// server.
     /// - Throws: `RemoteError.invalid` saying what is wrong.
-    package static func validate(_ url: String, insecureHTTP: Bool = false) throws {
+    package static func validate(_ url: String, insecureHTTP: Bool = false, caFile: String? = nil) throws {
+        if let caFile {
+            guard !url.hasPrefix("file://") else { throw RemoteError(.invalid, detail: "--ca-file goes with an https:// or s3:// remote") }
+            guard let data = FileManager.default.contents(atPath: caFile), data.count < 4 << 20 else {
+                throw RemoteError(.invalid, detail: "cannot read the CA file \(caFile)")
+            }
+            guard data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+                throw RemoteError(.invalid, detail: "the CA file \(caFile) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+            }
+        }
         if url.hasPrefix("file://") {
             guard String(url.dropFirst(7)).hasPrefix("/") else {
                 throw RemoteError(.invalid, detail: "a file:// URL needs an absolute path, like file:///home/me/journal-backup")

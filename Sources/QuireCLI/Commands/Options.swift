@@ -14,7 +14,7 @@ enum Options {
         guard url.hasPrefix("s3://") else {
             if let option = s3Given.first { throw CLIError.usage("--\(option) goes with an s3:// remote") }
             let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: absolute(arguments.value("password-file")),
-                                        insecureHTTP: arguments.flag("insecure-http"))
+                                        insecureHTTP: arguments.flag("insecure-http"), caFile: absolute(arguments.value("ca-file")))
             try check(address)
             return address
         }
@@ -43,14 +43,15 @@ enum Options {
             let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()
             throw CLIError.usage(error.detail + (read.isEmpty ? "" : " (read from \(read.joined(separator: " and ")))"))
         }
-        let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"))
+        let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"),
+                                    caFile: absolute(arguments.value("ca-file")))
         try check(address)
         return address
     }
 
     private static func check(_ address: RemoteAddress) throws {
         do {
-            try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP)
+            try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }

@@ -6,8 +6,8 @@ struct RemoteCommand: Command {
     static let abstract = "Show, set or create the encrypted repository this journal syncs with."
     static let usage = """
         Usage: quire remote [--json]                          show the remote
-               quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http]
-               quire remote set s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--credentials-file F]
+               quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http] [--ca-file F]
+               quire remote set s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--credentials-file F] [--ca-file F]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
                quire remote forget-key                        remove the key kept on this machine
@@ -23,6 +23,9 @@ struct RemoteCommand: Command {
         AWS_PROFILE, else default); they are never stored. Without --region or --endpoint,
         the region and endpoint are read where aws-cli reads them (AWS_REGION,
         AWS_ENDPOINT_URL_S3, the profile in ~/.aws/config) and kept in the URL.
+        A server whose certificate no public CA signed (a private CA, a self-signed
+        certificate) is trusted with --ca-file F: the PEM certificate of that CA, or the
+        server's own; its path is remembered. Without it, the system's CAs decide.
         Attachments travel in packs of up to 16 MiB. A server that refuses large request
         bodies (HTTP 413: nginx's client_max_body_size is 1 MiB unless raised) teaches Quire
         its limit, which is remembered; --max-object-size SIZE (like 1M or 512K) says it
@@ -38,9 +41,9 @@ struct RemoteCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec.user.only("set"), OptionSpec.passwordFile.only("set"),
         OptionSpec.value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)").only("set"),
-        OptionSpec.insecureHTTP.only("set"), OptionSpec.passphraseFile.only("init", "check"),
+        OptionSpec.insecureHTTP.only("set"), OptionSpec.caFile.only("set"), OptionSpec.passphraseFile.only("init", "check"),
     ] + OptionSpec.s3.map { $0.only("set") } + [
-        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\"}, and for S3 \"endpoint\", \"region\", \"path_style\"").only(""),
+        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\", \"ca_file\"}, and for S3 \"endpoint\", \"region\", \"path_style\"").only(""),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -78,7 +81,8 @@ struct RemoteCommand: Command {
             var json = JSONOutput()
             var fields: [(String, JSONOutput.Value)] = [
                 ("url", .string(remote.url)), ("user", .string(remote.user ?? "")),
-                ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0)))]
+                ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0))),
+                ("ca_file", .string(remote.caFile ?? ""))]
             if let s3, let region {
                 fields += [("endpoint", .string(s3.endpoint)), ("region", .string(region)), ("path_style", .bool(s3.pathStyle))]
             }
@@ -92,6 +96,7 @@ struct RemoteCommand: Command {
             }
             if let user = remote.user { context.print("user:       \(user)") }
             if let file = remote.passwordFile { context.print("\(s3 == nil ? "password:   " : "credentials:") \(file)") }
+            if let file = remote.caFile { context.print("ca file:    \(file)") }
             context.print("repository: \(remote.repositoryID ?? "(none yet: run quire remote init)")")
             if let limit = remote.maxObjectSize { context.print("max object: \(ByteCount.text(limit))") }
         }

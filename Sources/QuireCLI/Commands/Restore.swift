@@ -9,7 +9,7 @@ struct RestoreCommand: Command {
     static let abstract = "Restore a journal from its encrypted repository into an empty store."
     static let usage = """
         Usage: quire restore URL [--user USER] [--password-file F] [--passphrase-file F] [--insecure-http]
-                                 [--not-before DATE] [--json]
+                                 [--ca-file F] [--not-before DATE] [--json]
                quire restore s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--credentials-file F] …
 
         Brings back every entry, attachment and transcript, byte for byte, into a new store
@@ -21,7 +21,7 @@ struct RestoreCommand: Command {
         server that lost or hides its newest changes shows an older one. With --not-before, a
         repository whose newest change is older than DATE is refused and nothing is kept.
         """
-    static let options: [OptionSpec] = [.user, .passwordFile, .passphraseFile, .insecureHTTP] + OptionSpec.s3 + [
+    static let options: [OptionSpec] = [.user, .passwordFile, .passphraseFile, .insecureHTTP, .caFile] + OptionSpec.s3 + [
                                         .value("not-before", "DATE", "refuse a repository whose newest change is older (RFC 3339, YYYY-MM-DD or words)"),
                                         .flag("json", "print {\"entries\", \"segments\", \"attachments\", \"newest_change\", \"requests\", \"bytes_down\"}")]
 

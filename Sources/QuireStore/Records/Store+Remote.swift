@@ -21,13 +21,17 @@ package struct RemoteSettings: Equatable, Sendable {
     /// S3: whether the server refuses `If-None-Match: *` PUTs of a key that exists, as a
     /// probe found (nil before the first).
     package var conditionalPut: Bool?
+    /// A PEM file of the certificates that vouch for the server (a private CA), instead of
+    /// the system's; its path is kept, as `--ca-file` gave it.
+    package var caFile: String?
     /// S3: the region the service said the bucket is in, when the URL names another (or
     /// none); signed for from the first request on.
     package var learnedRegion: String?
 
     package init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
-                insecureHTTP: Bool = false) {
+                insecureHTTP: Bool = false, caFile: String? = nil) {
         self.url = url
+        self.caFile = caFile
         self.user = user
         self.passwordFile = passwordFile
         self.repositoryID = repositoryID
@@ -40,7 +44,8 @@ extension Store {
         static let url = "remote_url", user = "remote_user", passwordFile = "remote_password_file", repository = "repository_id",
                    insecureHTTP = "remote_insecure_http", keyName = "repository_key_name",
                    maxObjectSize = "remote_max_object_size", authScheme = "remote_auth_scheme",
-                   conditionalPut = "remote_conditional_put", learnedRegion = "remote_learned_region"
+                   conditionalPut = "remote_conditional_put", learnedRegion = "remote_learned_region",
+                   caFile = "remote_ca_file"
     }
 
     /// The configured remote, or nil.
@@ -53,12 +58,13 @@ extension Store {
         settings.authScheme = try meta(RemoteKey.authScheme)
         settings.conditionalPut = try meta(RemoteKey.conditionalPut).map { $0 == "1" }
         settings.learnedRegion = try meta(RemoteKey.learnedRegion)
+        settings.caFile = try meta(RemoteKey.caFile)
         return settings
     }
 
     /// Points the store at `url`. The repository id it synced with is kept, so a wrong
     /// server is noticed at the next use.
-    package func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false) throws {
+    package func setRemote(url: String, user: String?, passwordFile: String?, insecureHTTP: Bool = false, caFile: String? = nil) throws {
         try database.transaction {
             // What one server asked for says nothing of another.
             if try meta(RemoteKey.url) != url {
@@ -70,6 +76,7 @@ extension Store {
             try setOrClear(RemoteKey.user, user)
             try setOrClear(RemoteKey.passwordFile, passwordFile)
             try setOrClear(RemoteKey.insecureHTTP, insecureHTTP ? "1" : nil)
+            try setOrClear(RemoteKey.caFile, caFile)
         }
     }
 

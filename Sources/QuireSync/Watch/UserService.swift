@@ -75,14 +75,14 @@ package struct UserService {
         try FileIO.writeDurably(to: file, mode: 0o600) { fd in
             try bytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: file) }
         }
-        try store.setRemote(url: remote.url, user: remote.user, passwordFile: file, insecureHTTP: remote.insecureHTTP)
+        try store.setRemote(url: remote.url, user: remote.user, passwordFile: file, insecureHTTP: remote.insecureHTTP, caFile: remote.caFile)
         return file
     }
 
     /// Undoes `keepPassword` when the service was not installed after all: the file goes and
     /// the remote names the password file it named before (`remote`).
     package static func forgetKeptPassword(_ file: String, for store: Store, remote: RemoteSettings) throws {
-        try store.setRemote(url: remote.url, user: remote.user, passwordFile: remote.passwordFile, insecureHTTP: remote.insecureHTTP)
+        try store.setRemote(url: remote.url, user: remote.user, passwordFile: remote.passwordFile, insecureHTTP: remote.insecureHTTP, caFile: remote.caFile)
         unlink(file)
     }
 
