@@ -103,6 +103,22 @@ package final class WebDAVBackend: PublishSteps, CountsRequests {
         }
     }
 
+    /// Apache's mod_dav answers 502 "Destination URI refers to different scheme or port" when
+    /// it is reached through a proxy that ends TLS: the Destination names the address Quire
+    /// uses, which is not the one Apache believes is its own. No retry helps (five of them
+    /// took four seconds, then said the server was busy): it is said once, with the remedy,
+    /// tried on this machine's Apache behind a TLS front (`ServerName` with the scheme and port).
+    private func checkDestination(_ response: HTTPResponse, path: String, destination: String) throws {
+        guard response.status == 502, String(decoding: response.errorBody, as: UTF8.self).contains("Destination URI") else { return }
+        let parts = URLComponents(string: destination)
+        let address = (parts?.scheme ?? "https") + "://" + (parts?.host ?? "HOST") + (parts?.port.map { ":\($0)" } ?? "")
+        var error = RemoteError(.protocolError, path: path, status: 502,
+                                detail: "the server refuses to move an object to \(Self.redacted(destination)): it is reached through a proxy that ends TLS "
+                                    + "and takes its own address to be another (Apache: set ServerName \(address); or have the proxy rewrite the Destination header)")
+        error.advises = true
+        throw error
+    }
+
     // MARK: - Folders
 
     /// Creates `folder` and its missing parents (MKCOL: 201 made, 405 already there). The
@@ -294,6 +310,7 @@ package final class WebDAVBackend: PublishSteps, CountsRequests {
             // A retry after a lost answer finds the source gone: the first MOVE most likely
             // happened. Say "exists" and let the caller check what is at the destination.
             if retry && response.status == 404 { throw RemoteError(.exists, path: to, status: 404, detail: "already moved") }
+            try checkDestination(response, path: from, destination: url(to))
             try check(response, path: from, accepted: [200, 201, 204])
         }
     }
