@@ -68,5 +68,4 @@ package struct S3Defaults: Sendable {
         endpoint = variable("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") ?? (profile["s3.endpoint_url"] ?? profile["endpoint_url"]).map { ($0, source) }
         pathStyle = profile["s3.addressing_style"] == "path"
     }
-
 }

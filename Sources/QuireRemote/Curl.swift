@@ -312,15 +312,11 @@ final class Curl {
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
             // A server of one's own often has a certificate no public CA signed: say how to trust it.
-            var error = RemoteError(.unreachable, detail: "\(server): its TLS certificate is not one this machine trusts (\(errorWords[0] == 0 ? message : Self.plain(String(cString: errorWords)))): "
-                                    + (settings.caFile.map { "the CA file \($0) does not vouch for it; check it is the server's CA" }
-                                       ?? "for a self-signed certificate or a private CA, give its certificate with --ca-file F (remote set, restore)"))
-            error.advises = true
-            return error
+            return RemoteError(.unreachable, detail: "\(server): its TLS certificate is not one this machine trusts (\(errorWords[0] == 0 ? message : Self.plain(String(cString: errorWords)))): "
+                               + (settings.caFile.map { "the CA file \($0) does not vouch for it; check it is the server's CA" }
+                                  ?? "for a self-signed certificate or a private CA, give its certificate with --ca-file F (remote set, restore)"), advises: true)
         case CURLE_SSL_CACERT_BADFILE:
-            var error = RemoteError(.unreachable, detail: "cannot read the CA file \(settings.caFile ?? ""): give a PEM file of certificates with --ca-file F")
-            error.advises = true
-            return error
+            return RemoteError(.unreachable, detail: "cannot read the CA file \(settings.caFile ?? ""): give a PEM file of certificates with --ca-file F", advises: true)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SSL_CONNECT_ERROR,
              CURLE_SSL_CERTPROBLEM, CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return RemoteError(.unreachable, detail: "\(server): " + message)

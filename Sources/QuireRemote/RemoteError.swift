@@ -42,11 +42,12 @@ public struct RemoteError: Error, Sendable, CustomStringConvertible {
     /// general advice for the kind goes after it.
     package var advises = false
 
-    package init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String) {
+    package init(_ kind: Kind, path: String? = nil, status: Int? = nil, detail: String, advises: Bool = false) {
         self.kind = kind
         self.path = path
         self.status = status
         self.detail = detail
+        self.advises = advises
     }
 
     /// Worth asking again: the server may answer next time.

@@ -149,10 +149,8 @@ package struct S3Credentials: Sendable {
         }
         let shared = AWSSharedConfig.path("AWS_SHARED_CREDENTIALS_FILE", default: "credentials", environment)
         guard FileManager.default.fileExists(atPath: shared) else {
-            var error = RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                                    + "or put them in ~/.aws/credentials, or give --credentials-file")
-            error.advises = true
-            throw error
+            throw RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                                  + "or put them in ~/.aws/credentials, or give --credentials-file", advises: true)
         }
         return try read(shared, profile: profile)
     }

@@ -117,23 +117,17 @@ package final class S3Backend: CountsRequests {
             throw RegionFollowed()
         }
         if let elsewhere = bucketElsewhere(response, s3) {
-            var error = RemoteError(.invalid, path: path, status: status, detail: elsewhere)
-            error.advises = true
-            throw error
+            throw RemoteError(.invalid, path: path, status: status, detail: elsewhere, advises: true)
         }
         switch (status, code) {
         case (_, "RequestTimeTooSkewed"):
-            var error = RemoteError(.forbidden, path: path, status: status,
-                                    detail: "this machine's clock is too far from the server's (S3 refuses requests more than 15 minutes off): set the clock right (timedatectl set-ntp true)")
-            error.advises = true
-            throw error
+            throw RemoteError(.forbidden, path: path, status: status,
+                              detail: "this machine's clock is too far from the server's (S3 refuses requests more than 15 minutes off): set the clock right (timedatectl set-ntp true)", advises: true)
         case (_, "InvalidObjectState"):
             // A lifecycle rule moved the object to an archive class (Glacier, Deep Archive):
             // it reads only after a restore of its own, hours later, which no retry replaces.
-            var error = RemoteError(.forbidden, path: path, status: status,
-                                    detail: "the object is archived (a Glacier-like storage class) and cannot be read until it is restored: keep this prefix in a class that reads at once, and restore its archived objects with the service's tools")
-            error.advises = true
-            throw error
+            throw RemoteError(.forbidden, path: path, status: status,
+                              detail: "the object is archived (a Glacier-like storage class) and cannot be read until it is restored: keep this prefix in a class that reads at once, and restore its archived objects with the service's tools", advises: true)
         case (_, "NoSuchBucket"):
             // Not "not found": a missing object is an answer, a missing bucket a wrong address.
             throw RemoteError(.unreachable, path: path, status: status, detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): create it, or check the name and --endpoint")

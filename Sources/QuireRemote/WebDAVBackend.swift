@@ -112,11 +112,9 @@ package final class WebDAVBackend: PublishSteps, CountsRequests {
         guard response.status == 502, String(decoding: response.errorBody, as: UTF8.self).contains("Destination URI") else { return }
         let parts = URLComponents(string: destination)
         let address = (parts?.scheme ?? "https") + "://" + (parts?.host ?? "HOST") + (parts?.port.map { ":\($0)" } ?? "")
-        var error = RemoteError(.protocolError, path: path, status: 502,
-                                detail: "the server refuses to move an object to \(Self.redacted(destination)): it is reached through a proxy that ends TLS "
-                                    + "and takes its own address to be another (Apache: set ServerName \(address); or have the proxy rewrite the Destination header)")
-        error.advises = true
-        throw error
+        throw RemoteError(.protocolError, path: path, status: 502,
+                          detail: "the server refuses to move an object to \(Self.redacted(destination)): it is reached through a proxy that ends TLS "
+                              + "and takes its own address to be another (Apache: set ServerName \(address); or have the proxy rewrite the Destination header)", advises: true)
     }
 
     // MARK: - Folders

@@ -31,11 +31,11 @@ package struct RemoteSettings: Equatable, Sendable {
     package init(url: String, user: String? = nil, passwordFile: String? = nil, repositoryID: String? = nil,
                 insecureHTTP: Bool = false, caFile: String? = nil) {
         self.url = url
-        self.caFile = caFile
         self.user = user
         self.passwordFile = passwordFile
         self.repositoryID = repositoryID
         self.insecureHTTP = insecureHTTP
+        self.caFile = caFile
     }
 }
 
