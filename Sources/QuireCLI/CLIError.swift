@@ -70,6 +70,7 @@ enum Messages {
         guard !error.advises else { return nil }
         let s3 = error.location?.hasPrefix("s3://") == true
         switch error.kind {
+        case .unauthorized where s3: return "check the S3 access key and its secret (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws/credentials and AWS_PROFILE, or --credentials-file)"
         case .unauthorized: return "check the credentials: for WebDAV --user and the password (QUIRE_WEBDAV_PASSWORD, --password-file or ~/.netrc); for S3 the access key and secret (AWS_ACCESS_KEY_ID, ~/.aws/credentials or --credentials-file)"
         case .forbidden where s3: return "these credentials may not do that in this bucket; check the key's permissions and the bucket's name"
         case .forbidden: return "this account may not write there; check the URL and the folder's permissions"

@@ -149,19 +149,36 @@ package struct S3Credentials: Sendable {
         }
         let shared = AWSSharedConfig.path("AWS_SHARED_CREDENTIALS_FILE", default: "credentials", environment)
         guard FileManager.default.fileExists(atPath: shared) else {
-            throw RemoteError(.unauthorized, detail: "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                                  + "or put them in ~/.aws/credentials, or give --credentials-file", advises: true)
+            throw RemoteError(.unauthorized, detail: "no S3 credentials: " + (fetched(profile, environment)
+                                  ?? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or put them in ~/.aws/credentials, or give --credentials-file"),
+                              advises: true)
         }
-        return try read(shared, profile: profile)
+        do {
+            return try read(shared, profile: profile)
+        } catch let error as RemoteError {
+            guard let fetched = fetched(profile, environment) else { throw error }
+            throw RemoteError(.unauthorized, detail: fetched, advises: true)
+        }
+    }
+
+    /// What to do when `profile` of `~/.aws/config` has its keys fetched by aws-cli (SSO, a
+    /// role, a `credential_process`), which Quire does not run; nil for any other profile.
+    private static func fetched(_ profile: String, _ environment: [String: String]) -> String? {
+        let config = AWSSharedConfig.profile(profile, in: AWSSharedConfig.path("AWS_CONFIG_FILE", default: "config", environment)) ?? [:]
+        guard let how = ["sso_session": "SSO", "sso_start_url": "SSO", "role_arn": "a role", "credential_process": "a credential_process",
+                         "web_identity_token_file": "a web identity"].first(where: { config[$0.key] != nil })?.value else { return nil }
+        let named = profile == "default" ? "" : " --profile \(profile)"
+        return "profile '\(profile)' gets its keys from \(how), which Quire does not ask; "
+            + "give them for this run with: eval \"$(aws configure export-credentials\(named) --format env)\""
     }
 
     /// Reads `profile` of an AWS credentials file (INI: `[profile]`, `key = value`).
     static func read(_ path: String, profile: String) throws -> S3Credentials {
         guard let values = AWSSharedConfig.profile(profile, in: path) else {
-            throw RemoteError(.unauthorized, path: path, detail: "cannot read the S3 credentials file")
+            throw RemoteError(.unauthorized, detail: "cannot read the S3 credentials file \(path)")
         }
         guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"], !secret.isEmpty else {
-            throw RemoteError(.unauthorized, path: path, detail: "profile '\(profile)' has no aws_access_key_id and aws_secret_access_key")
+            throw RemoteError(.unauthorized, detail: "profile '\(profile)' of \(path) has no aws_access_key_id and aws_secret_access_key")
         }
         return S3Credentials(accessKey: key, secretKey: secret, sessionToken: values["aws_session_token"])
     }

@@ -144,6 +144,28 @@ struct S3CLITests {
         #expect(!FileManager.default.fileExists(atPath: e), "nothing was set: no store was made")
     }
 
+    /// A profile whose keys aws-cli fetches (SSO, a role, a credential_process) has none
+    /// Quire can read: the one line says how to hand them over for a run, whether or not a
+    /// credentials file exists.
+    @Test func aProfileWhoseKeysAWSCLIFetchesSaysHowToExportThem() throws {
+        let config = dir.file("aws-config", """
+            [profile work]
+            sso_session = corp
+            sso_account_id = 111122223333
+            region = eu-west-1
+            """)
+        let a = dir.path + "/a"
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna", "--endpoint", "http://127.0.0.1:9"], store: a).status == 0)
+        let env = ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "work", "HOME": dir.path + "/home", "QUIRE_PASSPHRASE": "pw", "QUIRE_KDF_COST": "1,8192"]
+        for withFile in [false, true] {
+            if withFile { _ = dir.file("home/.aws/credentials", "[default]\naws_access_key_id = AKIA\naws_secret_access_key = s\n") }
+            let run = try QuireBinary.run(["remote", "init"], store: a, environment: env)
+            #expect(run.status == 1 && run.stderr.contains("profile 'work' gets its keys from SSO, which Quire does not ask"), "\(run.stderr)")
+            #expect(run.stderr.contains("eval \"$(aws configure export-credentials --profile work --format env)\""), "\(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        }
+    }
+
     @Test func aBucketInAnotherRegionIsFollowedAndRemembered() throws {
         let stub = try StubServer { request in
             if request.path.hasPrefix("/odd/") { return .init(status: 400, body: Data("<html>no</html>".utf8)) }
