@@ -165,9 +165,13 @@ package struct S3Credentials: Sendable {
     /// role, a `credential_process`), which Quire does not run; nil for any other profile.
     private static func fetched(_ profile: String, _ environment: [String: String]) -> String? {
         let config = AWSSharedConfig.profile(profile, in: AWSSharedConfig.path("AWS_CONFIG_FILE", default: "config", environment)) ?? [:]
-        guard let how = ["sso_session": "SSO", "sso_start_url": "SSO", "role_arn": "a role", "credential_process": "a credential_process",
-                         "web_identity_token_file": "a web identity"].first(where: { config[$0.key] != nil })?.value else { return nil }
-        let named = profile == "default" ? "" : " --profile \(profile)"
+        // In this order, so a profile with several says the same every time.
+        let ways = [("sso_session", "SSO"), ("sso_start_url", "SSO"), ("role_arn", "a role"), ("credential_process", "a credential_process"),
+                    ("web_identity_token_file", "a web identity")]
+        guard let how = ways.first(where: { config[$0.0] != nil })?.1 else { return nil }
+        // A name with anything but letters, digits, `.`, `_` and `-` is quoted for the shell.
+        let plain = profile.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || [45, 46, 95].contains($0) }
+        let named = profile == "default" ? "" : " --profile " + (plain ? profile : "'" + profile.replacingOccurrences(of: "'", with: "'\\''") + "'")
         return "profile '\(profile)' gets its keys from \(how), which Quire does not ask; "
             + "give them for this run with: eval \"$(aws configure export-credentials\(named) --format env)\""
     }

@@ -164,6 +164,10 @@ struct S3CLITests {
             #expect(run.stderr.contains("eval \"$(aws configure export-credentials --profile work --format env)\""), "\(run.stderr)")
             #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
         }
+        // A name the shell would split is quoted in the line to paste; a role is said as one.
+        _ = dir.file("aws-config", "[profile it's mine]\nrole_arn = arn:aws:iam::111122223333:role/journal\nsource_profile = default\n")
+        let quoted = try QuireBinary.run(["remote", "init"], store: a, environment: env.merging(["AWS_PROFILE": "it's mine"]) { $1 })
+        #expect(quoted.stderr.contains("gets its keys from a role") && quoted.stderr.contains("--profile 'it'\\''s mine' --format env"), "\(quoted.stderr)")
     }
 
     @Test func aBucketInAnotherRegionIsFollowedAndRemembered() throws {
