@@ -95,15 +95,22 @@ public final class Journal {
 
     /// Changes the passphrase that opens the journal's repository, on every device at once
     /// (the key files live in the repository); the key itself, and so every object, stays.
+    /// - Returns: what the change left on the server (`PassphraseChange.oldKeyKept`).
     /// - Throws: `CryptoError.wrongPassphrase` when `current` does not open it, `RemoteError`.
-    public func changePassphrase(from current: SecureBytes, to new: SecureBytes, cost: KeyCost = .moderate) throws {
+    @discardableResult
+    public func changePassphrase(from current: SecureBytes, to new: SecureBytes, cost: KeyCost = .moderate) throws -> PassphraseChange {
         try changePassphrase(of: try openRepository(passphrase: current), to: new, cost: cost)
     }
 
     /// Gives `repository` (opened by `openRepository`) the passphrase `new`.
-    package func changePassphrase(of repository: Repository, to new: SecureBytes, cost: KeyCost) throws {
+    @discardableResult
+    package func changePassphrase(of repository: Repository, to new: SecureBytes, cost: KeyCost) throws -> PassphraseChange {
         defer { keepWhatTheServerTaught() }
-        try namingRemote { try store.setRepositoryKeyName(try repository.changePassphrase(to: new, cost: cost)) }
+        return try namingRemote {
+            let change = try repository.changePassphrase(to: new, cost: cost)
+            try store.setRepositoryKeyName(change.keyName)
+            return change
+        }
     }
 
     /// The journal's repository, opened with `passphrase`.

@@ -52,7 +52,20 @@ package protocol CountsRequests: Backend {
     var requestsSent: Int { get }
 }
 
+/// A backend whose server can say whether it keeps what is deleted or replaced, as old
+/// versions (an S3 bucket with versioning): prune's deletions then free nothing there.
+package protocol KeepsOldVersions: Backend {
+    /// True when it keeps them, false when not, nil when the server does not say.
+    func keepsOldVersions() -> Bool?
+    /// Deletes what the server keeps in `folder` besides its current objects: old versions
+    /// (what a `delete` only hid, or a `put` replaced) and delete markers.
+    func deleteOldVersions(in folder: String) throws
+}
+
 extension Backend {
+    /// Whether the server keeps old versions of what is deleted (`KeepsOldVersions`); nil
+    /// where it cannot say (WebDAV, a folder) or does not.
+    package var oldVersionsKept: Bool? { (self as? KeepsOldVersions)?.keepsOldVersions() }
     /// Routes `step` to the backend's publish, where it has two halves (`PublishSteps`).
     package func onPublishStep(_ step: (() -> Void)?) { (self as? PublishSteps)?.onPublishStep(step) }
     /// Requests really sent, where the backend counts them (`CountsRequests`).

@@ -327,3 +327,69 @@ package final class S3Backend: CountsRequests {
     /// Nothing to make: a prefix exists once a key has it.
     package func makeFolder(_ path: String) throws { try validatePath(path, allowRoot: true) }
 }
+
+/// With versioning on (always, at Backblaze B2; by choice at AWS, Ceph or SeaweedFS), a
+/// DELETE only hides an object: its bytes stay as a noncurrent version, kept and billed
+/// until a lifecycle rule expires them. Quire works the same there; only what prune frees
+/// differs, and a person should know that.
+extension S3Backend: KeepsOldVersions {
+    /// Asks the bucket (`GET ?versioning`, one request). True when versioning is `Enabled`,
+    /// or `Suspended` (what was written while it was on keeps its versions); false when it
+    /// was never on; nil when the server does not say: no permission to ask, no such API
+    /// (Cloudflare R2), an answer that is no versioning configuration, or none at all.
+    /// Never an error: the answer only informs.
+    package func keepsOldVersions() -> Bool? {
+        let status: String? = try? withRetries("") { _ in
+            let sink = DataSink(limit: 64 << 10)
+            let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: [("versioning", "")]), headers: headers(), sink: sink))
+            try check(response, path: "", accepted: [200])
+            return S3VersioningParser.read(sink.data)
+        }
+        return status.map { $0 == "Enabled" || $0 == "Suspended" }
+    }
+
+    /// Every version and delete marker of the keys in `folder` (ListObjectVersions, every
+    /// page), keys with their prefix.
+    package func versions(in folder: String) throws -> [S3ObjectVersion] {
+        try validatePath(folder, allowRoot: true)
+        let prefix = key(folder).isEmpty ? "" : key(folder) + "/"
+        var versions: [S3ObjectVersion] = []
+        var marker: (key: String, version: String)?
+        repeat {
+            var query = [("prefix", prefix), ("versions", "")]
+            if let marker { query += [("key-marker", marker.key), ("version-id-marker", marker.version)] }
+            let page: S3VersionsParser = try withRetries(folder) { _ in
+                let sink = DataSink(limit: 8 << 20)
+                let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: headers(), sink: sink,
+                                                    timeout: settings.listingTimeout))
+                try check(response, path: folder, accepted: [200])
+                guard let page = S3VersionsParser.read(sink.data) else {
+                    throw RemoteError(.protocolError, path: folder, status: 200, detail: "the server's list of versions is not one")
+                }
+                return page
+            }
+            versions += page.versions.filter { $0.key.hasPrefix(prefix) }
+            marker = page.isTruncated ? (page.nextKey, page.nextVersion) : nil
+            guard versions.count <= PropfindParser.maxItems, marker?.key.isEmpty != true else {
+                throw RemoteError(.protocolError, path: folder, detail: "the server's list of versions goes on without end")
+            }
+        } while marker != nil
+        return versions
+    }
+
+    /// Deletes what `folder` keeps besides its current objects: every old version, then every
+    /// delete marker (a marker deleted first would bring back the version it hides). One
+    /// DELETE by version id each.
+    /// - Throws: `RemoteError` when the server refuses to list or delete them (no
+    ///   permission, Object Lock); what was deleted before stays deleted.
+    package func deleteOldVersions(in folder: String) throws {
+        let versions = try versions(in: folder)
+        // Every old version first: then no delete marker hides anything any more.
+        for version in versions.filter({ !$0.isLatest && !$0.isDeleteMarker }) + versions.filter(\.isDeleteMarker) {
+            try withRetries(folder) { _ in
+                let response = try send(HTTPRequest(method: "DELETE", url: url(key: version.key, query: [("versionId", version.id)]), headers: headers()))
+                try check(response, path: folder, accepted: [200, 204, 404])
+            }
+        }
+    }
+}

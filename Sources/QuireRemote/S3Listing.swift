@@ -108,3 +108,83 @@ final class S3ErrorParser: XMLStream.Reader {
         }
     }
 }
+
+/// A bucket's `VersioningConfiguration`: its `<Status>`, which is absent while versioning
+/// was never on, else `Enabled` or `Suspended`.
+final class S3VersioningParser: XMLStream.Reader {
+    private var isConfiguration = false
+    private var status: String?
+
+    /// The status `body` says ("" for none); nil when it is no versioning configuration or
+    /// says something else.
+    static func read(_ body: Data) -> String? {
+        let parser = S3VersioningParser()
+        guard XMLStream.read(body, into: parser), parser.isConfiguration else { return nil }
+        return parser.status
+    }
+
+    func start(_ local: String, namespace: String, depth: Int) -> Bool {
+        if depth == 0 {
+            isConfiguration = local == "VersioningConfiguration"
+            status = ""
+        }
+        return depth == 1 && local == "Status"
+    }
+
+    func end(_ local: String, namespace: String, text: String) {
+        guard local == "Status", status == "" else { return }
+        let said = text.trimmingCharacters(in: .whitespaces)
+        status = ["Enabled", "Suspended"].contains(said) ? said : nil
+    }
+}
+
+/// One version of an object in a bucket that keeps them, or a delete marker (what a DELETE
+/// leaves there: the key then reads as missing, its versions stay).
+package struct S3ObjectVersion: Equatable, Sendable {
+    package var key = "", id = ""
+    package var isLatest = false, isDeleteMarker = false
+}
+
+/// One page of a ListObjectVersions answer (`ListVersionsResult`): each version and delete
+/// marker with its key, id and whether it is the key's latest, and where the next page
+/// starts when the answer is cut.
+final class S3VersionsParser: XMLStream.Reader {
+    private(set) var versions: [S3ObjectVersion] = []
+    private(set) var isTruncated = false
+    private(set) var nextKey = "", nextVersion = ""
+    private var isListing = false
+    private var version: S3ObjectVersion?
+
+    /// Reads `body`; nil when it is no version listing.
+    static func read(_ body: Data) -> S3VersionsParser? {
+        let parser = S3VersionsParser()
+        guard XMLStream.read(body, into: parser), parser.isListing else { return nil }
+        return parser
+    }
+
+    func start(_ local: String, namespace: String, depth: Int) -> Bool {
+        if depth == 0 { isListing = local == "ListVersionsResult"; return false }
+        switch (depth, local) {
+        case (1, "Version"), (1, "DeleteMarker"): version = S3ObjectVersion(isDeleteMarker: local == "DeleteMarker")
+        case (1, "IsTruncated"), (1, "NextKeyMarker"), (1, "NextVersionIdMarker"): return true
+        case (2, "Key"), (2, "VersionId"), (2, "IsLatest"): return version != nil
+        default: break
+        }
+        return false
+    }
+
+    func end(_ local: String, namespace: String, text: String) {
+        switch local {
+        case "IsTruncated" where version == nil: isTruncated = text.trimmingCharacters(in: .whitespaces) == "true"
+        case "NextKeyMarker": nextKey = text
+        case "NextVersionIdMarker": nextVersion = text
+        case "Key": version?.key = text
+        case "VersionId": version?.id = text
+        case "IsLatest": version?.isLatest = text.trimmingCharacters(in: .whitespaces) == "true"
+        case "Version", "DeleteMarker":
+            if let version, !version.key.isEmpty, !version.id.isEmpty { versions.append(version) }
+            version = nil
+        default: break
+        }
+    }
+}

@@ -2,7 +2,7 @@ import Foundation
 import QuireRemote
 
 /// Wraps a backend to count requests and bytes, for `sync --json` and benchmarks.
-package final class CountingBackend: PublishSteps, CountsRequests {
+package final class CountingBackend: PublishSteps, CountsRequests, KeepsOldVersions {
     package let inner: Backend
     package private(set) var requests = 0
     package private(set) var bytesUp: Int64 = 0
@@ -14,6 +14,14 @@ package final class CountingBackend: PublishSteps, CountsRequests {
     /// Requests the wrapped backend really sent (retries, MKCOLs, MOVEs included), where known.
     package var requestsSent: Int { inner.wireRequests ?? requests }
     package func onPublishStep(_ step: (() -> Void)?) { inner.onPublishStep(step) }
+    package func keepsOldVersions() -> Bool? {
+        requests += inner is KeepsOldVersions ? 1 : 0
+        return inner.oldVersionsKept
+    }
+    package func deleteOldVersions(in folder: String) throws {
+        requests += 1
+        try (inner as? KeepsOldVersions)?.deleteOldVersions(in: folder)
+    }
 
     package func put(_ path: String, from source: ByteSource) throws {
         requests += 1

@@ -195,11 +195,33 @@ package final class Repository {
     }
 
     /// Replaces this session's passphrase: the new key file is written before the old one is
-    /// removed, so a crash in between leaves both passphrases working. Returns the new key name.
+    /// removed, so a crash in between leaves both passphrases working. A bucket that keeps old
+    /// versions keeps the old key file as one, which the old passphrase still opens for anyone
+    /// who can read it: every old version in `keys/` goes too (earlier passphrases' included),
+    /// where the server lets them.
     @discardableResult
-    package func changePassphrase(to passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> String {
+    package func changePassphrase(to passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> PassphraseChange {
         let name = try Self.writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
-        try backend.delete(Self.keysFolder + "/" + keyName)
-        return name
+        let old = Self.keysFolder + "/" + keyName
+        try backend.delete(old)
+        var change = PassphraseChange(keyName: name, oldKeyKept: false)
+        if let versioned = backend as? KeepsOldVersions, versioned.keepsOldVersions() == true {
+            do {
+                try versioned.deleteOldVersions(in: Self.keysFolder)
+            } catch {
+                change.oldKeyKept = true
+            }
+        }
+        return change
     }
+}
+
+/// What a passphrase change left.
+public struct PassphraseChange: Sendable {
+    /// The new key file's name (in `keys/`).
+    public var keyName: String
+    /// Whether the server still keeps an old version of the former key file, which the
+    /// former passphrase opens: a bucket with versioning that would not let Quire delete it
+    /// (no permission to, or Object Lock). It goes when a lifecycle rule expires it.
+    public var oldKeyKept: Bool
 }

@@ -10,7 +10,10 @@ struct PasswdCommand: Command {
         The current passphrase comes from --passphrase-file, QUIRE_PASSPHRASE or a prompt; the
         new one from --new-passphrase-file, QUIRE_NEW_PASSPHRASE or a prompt (asked twice).
         The new key file is written before the old one is removed: if this is interrupted,
-        both passphrases still work and running it again finishes the change.
+        both passphrases still work and running it again finishes the change. In a bucket
+        that keeps old versions (S3 versioning; Backblaze B2 always), the old key file would
+        stay as one, which the old passphrase opens: every old version of a key file is
+        deleted too, or, where the server refuses that, you are told.
         """
     static let options: [OptionSpec] = [
         .passphraseFile,
@@ -30,8 +33,14 @@ struct PasswdCommand: Command {
         }
         let new = try Secrets.passphrase(arguments, context: context, confirm: true, fileOption: "new-passphrase-file",
                                          variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
-        try journal.changePassphrase(of: repository, to: new, cost: try Secrets.kdfCost(context))
+        let change = try journal.changePassphrase(of: repository, to: new, cost: try Secrets.kdfCost(context))
         Secrets.warnIfShort(new, context: context)
-        context.printError("Changed the passphrase of repository \(repository.id.prefix(8)): the new one opens it, the old one no longer does.")
+        guard change.oldKeyKept else {
+            context.printError("Changed the passphrase of repository \(repository.id.prefix(8)): the new one opens it, the old one no longer does.")
+            return
+        }
+        context.printError("Changed the passphrase of repository \(repository.id.prefix(8)): the new one opens it. But the bucket keeps old versions, "
+                           + "and would not let Quire delete those of the old key file (keys/\(repository.keyName) in the repository): "
+                           + "until a lifecycle rule expires them or you delete them, the old passphrase still opens the repository for anyone who can read them.")
     }
 }

@@ -19,9 +19,11 @@ struct PruneCommand: Command {
         every device has synced past the deletion. This machine's copies go at once. A pack
         that is mostly garbage is repacked first: the attachments still needed move to a new
         pack (read from this machine, encrypted anew) and the old pack is collected the same way.
+        A bucket that keeps old versions (S3 versioning; Backblaze B2 always) keeps what prune
+        deletes until a lifecycle rule expires noncurrent versions: prune says so.
         """
     static let options: [OptionSpec] = [
-        .flag("json", "{\"snapshot\", \"segments_deleted\", \"snapshots_deleted\", \"blobs_deleted\",\n\"blobs_marked\", \"local_files_removed\", \"packs_repacked\"}"),
+        .flag("json", "{\"snapshot\", \"segments_deleted\", \"snapshots_deleted\", \"blobs_deleted\",\n\"blobs_marked\", \"local_files_removed\", \"packs_repacked\", \"old_versions_kept\"}"),
         .passphraseFile,
     ]
 
@@ -36,7 +38,8 @@ struct PruneCommand: Command {
             json.object([("snapshot", .string(report.snapshot)), ("segments_deleted", .int(report.segmentsDeleted)),
                          ("snapshots_deleted", .int(report.snapshotsDeleted)), ("blobs_deleted", .int(report.blobsDeleted)),
                          ("blobs_marked", .int(report.blobsMarked)), ("local_files_removed", .int(report.localFilesRemoved)),
-                         ("packs_repacked", .int(report.packsRepacked))])
+                         ("packs_repacked", .int(report.packsRepacked)),
+                         ("old_versions_kept", report.oldVersionsKept.map(JSONOutput.Value.bool) ?? .null)])
             context.print(json.text)
         } else if context.stderrIsTerminal {
             context.printError(Self.sentence(report))
@@ -58,6 +61,10 @@ struct PruneCommand: Command {
         if report.blobsMarked > 0 {
             line += "; \(Format.count(report.blobsMarked, "more goes", "more go")) once every device has synced and a day has passed"
         }
-        return line + "."
+        return line + "." + (report.oldVersionsKept == true ? " " + oldVersionsNote.prefix(1).uppercased() + oldVersionsNote.dropFirst() : "")
     }
+
+    /// Said where the bucket keeps what is deleted (`PruneReport.oldVersionsKept`).
+    static let oldVersionsNote = "the bucket keeps what is deleted as old versions (versioning is on): those bytes stay, "
+        + "and are billed, until a lifecycle rule expires noncurrent versions (Backblaze B2: \"Keep only the last version of the file\")."
 }

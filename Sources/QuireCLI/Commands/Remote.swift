@@ -128,6 +128,7 @@ struct RemoteCommand: Command {
         if context.stderrIsTerminal {
             context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(repository.backend.location). Keep the passphrase safe: without it nothing can be restored.")
         }
+        if repository.backend.oldVersionsKept == true { context.printError("note: " + PruneCommand.oldVersionsNote) }
     }
 
     private static func check(_ arguments: Arguments, context: Context) throws {
@@ -139,5 +140,6 @@ struct RemoteCommand: Command {
             try journal.openRepository(passphrase: try Secrets.passphrase(arguments, context: context))
         }
         context.print("ok: repository \(repository.id.prefix(8)) at \(repository.backend.location) opens with this passphrase")
+        if repository.backend.oldVersionsKept == true { context.printError("note: " + PruneCommand.oldVersionsNote) }
     }
 }

@@ -37,6 +37,7 @@ final class PruneEngine {
     }
 
     func run() throws -> PruneReport {
+        report.oldVersionsKept = backend.oldVersionsKept
         report.packsRepacked = try RepackEngine(context, progress: progress).run()
         report.snapshot = try Snapshots(context: context).write()
         let heads = try Heads(context: context).read()

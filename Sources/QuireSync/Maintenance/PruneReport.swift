@@ -13,4 +13,8 @@ public struct PruneReport: Sendable {
     /// Packs mostly garbage whose live attachments moved to new packs (the old ones are
     /// then collected like any garbage).
     public var packsRepacked = 0
+    /// Whether the server keeps what prune deleted, as old versions (an S3 bucket with
+    /// versioning on: B2 always): those bytes then stay, and are billed, until a lifecycle
+    /// rule expires them. Nil where the server cannot or does not say.
+    public var oldVersionsKept: Bool?
 }

@@ -59,7 +59,8 @@ struct S3CLITests {
         let restore = try QuireBinary.run(["restore", url, "--credentials-file", file] + options, store: c, environment: bare)
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(try QuireBinary.run(["verify", "--read-data"], store: c, environment: bare).status == 0)
-        #expect(try QuireBinary.run(["prune"], store: a, environment: keys).status == 0)
+        let pruned = try QuireBinary.run(["prune", "--json"], store: a, environment: keys)
+        #expect(pruned.status == 0 && pruned.stdout.contains("\"old_versions_kept\": false"), "\(pruned.stdout)")
         let passwd = try QuireBinary.run(["passwd"], store: a, environment: keys.merging(["QUIRE_NEW_PASSPHRASE": "another s3 passphrase"]) { $1 })
         #expect(passwd.status == 0, "\(passwd.stderr)")
         let d = dir.path + "/d"
@@ -209,5 +210,46 @@ struct S3CLITests {
         keys["AWS_ACCESS_KEY_ID"] = nil
         let bare = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
         #expect(bare.status == 1 && bare.stderr.contains("no S3 credentials") && bare.stderr.split(separator: "\n").count == 1, "\(bare.stderr)")
+    }
+
+    /// A bucket that keeps old versions (Backblaze B2's always do) works the same, and Quire
+    /// says what stays there: `remote init` and `remote check` say it, prune reports it, and
+    /// `passwd` deletes every old version of the key files, so that an old passphrase opens
+    /// nothing there any more.
+    @Test func aBucketThatKeepsOldVersionsIsSaidAndPasswdLeavesNoOldKey() throws {
+        let bucket = try Backends.s3Bucket(versioned: true)
+        let url = "s3://\(bucket.bucket)/journal"
+        let options = ["--endpoint", bucket.endpoint, "--path-style"]
+        let (a, b, c) = (dir.path + "/a", dir.path + "/b", dir.path + "/c")
+        let note = "the bucket keeps what is deleted as old versions"
+        let entry = try QuireBinary.run(["add", "--body", "версии остаются"], store: a).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try QuireBinary.run(["attach", entry, dir.file("v.jpg", bytes: pseudoRandomBytes(200_000, seed: 9))], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", url] + options, store: a).status == 0)
+        let made = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
+        #expect(made.status == 0 && made.stderr.contains("note: " + note), "\(made.stderr)")
+        #expect(try QuireBinary.run(["sync"], store: a, environment: keys).status == 0)
+        let checked = try QuireBinary.run(["remote", "check"], store: a, environment: keys)
+        #expect(checked.status == 0 && checked.stdout.hasPrefix("ok: ") && checked.stderr.contains("note: " + note), "\(checked.stderr)")
+        #expect(try QuireBinary.run(["rm", String(entry.prefix(8))], store: a).status == 0)
+        let pruned = try QuireBinary.run(["prune", "--json"], store: a, environment: keys.merging(["QUIRE_GC_GRACE_SECONDS": "0"]) { $1 })
+        #expect(pruned.status == 0 && pruned.stdout.contains("\"old_versions_kept\": true"), "\(pruned.stdout) \(pruned.stderr)")
+        // Two passphrase changes: no version of a former key file is left, and only the
+        // newest passphrase opens the repository.
+        let backend = try S3Backend(address: try S3Address(url: url + "?endpoint=\(S3Address.encoded(bucket.endpoint))&path-style=1"),
+                                    credentials: Backends.s3Credentials, settings: Backends.settings)
+        #expect(try backend.versions(in: "keys").count == 1)
+        for (old, new) in [("s3 passphrase", "second s3 passphrase"), ("second s3 passphrase", "third s3 passphrase")] {
+            let changed = try QuireBinary.run(["passwd"], store: a, environment: keys.merging(["QUIRE_PASSPHRASE": old, "QUIRE_NEW_PASSPHRASE": new]) { $1 })
+            #expect(changed.status == 0 && changed.stderr.contains("the old one no longer does"), "\(changed.stderr)")
+        }
+        let left = try backend.versions(in: "keys")
+        #expect(left.count == 1 && left.allSatisfy { $0.isLatest && !$0.isDeleteMarker }, "\(left)")
+        let refused = try QuireBinary.run(["restore", url] + options, store: b, environment: keys.merging(["QUIRE_PASSPHRASE": "second s3 passphrase"]) { $1 })
+        #expect(refused.status == 1 && refused.stderr.contains("passphrase"), "\(refused.stderr)")
+        let restored = try QuireBinary.run(["restore", url] + options, store: c, environment: keys.merging(["QUIRE_PASSPHRASE": "third s3 passphrase"]) { $1 })
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try QuireBinary.run(["verify", "--read-data"], store: c, environment: keys).status == 0)
+        // What prune deleted is there still, as old versions: the note is true.
+        #expect(try backend.versions(in: "").contains { !$0.isLatest && !$0.key.contains("/keys/") })
     }
 }

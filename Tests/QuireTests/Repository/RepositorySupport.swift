@@ -1,6 +1,6 @@
 import Foundation
 import QuireCrypto
-import QuireRemote
+@testable import QuireRemote
 
 /// Cheap Argon2id for tests; stored in the key file like any other cost.
 let testCost = KeyCost.minimum
@@ -38,6 +38,26 @@ enum Backends {
     static var s3Credentials: S3Credentials {
         let env = ProcessInfo.processInfo.environment
         return S3Credentials(accessKey: env["QUIRE_TEST_S3_KEY"] ?? "", secretKey: env["QUIRE_TEST_S3_SECRET"] ?? "")
+    }
+
+    /// A bucket of its own on the first S3 server, with versioning on when asked (what
+    /// Quire never does itself: a bucket is the person's, made with the service's tools).
+    static func s3Bucket(versioned: Bool) throws -> S3Address {
+        guard let server = s3Servers.first else { throw RemoteError(.invalid, detail: "scripts/test starts SeaweedFS: QUIRE_TEST_S3_URLS") }
+        var address = try S3Address(url: server.url)
+        address.bucket = "quire-v-" + UUID().uuidString.prefix(8).lowercased()
+        address.prefix = ""
+        var settings = settings
+        (settings.user, settings.password, settings.sigV4Region) = (s3Credentials.accessKey, s3Credentials.secretKey, address.region)
+        let curl = try Curl(settings: settings, basicAllowed: false, origin: address.endpoint)
+        let signed = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"]
+        var made = try curl.perform(HTTPRequest(method: "PUT", url: address.url(key: ""), headers: signed, body: DataSource(Data())))
+        if made.status == 200 && versioned {
+            let on = "<VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Status>Enabled</Status></VersioningConfiguration>"
+            made = try curl.perform(HTTPRequest(method: "PUT", url: address.url(key: "", query: [("versioning", "")]), headers: signed, body: DataSource(Data(on.utf8))))
+        }
+        guard made.status == 200 else { throw RemoteError(.protocolError, status: made.status, detail: "could not make the test bucket \(address.bucket)") }
+        return address
     }
 
     static var names: [String] { ["local"] + servers.map(\.name) + s3Servers.map(\.name) }

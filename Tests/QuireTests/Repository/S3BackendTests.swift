@@ -124,6 +124,68 @@ struct S3BackendTests {
         #expect(!stub.requests.contains { $0.headers.values.contains { $0.contains("s") && $0 == "s" } })
     }
 
+    /// A bucket's versioning is read as the server says it, and a server that does not say
+    /// (no permission, no such API, an answer that is something else) is never an error.
+    @Test func aBucketSaysWhetherItKeepsOldVersions() throws {
+        let said = Locked((status: 200, body: ""))
+        let stub = try StubServer { request in
+            guard request.method == "GET", request.path.hasSuffix("?versioning=") else { return .init(status: 400) }
+            let (status, body) = said.update { $0 }
+            return .init(status: status, body: Data(body.utf8))
+        }
+        let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
+        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        let configuration = { (inner: String) in "<?xml version=\"1.0\"?><VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\(inner)</VersioningConfiguration>" }
+        let cases: [(Int, String, Bool?)] = [
+            (200, configuration("<Status>Enabled</Status>"), true),
+            (200, configuration("<Status>Suspended</Status><MfaDelete>Disabled</MfaDelete>"), true),
+            (200, configuration(""), false),
+            (200, configuration("<Status>Sometimes</Status>"), nil),
+            (200, "<ListBucketResult><Status>Enabled</Status></ListBucketResult>", nil),
+            (200, "Enabled", nil),
+            (403, "<Error><Code>AccessDenied</Code></Error>", nil),
+            (501, "<Error><Code>NotImplemented</Code></Error>", nil),
+        ]
+        for (status, body, expected) in cases {
+            said.update { $0 = (status, body) }
+            #expect(backend.keepsOldVersions() == expected, "\(status) \(body)")
+        }
+        #expect(stub.requests.allSatisfy { $0.path == "/bucket/?versioning=" })
+    }
+
+    /// Old versions in a folder go, every page of them: old versions first, then the delete
+    /// markers (one deleted first would bring back what it hides); never a current object,
+    /// never a key outside the folder. A refusal is an error.
+    @Test func oldVersionsInAFolderGoAndCurrentObjectsStay() throws {
+        @Sendable func version(_ key: String, _ id: String, latest: Bool, marker: Bool = false) -> String {
+            let tag = marker ? "DeleteMarker" : "Version"
+            return "<\(tag)><Key>p/keys/\(key)</Key><VersionId>\(id)</VersionId><IsLatest>\(latest)</IsLatest></\(tag)>"
+        }
+        let refuse = Locked(false)
+        let stub = try StubServer { request in
+            if request.method == "DELETE" { return .init(status: refuse.update { $0 } ? 403 : 204) }
+            let second = request.path.contains("key-marker=")
+            let entries = second
+                ? version("b", "b1", latest: false) + version("c", "c2", latest: true) + version("c", "cm", latest: false, marker: true)
+                    + "<Version><Key>p/other/z</Key><VersionId>z1</VersionId><IsLatest>false</IsLatest></Version>"
+                : version("a", "a2", latest: true) + version("a", "a1", latest: false) + version("b", "bm", latest: true, marker: true)
+            let cut = second ? "<IsTruncated>false</IsTruncated>"
+                : "<IsTruncated>true</IsTruncated><NextKeyMarker>p/keys/b</NextKeyMarker><NextVersionIdMarker>bm</NextVersionIdMarker>"
+            return .init(status: 200, body: Data("<ListVersionsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Prefix>p/keys/</Prefix>\(cut)\(entries)</ListVersionsResult>".utf8))
+        }
+        let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
+        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        try backend.deleteOldVersions(in: "keys")
+        let lists = stub.requests.filter { $0.method == "GET" }.map(\.path)
+        #expect(lists == ["/bucket/?prefix=p%2Fkeys%2F&versions=",
+                          "/bucket/?key-marker=p%2Fkeys%2Fb&prefix=p%2Fkeys%2F&version-id-marker=bm&versions="])
+        let deleted = stub.requests.filter { $0.method == "DELETE" }.map(\.path)
+        #expect(deleted == ["/bucket/p/keys/a?versionId=a1", "/bucket/p/keys/b?versionId=b1",
+                            "/bucket/p/keys/b?versionId=bm", "/bucket/p/keys/c?versionId=cm"])
+        refuse.update { $0 = true }
+        #expect(throws: RemoteError.self) { try backend.deleteOldVersions(in: "keys") }
+    }
+
     /// A bucket asked for in the wrong region is followed there, as AWS says where it is: in
     /// the error body's `<Region>` (a request signed for another region), or in the
     /// `x-amz-bucket-region` header of a 301 without a body (a HEAD). The request is asked
