@@ -51,6 +51,9 @@ public struct Connection {
     package let regions = S3Regions()
     /// Where an S3 remote's credentials are looked for (`AWS_*`, `AWS_PROFILE`, `HOME`).
     public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// The S3 keys found there, looked up once for every connection this journal makes
+    /// (and again before they expire).
+    package let keys = S3KeySources()
     /// Hears what an S3 server was found to do with `If-None-Match: *`, to remember it.
     package var rememberConditionalPut: ((Bool) -> Void)?
 
@@ -68,10 +71,10 @@ public struct Connection {
         settings.schemes = auth
         tune(&settings)
         let wrap = self.wrap
-        let credentials = isS3 ? remote.passwordFile : nil
-        let (environment, remember, regions) = (self.environment, rememberConditionalPut, self.regions)
+        let keys = isS3 ? self.keys.source(file: remote.passwordFile, environment: environment) : nil
+        let (remember, regions) = (rememberConditionalPut, self.regions)
         return { [settings] in
-            let backend = try Remotes.backend(url: remote.url, settings: settings, credentialsFile: credentials, environment: environment)
+            let backend = try Remotes.backend(url: remote.url, settings: settings, keys: keys)
             if let s3 = backend as? S3Backend {
                 // Probed once per remote and remembered: no probe on later runs.
                 s3.conditionalPut = remote.conditionalPut

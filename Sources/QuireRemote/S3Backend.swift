@@ -39,18 +39,24 @@ package final class S3Backend: CountsRequests {
 
     /// - Throws: `RemoteError.invalid` for plain `http://` to a server beyond this machine
     ///   without `insecureHTTP` (the signature would not hide what is sent).
-    package init(address: S3Address, credentials: S3Credentials, settings: HTTPSettings) throws {
+    /// - Throws: also what `keys` throws when they cannot be found.
+    package init(address: S3Address, keys: S3KeySource, settings: HTTPSettings) throws {
         guard address.overTLS || WebDAVBackend.isLoopback(address.host) || settings.insecureHTTP else {
             throw RemoteError(.invalid, detail: "http:// would send every request in clear across the network: use an https:// endpoint, or give --insecure-http if that network is yours")
         }
         self.address = address
+        self.keys = keys
+        signedWith = try keys.current()
         var settings = settings
-        settings.user = credentials.accessKey
-        settings.password = credentials.secretKey
+        settings.user = signedWith.accessKey
+        settings.password = signedWith.secretKey
         settings.sigV4Region = address.region
         self.settings = settings
-        self.sessionToken = credentials.sessionToken
         curl = try Self.connection(to: address, settings: settings)
+    }
+
+    package convenience init(address: S3Address, credentials: S3Credentials, settings: HTTPSettings) throws {
+        try self.init(address: address, keys: S3KeySource(credentials), settings: settings)
     }
 
     private static func connection(to address: S3Address, settings: HTTPSettings) throws -> Curl {
@@ -71,7 +77,9 @@ package final class S3Backend: CountsRequests {
         (address, self.settings) = (moved, settings)
     }
 
-    private let sessionToken: String?
+    private let keys: S3KeySource
+    /// The keys this connection signs with, until `keys` hands out others (`headers`).
+    private var signedWith: S3Credentials
 
     // MARK: - Addresses
 
@@ -79,10 +87,19 @@ package final class S3Backend: CountsRequests {
 
     private func url(key: String, query: [(String, String)] = []) -> String { address.url(key: key, query: query) }
 
-    private func headers(_ extra: [String] = []) -> [String] {
+    /// A request's S3 headers, with the keys of now: temporary keys that were renewed since
+    /// the last request are taken up first (a new connection, signing with them).
+    private func headers(_ extra: [String] = []) throws -> [String] {
+        let current = try keys.current()
+        if current != signedWith {
+            settings.user = current.accessKey
+            settings.password = current.secretKey
+            curl = try Self.connection(to: address, settings: settings)
+            signedWith = current
+        }
         // libcurl 7.88 signs what it is given: the payload's hash is said, not computed (every
         // object is authenticated by its contents, so the body needs no second hash).
-        ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + (sessionToken.map { ["x-amz-security-token: " + $0] } ?? []) + extra
+        return ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + (current.sessionToken.map { ["x-amz-security-token: " + $0] } ?? []) + extra
     }
 
     // MARK: - Requests
@@ -184,7 +201,7 @@ package final class S3Backend: CountsRequests {
     private func put(_ path: String, from source: ByteSource, extra: [String]) throws {
         try withRetries(path) { _ in
             guard try source.rewind() else { throw RemoteError(.localIO, path: path, detail: "upload cannot restart") }
-            let response = try send(HTTPRequest(method: "PUT", url: url(key: key(path)), headers: headers(extra), body: source))
+            let response = try send(HTTPRequest(method: "PUT", url: url(key: key(path)), headers: try headers(extra), body: source))
             try check(response, path: path, accepted: [200, 201, 204])
         }
     }
@@ -227,7 +244,7 @@ package final class S3Backend: CountsRequests {
 
     private func exists(_ path: String) throws -> Bool {
         try withRetries(path) { _ in
-            let response = try send(HTTPRequest(method: "HEAD", url: url(key: key(path)), headers: headers()))
+            let response = try send(HTTPRequest(method: "HEAD", url: url(key: key(path)), headers: try headers()))
             if response.status == 404 { return false }
             try check(response, path: path, accepted: [200])
             return true
@@ -238,7 +255,7 @@ package final class S3Backend: CountsRequests {
         try validatePath(path)
         try withRetries(path) { retry in
             if retry { try sink.reset() }
-            var request = HTTPRequest(method: "GET", url: url(key: key(path)), headers: headers(), sink: sink)
+            var request = HTTPRequest(method: "GET", url: url(key: key(path)), headers: try headers(), sink: sink)
             if let range {
                 guard !range.isEmpty else { return }
                 request.headers.append("Range: bytes=\(range.lowerBound)-\(range.upperBound - 1)")
@@ -262,7 +279,7 @@ package final class S3Backend: CountsRequests {
             if let token { query.append(("continuation-token", token)) }
             let page: S3ListParser = try withRetries(folder) { _ in
                 let sink = S3ListSink()
-                let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: headers(), sink: sink,
+                let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: try headers(), sink: sink,
                                                     timeout: settings.listingTimeout))
                 try check(response, path: folder, accepted: [200])
                 guard sink.succeeded else {
@@ -298,7 +315,7 @@ package final class S3Backend: CountsRequests {
     package func delete(_ path: String) throws {
         try validatePath(path)
         try withRetries(path) { _ in
-            let response = try send(HTTPRequest(method: "DELETE", url: url(key: key(path)), headers: headers()))
+            let response = try send(HTTPRequest(method: "DELETE", url: url(key: key(path)), headers: try headers()))
             // S3 answers 204 whether or not the key was there.
             try check(response, path: path, accepted: [200, 202, 204, 404])
         }
@@ -313,7 +330,7 @@ package final class S3Backend: CountsRequests {
         let source = "/" + address.bucket + "/" + key(from).split(separator: "/").map { S3Address.encoded(String($0)) }.joined(separator: "/")
         try withRetries(from) { _ in
             let sink = DataSink(limit: 64 << 10)
-            let response = try send(HTTPRequest(method: "PUT", url: url(key: key(to)), headers: headers(["x-amz-copy-source: " + source]), sink: sink))
+            let response = try send(HTTPRequest(method: "PUT", url: url(key: key(to)), headers: try headers(["x-amz-copy-source: " + source]), sink: sink))
             try check(response, path: from, accepted: [200])
             // A copy can fail after its 200 began: the body then says so.
             if let failure = S3ErrorParser.read(sink.data) {
@@ -341,7 +358,7 @@ extension S3Backend: KeepsOldVersions {
     package func keepsOldVersions() -> Bool? {
         let status: String? = try? withRetries("") { _ in
             let sink = DataSink(limit: 64 << 10)
-            let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: [("versioning", "")]), headers: headers(), sink: sink))
+            let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: [("versioning", "")]), headers: try headers(), sink: sink))
             try check(response, path: "", accepted: [200])
             return S3VersioningParser.read(sink.data)
         }
@@ -360,7 +377,7 @@ extension S3Backend: KeepsOldVersions {
             if let marker { query += [("key-marker", marker.key), ("version-id-marker", marker.version)] }
             let page: S3VersionsParser = try withRetries(folder) { _ in
                 let sink = DataSink(limit: 8 << 20)
-                let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: headers(), sink: sink,
+                let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: try headers(), sink: sink,
                                                     timeout: settings.listingTimeout))
                 try check(response, path: folder, accepted: [200])
                 guard let page = S3VersionsParser.read(sink.data) else {
@@ -387,7 +404,7 @@ extension S3Backend: KeepsOldVersions {
         // Every old version first: then no delete marker hides anything any more.
         for version in versions.filter({ !$0.isLatest && !$0.isDeleteMarker }) + versions.filter(\.isDeleteMarker) {
             try withRetries(folder) { _ in
-                let response = try send(HTTPRequest(method: "DELETE", url: url(key: version.key, query: [("versionId", version.id)]), headers: headers()))
+                let response = try send(HTTPRequest(method: "DELETE", url: url(key: version.key, query: [("versionId", version.id)]), headers: try headers()))
                 try check(response, path: folder, accepted: [200, 204, 404])
             }
         }

@@ -42,12 +42,11 @@ package enum Remotes {
         _ = try WebDAVBackend(url: url, settings: settings)
     }
 
-    /// For an S3 remote, `credentialsFile` is the AWS credentials file it names, if any (else
-    /// the environment's and `~/.aws/credentials`: `S3Credentials.find`).
-    package static func backend(url: String, settings: HTTPSettings, credentialsFile: String? = nil,
-                                environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Backend {
+    /// For an S3 remote, `keys` says where its credentials come from (by default, the
+    /// environment's and `~/.aws/credentials`: `S3Credentials.find`).
+    package static func backend(url: String, settings: HTTPSettings, keys: S3KeySource? = nil) throws -> Backend {
         if url.hasPrefix("s3://") {
-            return try S3Backend(address: try S3Address(url: url), credentials: try S3Credentials.find(file: credentialsFile, environment: environment),
+            return try S3Backend(address: try S3Address(url: url), keys: keys ?? S3KeySource(file: nil, environment: ProcessInfo.processInfo.environment),
                                  settings: settings)
         }
         if url.hasPrefix("file://") {

@@ -20,7 +20,9 @@ struct RemoteCommand: Command {
         QUIRE_WEBDAV_PASSWORD, or ~/.netrc. S3 credentials come from --credentials-file (an
         AWS credentials file, remembered as a path), AWS_ACCESS_KEY_ID and
         AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), or ~/.aws/credentials (profile
-        AWS_PROFILE, else default); they are never stored. Without --region or --endpoint,
+        AWS_PROFILE, else default), or the profile's credential_process (a program that
+        prints them: aws-vault, a password manager), run once a command; they are never
+        stored. Without --region or --endpoint,
         the region and endpoint are read where aws-cli reads them (AWS_REGION,
         AWS_ENDPOINT_URL_S3, the profile in ~/.aws/config) and kept in the URL.
         A server whose certificate no public CA signed (a private CA, a self-signed

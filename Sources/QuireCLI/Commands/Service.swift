@@ -103,8 +103,11 @@ struct ServiceCommand: Command {
     /// never sync is not installed.
     static func checkAsTheServiceWould(_ store: Store, context: Context) throws {
         var serviceEnvironment = context.environment
-        for secret in ["QUIRE_WEBDAV_PASSWORD", "QUIRE_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] {
-            serviceEnvironment[secret] = nil
+        // The unit carries none of this shell's variables: no secret, and no AWS profile or
+        // file named elsewhere than ~/.aws (the service reads the default profile there).
+        for name in ["QUIRE_WEBDAV_PASSWORD", "QUIRE_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                     "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"] {
+            serviceEnvironment[name] = nil
         }
         let asService = Context(storeOption: store.folder, environment: serviceEnvironment)
         let (journal, _, _) = try SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
@@ -116,8 +119,9 @@ struct ServiceCommand: Command {
             let s3 = (try? store.remoteSettings()?.url.hasPrefix("s3://")) == true
             throw CLIError.failure("the service could not sync, so it is not installed: " + Messages.text(of: error),
                                    hint: !unauthorized ? Messages.hint(of: error)
-                                       : s3 ? "a service has none of this shell's AWS_* variables: put the credentials in ~/.aws/credentials, "
-                                           + "or in a file given as quire remote set s3://… --credentials-file F (keep F 0600)"
+                                       : s3 ? "a service has none of this shell's AWS_* variables: put the keys in the default profile of "
+                                           + "~/.aws/credentials, or its credential_process in ~/.aws/config, or give a file: "
+                                           + "quire remote set s3://… --credentials-file F (keep F 0600)"
                                        : "give the password in a file the service can read: quire remote set URL --user USER "
                                            + "--password-file F (keep F 0600), or in ~/.netrc")
         }

@@ -89,10 +89,6 @@ struct S3CLITests {
         #expect(far.status == 2 && far.stderr.contains("https://"))
     }
 
-    /// A bucket kept in another region than the remote says: `remote init` follows the
-    /// region the service names, remembers it for the store (the next run's first request
-    /// is signed for it), and forgets it for a new address. Errors come in one line, with
-    /// S3's advice, not WebDAV's.
     /// A remote given no --region or --endpoint takes them where aws-cli does: AWS_REGION or
     /// AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, else the profile's settings
     /// in ~/.aws/config. The URL keeps them, so a later run without those variables (the
@@ -145,8 +141,8 @@ struct S3CLITests {
         #expect(!FileManager.default.fileExists(atPath: e), "nothing was set: no store was made")
     }
 
-    /// A profile whose keys aws-cli fetches (SSO, a role, a credential_process) has none
-    /// Quire can read: the one line says how to hand them over for a run, whether or not a
+    /// A profile whose keys aws-cli fetches (SSO, a role, a web identity) has none Quire
+    /// can read: the one line says how to hand them over for a run, whether or not a
     /// credentials file exists.
     @Test func aProfileWhoseKeysAWSCLIFetchesSaysHowToExportThem() throws {
         let config = dir.file("aws-config", """
@@ -171,6 +167,10 @@ struct S3CLITests {
         #expect(quoted.stderr.contains("gets its keys from a role") && quoted.stderr.contains("--profile 'it'\\''s mine' --format env"), "\(quoted.stderr)")
     }
 
+    /// A bucket kept in another region than the remote says: `remote init` follows the
+    /// region the service names, remembers it for the store (the next run's first request
+    /// is signed for it), and forgets it for a new address. Errors come in one line, with
+    /// S3's advice, not WebDAV's.
     @Test func aBucketInAnotherRegionIsFollowedAndRemembered() throws {
         let stub = try StubServer { request in
             if request.path.hasPrefix("/odd/") { return .init(status: 400, body: Data("<html>no</html>".utf8)) }
@@ -251,5 +251,82 @@ struct S3CLITests {
         #expect(try QuireBinary.run(["verify", "--read-data"], store: c, environment: keys).status == 0)
         // What prune deleted is there still, as old versions: the note is true.
         #expect(try backend.versions(in: "").contains { !$0.isLatest && !$0.key.contains("/keys/") })
+    }
+
+    /// A profile whose keys a `credential_process` prints (aws-vault, 1Password's `op`,
+    /// `pass`): Quire runs it as the SDKs do, once a command however many connections it
+    /// makes, and keys in the credentials file win over it. A process that fails says so in
+    /// one line, in its own words, and nothing is written.
+    @Test func aCredentialProcessGivesTheKeysOnceACommand() throws {
+        let (url, options) = try remote()
+        let (a, c) = (dir.path + "/a", dir.path + "/c")
+        let helper = dir.file("bin/print keys", "#!/bin/sh\necho run >> \"$0.runs\"\n"
+                              + "printf '{\"Version\": 1, \"AccessKeyId\": \"%s\", \"SecretAccessKey\": \"%s\"}' \"$1\" \"$2\"\n")
+        let failing = dir.file("bin/locked", "#!/bin/sh\necho 'vault is locked: unlock it first' >&2\nexit 2\n")
+        for file in [helper, failing] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file) }
+        let config = dir.file("aws-config", """
+            [profile journal]
+            credential_process = "\(helper)" \(Backends.s3Credentials.accessKey) '\(Backends.s3Credentials.secretKey)'
+            [profile locked]
+            credential_process = \(failing)
+            """)
+        var env = keys
+        env["AWS_ACCESS_KEY_ID"] = nil
+        env["AWS_SECRET_ACCESS_KEY"] = nil
+        env["AWS_CONFIG_FILE"] = config
+        env["AWS_PROFILE"] = "journal"
+        func runs() -> Int { ((try? String(contentsOfFile: helper + ".runs", encoding: .utf8)) ?? "").split(separator: "\n").count }
+        let entry = try QuireBinary.run(["add", "--body", "ключи из хранилища"], store: a).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try QuireBinary.run(["attach", entry, dir.file("k.jpg", bytes: pseudoRandomBytes(300_000, seed: 11))], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", url] + options, store: a).status == 0)
+        let made = try QuireBinary.run(["remote", "init"], store: a, environment: env)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try QuireBinary.run(["sync"], store: a, environment: env).status == 0)
+        #expect(runs() == 2)
+        let restored = try QuireBinary.run(["restore", url] + options, store: c, environment: env)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(runs() == 3, "a restore's many connections ran it once")
+        #expect(try QuireBinary.run(["show", String(entry.prefix(8)), "--json"], store: c).stdout.contains("ключи из хранилища"))
+        // The credentials file's keys come first: the process is not run.
+        try FileManager.default.createDirectory(atPath: dir.path + "/home/.aws", withIntermediateDirectories: true)
+        _ = dir.file("home/.aws/credentials", "[journal]\naws_access_key_id = \(Backends.s3Credentials.accessKey)\naws_secret_access_key = \(Backends.s3Credentials.secretKey)\n")
+        #expect(try QuireBinary.run(["sync"], store: a, environment: env).status == 0)
+        #expect(runs() == 3)
+        // A process that fails: one line with its words, and nothing pushed.
+        #expect(try QuireBinary.run(["edit", String(entry.prefix(8)), "--body", "not pushed"], store: a).status == 0)
+        let locked = try QuireBinary.run(["sync"], store: a, environment: env.merging(["AWS_PROFILE": "locked"]) { $1 })
+        #expect(locked.status == 1 && locked.stderr == "quire: error: the credential_process of profile 'locked' failed (exit 2): vault is locked: unlock it first\n",
+                "\(locked.stderr)")
+        #expect(try QuireBinary.run(["status"], store: a).stdout.contains("pending:    1"))
+        #expect(!locked.stderr.contains(Backends.s3Credentials.secretKey) && !restored.stderr.contains(Backends.s3Credentials.secretKey))
+    }
+
+    /// `service install` checks the service can sync as it will: with none of this shell's
+    /// AWS variables, a profile named by AWS_PROFILE alone is refused with the way out; keys
+    /// in the default profile, or a default `credential_process`, are what it reads.
+    @Test func theServiceIsCheckedWithoutTheShellsProfile() throws {
+        let (url, options) = try remote()
+        let a = dir.path + "/a"
+        try FileManager.default.createDirectory(atPath: dir.path + "/home/.aws", withIntermediateDirectories: true)
+        let named = "[journal]\naws_access_key_id = \(Backends.s3Credentials.accessKey)\naws_secret_access_key = \(Backends.s3Credentials.secretKey)\n"
+        _ = dir.file("home/.aws/credentials", named)
+        var env = keys.merging(try ServiceTests().fakeSystemctl(dir, session: true)) { $1 }
+        env["AWS_ACCESS_KEY_ID"] = nil
+        env["AWS_SECRET_ACCESS_KEY"] = nil
+        env["AWS_PROFILE"] = "journal"
+        #expect(try QuireBinary.run(["add", "--body", "for the service"], store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "set", url] + options, store: a).status == 0)
+        #expect(try QuireBinary.run(["remote", "init"], store: a, environment: env).status == 0)
+        #expect(try QuireBinary.run(["sync"], store: a, environment: env).status == 0)
+        let refused = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(refused.status == 1 && refused.stderr.contains("the service could not sync") && refused.stderr.contains("default profile"), "\(refused.stderr)")
+        // A credential_process in the default profile of ~/.aws/config: the service can run it.
+        let helper = dir.file("bin/keys", "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"\(Backends.s3Credentials.accessKey)\", "
+                              + "\"SecretAccessKey\": \"\(Backends.s3Credentials.secretKey)\"}'\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: helper)
+        _ = dir.file("home/.aws/config", "[default]\ncredential_process = \(helper)\n")
+        env["AWS_CONFIG_FILE"] = nil
+        let installed = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(installed.status == 0, "\(installed.stderr)")
     }
 }

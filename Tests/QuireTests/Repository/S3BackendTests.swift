@@ -153,6 +153,26 @@ struct S3BackendTests {
         #expect(stub.requests.allSatisfy { $0.path == "/bucket/?versioning=" })
     }
 
+    /// Temporary keys renewed while a connection lives (a watch runs for hours) are signed
+    /// with from the next request, their session token with them.
+    @Test func renewedKeysSignTheNextRequest() throws {
+        let stub = try StubServer { _ in .init(status: 200, body: Data("ok".utf8)) }
+        let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
+        let lookups = Locked(0)
+        let keys = S3KeySource {
+            let n = lookups.update { $0 += 1; return $0 }
+            // Expired already: each request finds them due again.
+            return S3Credentials(accessKey: "k\(n)", secretKey: "s\(n)", sessionToken: "t\(n)", expiration: .distantPast)
+        }
+        let backend = try S3Backend(address: address, keys: keys, settings: Backends.settings)
+        _ = try backend.getData("a")
+        _ = try backend.getData("b")
+        let signed = stub.requests.map { ($0.headers["authorization"] ?? "", $0.headers["x-amz-security-token"] ?? "") }
+        #expect(signed.count == 2)
+        #expect(signed.first.map { $0.0.contains("Credential=k2/") && $0.1 == "t2" } == true, "\(signed) \(stub.requests.map(\.headers))")
+        #expect(signed.last.map { $0.0.contains("Credential=k3/") && $0.1 == "t3" } == true, "\(signed)")
+    }
+
     /// Old versions in a folder go, every page of them: old versions first, then the delete
     /// markers (one deleted first would bring back what it hides); never a current object,
     /// never a key outside the folder. A refusal is an error.
