@@ -52,6 +52,13 @@ package final class WebDAVBackend: PublishSteps, CountsRequests {
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
+    /// Whether `url` is Nextcloud's or ownCloud's WebDAV (under `/remote.php/`): they move what
+    /// a DELETE names into the account's trash bin, kept 30 days or more unless emptied.
+    package static func hasTrashBin(_ url: String) -> Bool {
+        guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? "") else { return false }
+        return parts.path.contains("/remote.php/")
+    }
+
     package static func redacted(_ url: String) -> String {
         guard var parts = URLComponents(string: url) else { return url }
         parts.password = nil

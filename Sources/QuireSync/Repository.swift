@@ -204,7 +204,7 @@ package final class Repository {
         let name = try Self.writeKeyFile(backend: backend, keys: keys, passphrase: passphrase, repositoryID: id, cost: cost)
         let old = Self.keysFolder + "/" + keyName
         try backend.delete(old)
-        var change = PassphraseChange(keyName: name, oldKeyKept: false)
+        var change = PassphraseChange(keyName: name, oldKeyKept: false, oldKeyInTrash: WebDAVBackend.hasTrashBin(backend.location))
         if let versioned = backend as? KeepsOldVersions, versioned.keepsOldVersions() == true {
             do {
                 try versioned.deleteOldVersions(in: Self.keysFolder)
@@ -224,4 +224,7 @@ public struct PassphraseChange: Sendable {
     /// former passphrase opens: a bucket with versioning that would not let Quire delete it
     /// (no permission to, or Object Lock). It goes when a lifecycle rule expires it.
     public var oldKeyKept: Bool
+    /// Whether the server moved the former key file into a trash bin (Nextcloud, ownCloud),
+    /// where the former passphrase opens it until the bin is emptied.
+    public var oldKeyInTrash: Bool
 }

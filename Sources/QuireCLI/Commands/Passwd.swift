@@ -35,12 +35,20 @@ struct PasswdCommand: Command {
                                          variable: "QUIRE_NEW_PASSPHRASE", prompt: "New passphrase")
         let change = try journal.changePassphrase(of: repository, to: new, cost: try Secrets.kdfCost(context))
         Secrets.warnIfShort(new, context: context)
-        guard change.oldKeyKept else {
-            context.printError("Changed the passphrase of repository \(repository.id.prefix(8)): the new one opens it, the old one no longer does.")
-            return
+        context.printError(sentence(change, repository: String(repository.id.prefix(8)), oldKey: "keys/" + repository.keyName))
+    }
+
+    /// What changed, and what of the old passphrase the server may still keep.
+    static func sentence(_ change: PassphraseChange, repository: String, oldKey: String) -> String {
+        let done = "Changed the passphrase of repository \(repository): the new one opens it"
+        if change.oldKeyKept {
+            return done + ". But the bucket keeps old versions, and would not let Quire delete those of the old key file (\(oldKey) in the "
+                + "repository): until a lifecycle rule expires them or you delete them, the old passphrase still opens the repository for anyone who can read them."
         }
-        context.printError("Changed the passphrase of repository \(repository.id.prefix(8)): the new one opens it. But the bucket keeps old versions, "
-                           + "and would not let Quire delete those of the old key file (keys/\(repository.keyName) in the repository): "
-                           + "until a lifecycle rule expires them or you delete them, the old passphrase still opens the repository for anyone who can read them.")
+        if change.oldKeyInTrash {
+            return done + ". But Nextcloud (or ownCloud) keeps deleted files in its trash bin, the old key file (\(oldKey)) among them, and the "
+                + "old passphrase opens it: delete it from Deleted files to finish the change."
+        }
+        return done + ", the old one no longer does."
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import QuireCLI
+@testable import QuireRemote
 @testable import QuireStore
+@testable import QuireSync
 
 /// `quire remote`, `quire passwd` against a local-folder repository, as a person runs them.
 @Suite struct RemoteCLITests {
@@ -23,13 +26,29 @@ import Testing
 
         let passFile = dir.file("new-pass", "second\n")
         let passwd = try QuireBinary.run(["passwd", "--new-passphrase-file", passFile], store: store, environment: env(["QUIRE_PASSPHRASE": "first"]))
-        #expect(passwd.status == 0, "\(passwd.stderr)")
+        #expect(passwd.status == 0 && passwd.stderr.hasSuffix("the new one opens it, the old one no longer does.\n"), "\(passwd.stderr)")
         #expect(try QuireBinary.run(["remote", "check"], store: store, environment: env(["QUIRE_PASSPHRASE": "second"])).status == 0)
         #expect(try QuireBinary.run(["remote", "check"], store: store, environment: env(["QUIRE_PASSPHRASE": "first"])).status == 1)
         // Secrets never reach output or the repository's readable files.
         for run in [initRun, passwd] { #expect(!(run.stdout + run.stderr).contains("first") && !(run.stdout + run.stderr).contains("second")) }
         let config = dir.read("repo/quire-repo.json")
         #expect(config.contains("\"format\"") && !config.contains("private"))
+    }
+
+    /// Nextcloud and ownCloud keep what a DELETE names in the account's trash bin: after
+    /// passwd the old key file is there, and the old passphrase opens it, so the person is
+    /// told to delete it. Only their WebDAV (under /remote.php/) is said to have one.
+    @Test func passwdOnNextcloudSaysTheOldKeyIsInTheTrashBin() {
+        for url in ["https://cloud.example.org/remote.php/dav/files/anna/Journal/", "https://example.org/owncloud/remote.php/webdav/j/"] {
+            #expect(WebDAVBackend.hasTrashBin(url), "\(url)")
+        }
+        for url in ["https://dav.example.org/journal/", "file:///srv/remote.php/dav/j", "https://example.org/remote.phpx/j/"] {
+            #expect(!WebDAVBackend.hasTrashBin(url), "\(url)")
+        }
+        let trash = PasswdCommand.sentence(PassphraseChange(keyName: "new", oldKeyKept: false, oldKeyInTrash: true), repository: "1234abcd", oldKey: "keys/old")
+        #expect(trash.contains("trash bin, the old key file (keys/old) among them") && trash.contains("delete it from Deleted files"))
+        let kept = PasswdCommand.sentence(PassphraseChange(keyName: "new", oldKeyKept: true, oldKeyInTrash: false), repository: "1234abcd", oldKey: "keys/old")
+        #expect(kept.contains("the bucket keeps old versions") && !kept.contains("no longer does"))
     }
 
     @Test func aSecondInitOnTheSameURLIsRefused() throws {
