@@ -34,7 +34,7 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedTool"]),
 
         // Below Store and Remote: durable file writes, JSON, SHA-256.
-        .target(name: "QuireSupport", dependencies: ["CCrypto"]),
+        .target(name: "QuireSupport", dependencies: ["CCrypto", "CLinux"]),
         .target(name: "QuireStore", dependencies: ["CSQLite", "CLinux", "QuireSupport"], plugins: ["EmbedFiles"]),
         .target(name: "QuireCrypto", dependencies: ["CSodium", "CCrypto"]),
         .target(name: "QuireRemote", dependencies: ["CCurl", "CXML2", "CLinux", "QuireSupport"]),

@@ -31,3 +31,10 @@ extern int posix_openpt(int flags);
 extern int grantpt(int fd);
 extern int unlockpt(int fd);
 extern char *ptsname(int fd);
+
+// posix_spawn, and closefrom for the child (glibc ≥ 2.34, declared only under _GNU_SOURCE):
+// a program Quire starts gets standard input, output and error, and no other descriptor;
+// pipe2, to make its pipe close-on-exec at once (no other thread's spawn inherits it).
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int pipe2(int fds[2], int flags);

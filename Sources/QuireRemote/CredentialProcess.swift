@@ -7,22 +7,31 @@ import QuireSupport
 /// `{"Version": 1, "AccessKeyId": …, "SecretAccessKey": …, "SessionToken": …,
 /// "Expiration": "2026-12-07T10:00:00Z"}`. So keys can live in a password manager or the
 /// desktop's keyring (aws-vault, 1Password's `op`, `pass`, `secret-tool`) rather than in a
-/// file in clear. What it prints never goes into a message: an error names the profile, the
+/// file in clear. One that runs past two minutes is stopped (a service must not hang on a
+/// prompt nobody sees). What it prints never goes into a message: an error names the profile, the
 /// exit status and its own first line of standard error.
 enum CredentialProcess {
+    /// Seconds it may take: time to touch a security key, not a service stuck for ever.
+    static let timeout = 120.0
+
     static func run(_ command: String, profile: String, environment: [String: String]) throws -> S3Credentials {
         let named = "the credential_process of profile '\(profile)'"
         guard let words = split(command), let program = words.first else {
             throw RemoteError(.unauthorized, detail: "\(named) is not a command Quire can split into words (an unclosed quote?)", advises: true)
         }
-        guard let executable = find(program, path: environment["PATH"]) else {
+        let executable = program.contains("/") ? (access(program, X_OK) == 0 ? program : nil) : Executables.find(program, in: environment)
+        guard let executable else {
             throw RemoteError(.unauthorized, detail: "\(named) names \(printable(program)), which is not a program on PATH: give its full path", advises: true)
         }
         let finished: ChildProcess.Finished
         do {
-            finished = try ChildProcess.run(executable, Array(words.dropFirst()), environment: environment)
+            finished = try ChildProcess.run(executable, Array(words.dropFirst()), environment: environment, timeout: timeout)
         } catch {
             throw RemoteError(.unauthorized, detail: "\(named) cannot start: \(printable("\(error)"))", advises: true)
+        }
+        guard !finished.timedOut else {
+            throw RemoteError(.unauthorized, detail: "\(named) did not finish within \(Int(timeout)) seconds (waiting for an answer nobody can give here?)",
+                              advises: true)
         }
         guard finished.status == 0 else {
             throw RemoteError(.unauthorized, detail: "\(named) failed (exit \(finished.status))" + (finished.firstError.map { ": " + printable($0) } ?? ": run it yourself to see why"), advises: true)
@@ -101,17 +110,6 @@ enum CredentialProcess {
         }
         if inWord { words.append(word) }
         return words.isEmpty ? nil : words
-    }
-
-    /// `program` itself when it names a path, else the first executable of that name on `path`.
-    private static func find(_ program: String, path: String?) -> String? {
-        if program.contains("/") { return access(program, X_OK) == 0 ? program : nil }
-        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !folder.isEmpty {
-            let candidate = folder + "/" + program
-            var info = stat()
-            if access(candidate, X_OK) == 0, stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG { return candidate }
-        }
-        return nil
     }
 
     /// Printable characters only, 200 at most: a program's words go to a terminal.

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// The one place Quire starts programs, in the three ways it needs:
@@ -15,6 +16,8 @@ package enum ChildProcess {
         package let output: Data
         /// What it wrote on standard error.
         package let errors: String
+        /// Whether it was stopped for running past its time (`run`'s `timeout`).
+        package var timedOut = false
 
         package var outputText: String { String(decoding: output, as: UTF8.self) }
         /// Its first line on standard error that is not blank, cut to 200 characters.
@@ -42,38 +45,124 @@ package enum ChildProcess {
 
     /// Runs `executable` with `arguments` to its end. `environment` nil: this process's.
     /// With `line`, each line of its standard output goes there as it is written.
+    ///
+    /// Started with `posix_spawn`: it gets standard input (empty), output and error, no other
+    /// descriptor of this process, no blocked signal and none ignored. Its output is read
+    /// until it ends, not until every copy of the pipe is closed: what it leaves running
+    /// behind it with its standard output (a helper that starts its daemon) is not waited
+    /// for. With `timeout`, a program still running after that many seconds is stopped
+    /// (SIGTERM, then SIGKILL two seconds later), and `timedOut` says so. A program ended
+    /// by a signal has the status 128 + its number, as a shell says it.
     /// - Parameter logFolder: where the file for standard error goes (the system's
     ///   temporary folder when nil).
     package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                            logFolder: String? = nil, line: ((String) -> Void)? = nil) throws -> Finished {
+                            logFolder: String? = nil, timeout: Double? = nil, line: ((String) -> Void)? = nil) throws -> Finished {
         let (log, logHandle) = try privateLog("quire-child", in: logFolder)
         defer { unlink(log) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = logHandle
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw Failure.cannotStart(error.localizedDescription) }
-        var output = Data()
-        if let line {
-            var pending = Data()
-            while case let chunk = out.fileHandleForReading.availableData, !chunk.isEmpty {
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    line(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending = Data(pending[pending.index(after: newline)...])
-                }
+        let (pid, output) = try spawn(executable, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                                      errors: logHandle.fileDescriptor)
+        defer { close(output) }
+        var whole = Data(), pending = Data()
+        let take = { (chunk: Data) in
+            guard let line else { whole.append(chunk); return }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                line(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending = Data(pending[pending.index(after: newline)...])
             }
-            if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
-        } else {
-            output = out.fileHandleForReading.readDataToEndOfFile()
         }
-        process.waitUntilExit()
+        let (status, timedOut) = readUntilItEnds(pid, output, deadline: timeout.map { Date().addingTimeInterval($0) }, take)
+        if let line, !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
         let errors = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return Finished(status: process.terminationStatus, output: output, errors: errors)
+        return Finished(status: status, output: whole, errors: errors, timedOut: timedOut)
+    }
+
+    /// Starts `executable` with its standard output on a new pipe, whose reading end is
+    /// returned, and standard error on `errors`.
+    private static func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
+                              errors: Int32) throws -> (pid_t, Int32) {
+        var ends: [Int32] = [0, 0]
+        guard pipe2(&ends, O_CLOEXEC) == 0 else { throw Failure.cannotStart("no pipe: " + String(cString: strerror(errno))) }
+        defer { close(ends[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors, 2)
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t(), defaults = sigset_t()
+        sigemptyset(&unblocked)
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM, SIGTTIN, SIGTTOU] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0.key + "=" + $0.value) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let failed = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard failed == 0 else {
+            close(ends[0])
+            throw Failure.cannotStart("\(executable): " + String(cString: strerror(failed)))
+        }
+        return (pid, ends[0])
+    }
+
+    /// Hands `take` what the program writes to `fd` until the pipe ends, or the program has
+    /// ended and nothing more came for a tenth of a second (what it left behind may hold the
+    /// pipe open for ever); stops it at `deadline`; reaps it. Returns its status and whether
+    /// it had to be stopped.
+    private static func readUntilItEnds(_ pid: pid_t, _ fd: Int32, deadline: Date?, _ take: (Data) -> Void) -> (Int32, Bool) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var stopped: Date?
+        var status: Int32?
+        // Past the deadline: SIGTERM, and SIGKILL two seconds later.
+        func stopIfLate() {
+            guard let deadline, Date() >= deadline else { return }
+            if let stopped {
+                if Date().timeIntervalSince(stopped) >= 2 { kill(pid, SIGKILL) }
+            } else {
+                kill(pid, SIGTERM)
+                stopped = Date()
+            }
+        }
+        func reap(waiting: Bool) {
+            var raw: Int32 = 0
+            var answer: pid_t
+            repeat { answer = waitpid(pid, &raw, waiting ? 0 : WNOHANG) } while answer < 0 && errno == EINTR
+            if answer == pid { status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + raw & 0x7f } else if answer < 0 { status = -1 }
+        }
+        while true {
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let answer = poll(&ready, 1, 100)
+            if answer > 0 {
+                let n = read(fd, &buffer, buffer.count)
+                if n > 0 { take(Data(buffer[0..<n])); continue }
+                if n < 0 && errno == EINTR { continue }
+                break  // the end of the pipe (or an error reading it)
+            }
+            if answer < 0 && errno != EINTR { break }
+            reap(waiting: false)
+            if status != nil {
+                // Whatever is still in the pipe, without waiting for more.
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                while case let n = read(fd, &buffer, buffer.count), n > 0 { take(Data(buffer[0..<n])) }
+                break
+            }
+            stopIfLate()
+        }
+        // One that closed its output but runs on is waited for, and stopped at the deadline.
+        while status == nil {
+            if deadline == nil { reap(waiting: true); break }
+            reap(waiting: false)
+            if status == nil { stopIfLate(); usleep(20_000) }
+        }
+        return (status ?? -1, stopped != nil)
     }
 
     /// Runs `executable` on this process's terminal (its standard input, output and error)
