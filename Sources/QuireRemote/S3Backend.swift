@@ -372,6 +372,7 @@ extension S3Backend: KeepsOldVersions {
         let prefix = key(folder).isEmpty ? "" : key(folder) + "/"
         var versions: [S3ObjectVersion] = []
         var marker: (key: String, version: String)?
+        var pages = 0
         repeat {
             var query = [("prefix", prefix), ("versions", "")]
             if let marker { query += [("key-marker", marker.key), ("version-id-marker", marker.version)] }
@@ -386,10 +387,15 @@ extension S3Backend: KeepsOldVersions {
                 return page
             }
             versions += page.versions.filter { $0.key.hasPrefix(prefix) }
-            marker = page.isTruncated ? (page.nextKey, page.nextVersion) : nil
-            guard versions.count <= PropfindParser.maxItems, marker?.key.isEmpty != true else {
+            let next = page.isTruncated ? (key: page.nextKey, version: page.nextVersion) : nil
+            pages += 1
+            // A page must lead somewhere new: a server that names the same place again, or
+            // none, or pages past any repository's size, would keep this asking for ever.
+            let again = next.flatMap { next in marker.map { $0.key == next.key && $0.version == next.version } } ?? false
+            guard versions.count <= PropfindParser.maxItems, pages <= PropfindParser.maxItems / 1000 + 2, next?.key.isEmpty != true, !again else {
                 throw RemoteError(.protocolError, path: folder, detail: "the server's list of versions goes on without end")
             }
+            marker = next
         } while marker != nil
         return versions
     }

@@ -204,6 +204,17 @@ struct S3BackendTests {
                             "/bucket/p/keys/b?versionId=bm", "/bucket/p/keys/c?versionId=cm"])
         refuse.update { $0 = true }
         #expect(throws: RemoteError.self) { try backend.deleteOldVersions(in: "keys") }
+        // A server whose every page names the same next page is an error, not a loop.
+        let looping = try StubServer { _ in
+            .init(status: 200, body: Data(("<ListVersionsResult><IsTruncated>true</IsTruncated><NextKeyMarker>p/keys/a</NextKeyMarker>"
+                                           + "<NextVersionIdMarker>1</NextVersionIdMarker></ListVersionsResult>").utf8))
+        }
+        let endless = try S3Backend(address: try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(looping.port)", region: nil, pathStyle: true),
+                                    credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        #expect {
+            _ = try endless.versions(in: "keys")
+        } throws: { "\($0)".contains("goes on without end") }
+        #expect(looping.requests.count == 2)
     }
 
     /// A bucket asked for in the wrong region is followed there, as AWS says where it is: in
