@@ -15,7 +15,9 @@ struct ServiceCommand: Command {
         and starts it; it also starts at every login. It unlocks with the key an earlier
         `quire sync` cached in the store, never a passphrase, so sync once on a terminal first.
         The unit holds no secret: a WebDAV password given only in QUIRE_WEBDAV_PASSWORD is
-        kept in the store's webdav-password file (0600), which the remote then names. Before
+        kept in the store's webdav-password file (0600), which the remote then names; for
+        S3, the unit keeps AWS_PROFILE, AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE as
+        this shell has them (where the keys are), never a key. Before
         installing, the repository is opened as the service will open it; if that fails
         (HTTP 401, say), nothing is installed. Where there is no systemd user session, it
         says so, prints the unit to place in ~/.config/systemd/user/ yourself, and exits 1.
@@ -33,7 +35,11 @@ struct ServiceCommand: Command {
         if action != "install", arguments.value("interval") != nil { throw CLIError.usage("--interval goes with `service install`") }
         if action != "status", arguments.flag("json") { throw CLIError.usage("--json goes with `service status`") }
         let store = try context.openStore()
-        let service = UserService(storeFolder: store.folder, executable: executable(environment: context.environment), environment: context.environment)
+        var service = UserService(storeFolder: store.folder, executable: executable(environment: context.environment), environment: context.environment)
+        if (try store.remoteSettings())?.url.hasPrefix("s3://") == true {
+            // Where the keys are, as this shell says: the service looks there too.
+            service.environment = carriedAWSVariables.compactMap { name in context.environment[name].flatMap { $0.isEmpty ? nil : (name, $0) } }
+        }
         switch action {
         case "install":
             try service.checkPaths()
@@ -90,6 +96,9 @@ struct ServiceCommand: Command {
         }
     }
 
+    /// Where an S3 remote's keys are, kept for the service (`UserService.environment`).
+    static let carriedAWSVariables = ["AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"]
+
     /// The service has no environment of ours: a WebDAV password this command has only
     /// from QUIRE_WEBDAV_PASSWORD is kept for it (`UserService.keepPassword`).
     /// Returns the file it wrote, or nil when there was nothing to keep.
@@ -103,11 +112,9 @@ struct ServiceCommand: Command {
     /// never sync is not installed.
     static func checkAsTheServiceWould(_ store: Store, context: Context) throws {
         var serviceEnvironment = context.environment
-        // The unit carries none of this shell's variables: no secret, and no AWS profile or
-        // file named elsewhere than ~/.aws (the service reads the default profile there).
-        for name in ["QUIRE_WEBDAV_PASSWORD", "QUIRE_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                     "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"] {
-            serviceEnvironment[name] = nil
+        // The unit carries no secret of this shell's, only where the AWS keys are.
+        for secret in ["QUIRE_WEBDAV_PASSWORD", "QUIRE_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] {
+            serviceEnvironment[secret] = nil
         }
         let asService = Context(storeOption: store.folder, environment: serviceEnvironment)
         let (journal, _, _) = try SyncSession.journal(store, try Arguments([], spec: Arguments.Spec()), context: asService)
@@ -119,8 +126,8 @@ struct ServiceCommand: Command {
             let s3 = (try? store.remoteSettings()?.url.hasPrefix("s3://")) == true
             throw CLIError.failure("the service could not sync, so it is not installed: " + Messages.text(of: error),
                                    hint: !unauthorized ? Messages.hint(of: error)
-                                       : s3 ? "a service has none of this shell's AWS_* variables: put the keys in the default profile of "
-                                           + "~/.aws/credentials, or its credential_process in ~/.aws/config, or give a file: "
+                                       : s3 ? "a service has none of this shell's AWS keys: put them in ~/.aws/credentials (the unit keeps "
+                                           + "AWS_PROFILE), or a credential_process in ~/.aws/config, or give a file: "
                                            + "quire remote set s3://… --credentials-file F (keep F 0600)"
                                        : "give the password in a file the service can read: quire remote set URL --user USER "
                                            + "--password-file F (keep F 0600), or in ~/.netrc")

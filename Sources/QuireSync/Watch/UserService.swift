@@ -16,6 +16,9 @@ package struct UserService {
     package let configHome: String
     /// The `systemctl` to call.
     package var systemctl = "systemctl"
+    /// Variables the service gets (`Environment=`): where an S3 remote's keys are, as the
+    /// shell that installs it says (`AWS_PROFILE`, the AWS files' paths). Never a secret.
+    package var environment: [(name: String, value: String)] = []
 
     package init(storeFolder: String, executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.storeFolder = storeFolder
@@ -34,10 +37,13 @@ package struct UserService {
         for path in [storeFolder, executable] where path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw StoreError(.invalid, path: path.debugDescription, detail: "a service cannot run from a path with a control character in it (a newline, a tab); move or rename it")
         }
+        for (name, value) in environment where value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw StoreError(.invalid, detail: "a service cannot be given \(name) with a control character in it (a newline, a tab)")
+        }
     }
 
-    /// The unit's text. Arguments are quoted for systemd (`"…"`, with `%`, `$`, `\` and `"`
-    /// escaped), so a store folder with spaces or quotes is passed as one argument.
+    /// The unit's text. Arguments and variables are quoted for systemd (`"…"`, with `%`, `$`,
+    /// `\` and `"` escaped), so a store folder with spaces or quotes is passed as one argument.
     package func unit(interval: Int) -> String {
         func quoted(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -53,7 +59,7 @@ package struct UserService {
 
             [Service]
             Type=simple
-            ExecStart=\(command.map(quoted).joined(separator: " "))
+            \(environment.map { "Environment=" + quoted($0.name + "=" + $0.value) + "\n" }.joined())ExecStart=\(command.map(quoted).joined(separator: " "))
             Restart=on-failure
             RestartSec=60
 

@@ -301,32 +301,43 @@ struct S3CLITests {
         #expect(!locked.stderr.contains(Backends.s3Credentials.secretKey) && !restored.stderr.contains(Backends.s3Credentials.secretKey))
     }
 
-    /// `service install` checks the service can sync as it will: with none of this shell's
-    /// AWS variables, a profile named by AWS_PROFILE alone is refused with the way out; keys
-    /// in the default profile, or a default `credential_process`, are what it reads.
-    @Test func theServiceIsCheckedWithoutTheShellsProfile() throws {
+    /// `service install` checks the service can sync as it will. The unit keeps where the
+    /// keys are (AWS_PROFILE and the AWS files' paths, as this shell says), never the keys:
+    /// keys only in this shell's variables are refused with the way out.
+    @Test func theServiceKeepsTheShellsAWSProfileButNoKeys() throws {
         let (url, options) = try remote()
         let a = dir.path + "/a"
         try FileManager.default.createDirectory(atPath: dir.path + "/home/.aws", withIntermediateDirectories: true)
-        let named = "[journal]\naws_access_key_id = \(Backends.s3Credentials.accessKey)\naws_secret_access_key = \(Backends.s3Credentials.secretKey)\n"
-        _ = dir.file("home/.aws/credentials", named)
         var env = keys.merging(try ServiceTests().fakeSystemctl(dir, session: true)) { $1 }
-        env["AWS_ACCESS_KEY_ID"] = nil
-        env["AWS_SECRET_ACCESS_KEY"] = nil
-        env["AWS_PROFILE"] = "journal"
         #expect(try QuireBinary.run(["add", "--body", "for the service"], store: a).status == 0)
         #expect(try QuireBinary.run(["remote", "set", url] + options, store: a).status == 0)
         #expect(try QuireBinary.run(["remote", "init"], store: a, environment: env).status == 0)
         #expect(try QuireBinary.run(["sync"], store: a, environment: env).status == 0)
+        // Keys in this shell's variables alone: the service would have none.
         let refused = try QuireBinary.run(["service", "install"], store: a, environment: env)
-        #expect(refused.status == 1 && refused.stderr.contains("the service could not sync") && refused.stderr.contains("default profile"), "\(refused.stderr)")
+        #expect(refused.status == 1 && refused.stderr.contains("the service could not sync") && refused.stderr.contains("the unit keeps AWS_PROFILE"),
+                "\(refused.stderr)")
+        // A profile of ~/.aws/credentials named by AWS_PROFILE: the unit says it, and holds no key.
+        _ = dir.file("home/.aws/credentials", "[journal]\naws_access_key_id = \(Backends.s3Credentials.accessKey)\n"
+                     + "aws_secret_access_key = \(Backends.s3Credentials.secretKey)\n")
+        env["AWS_ACCESS_KEY_ID"] = nil
+        env["AWS_SECRET_ACCESS_KEY"] = nil
+        env["AWS_PROFILE"] = "journal"
+        let installed = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let unitFolder = dir.path + "/config/systemd/user"
+        let unit = try #require(try FileManager.default.contentsOfDirectory(atPath: unitFolder).first.map { dir.read("config/systemd/user/" + $0) })
+        #expect(unit.contains("Environment=\"AWS_PROFILE=journal\"\n") && !unit.contains(Backends.s3Credentials.secretKey), "\(unit)")
+        #expect(try QuireBinary.run(["service", "uninstall"], store: a, environment: env).status == 0)
         // A credential_process in the default profile of ~/.aws/config: the service can run it.
         let helper = dir.file("bin/keys", "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"\(Backends.s3Credentials.accessKey)\", "
                               + "\"SecretAccessKey\": \"\(Backends.s3Credentials.secretKey)\"}'\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: helper)
         _ = dir.file("home/.aws/config", "[default]\ncredential_process = \(helper)\n")
-        env["AWS_CONFIG_FILE"] = nil
-        let installed = try QuireBinary.run(["service", "install"], store: a, environment: env)
-        #expect(installed.status == 0, "\(installed.stderr)")
+        env["AWS_PROFILE"] = nil
+        env["AWS_CONFIG_FILE"] = dir.path + "/home/.aws/config"
+        try FileManager.default.removeItem(atPath: dir.path + "/home/.aws/credentials")
+        let processed = try QuireBinary.run(["service", "install"], store: a, environment: env)
+        #expect(processed.status == 0, "\(processed.stderr)")
     }
 }
