@@ -8,8 +8,8 @@ import QuireSupport
 /// "Expiration": "2026-12-07T10:00:00Z"}`. So keys can live in a password manager or the
 /// desktop's keyring (aws-vault, 1Password's `op`, `pass`, `secret-tool`) rather than in a
 /// file in clear. One that runs past two minutes is stopped (a service must not hang on a
-/// prompt nobody sees). What it prints never goes into a message: an error names the profile, the
-/// exit status and its own first line of standard error.
+/// prompt nobody sees). What it prints never goes into a message: an error names the
+/// profile, the exit status and its own first line of standard error.
 enum CredentialProcess {
     /// Seconds it may take: time to touch a security key, not a service stuck for ever.
     static let timeout = 120.0

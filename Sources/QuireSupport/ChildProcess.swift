@@ -142,7 +142,11 @@ package enum ChildProcess {
             let answer = poll(&ready, 1, 100)
             if answer > 0 {
                 let n = read(fd, &buffer, buffer.count)
-                if n > 0 { take(Data(buffer[0..<n])); continue }
+                if n > 0 {
+                    take(Data(buffer[0..<n]))
+                    stopIfLate()  // one that writes for ever is late too
+                    continue
+                }
                 if n < 0 && errno == EINTR { continue }
                 break  // the end of the pipe (or an error reading it)
             }

@@ -22,8 +22,8 @@ struct ChildProcessTests {
     }
 
     /// A program still running at its deadline is stopped, and the run says so; one that
-    /// shrugs off SIGTERM is killed.
-    @Test(arguments: ["sleep 30", "trap '' TERM; echo started; sleep 30; sleep 30"])
+    /// shrugs off SIGTERM is killed, and one that writes without end is stopped too.
+    @Test(arguments: ["sleep 30", "trap '' TERM; echo started; sleep 30; sleep 30", "i=0; while [ $i -lt 1000 ]; do echo more; sleep 0.01; i=$((i + 1)); done"])
     func aProgramPastItsTimeIsStopped(script: String) throws {
         let finished = try ChildProcess.run("/bin/sh", ["-c", script], timeout: 0.3)
         #expect(finished.timedOut && finished.status != 0)
