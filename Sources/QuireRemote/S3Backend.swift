@@ -230,7 +230,15 @@ package final class S3Backend: CountsRequests {
         if let conditionalPut { return conditionalPut }
         let probe = temporaryPrefix + "probe-" + UUID().uuidString.lowercased()
         defer { try? delete(probe) }
-        try put(probe, from: DataSource(Data()), extra: ["If-None-Match: *"])
+        do {
+            try put(probe, from: DataSource(Data()), extra: ["If-None-Match: *"])
+        } catch let error as RemoteError where error.status == 501 || (error.status == 400 && error.detail.contains("NotImplemented")) {
+            // Refused outright, as AWS did before 2024 ("a header you provided implies
+            // functionality that is not implemented"): publish with a HEAD first there.
+            conditionalPut = false
+            onProbe?(false)
+            return false
+        }
         var honoured = false
         do {
             try put(probe, from: DataSource(Data()), extra: ["If-None-Match: *"])

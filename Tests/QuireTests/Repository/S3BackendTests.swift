@@ -66,6 +66,40 @@ struct S3BackendTests {
         #expect(try backend.list("once").map(\.name) == ["key"], "the probe leaves nothing behind")
     }
 
+    /// A server that refuses `If-None-Match` outright (501 NotImplemented, as AWS did before
+    /// 2024) is one that does not honour it: the probe says so, and publishing goes on with a
+    /// HEAD first, a second write still losing.
+    @Test func aServerThatRefusesIfNoneMatchIsPublishedToWithAHeadFirst() throws {
+        let stored = Locked([String: Data]())
+        let stub = try StubServer { request in
+            let key = String(request.path.split(separator: "?")[0])
+            switch request.method {
+            case "PUT" where request.headers["if-none-match"] != nil:
+                return .init(status: 501, body: Data("<Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message></Error>".utf8))
+            case "PUT":
+                stored.update { $0[key] = request.body }
+                return .init(status: 200)
+            case "HEAD": return .init(status: stored.update { $0[key] } == nil ? 404 : 200)
+            case "GET": return stored.update { $0[key] }.map { .init(status: 200, body: $0) } ?? .init(status: 404)
+            case "DELETE":
+                stored.update { $0[key] = nil }
+                return .init(status: 204)
+            default: return .init(status: 400)
+            }
+        }
+        let address = try S3Address(bucket: "bucket", prefix: "p", endpoint: "http://127.0.0.1:\(stub.port)", region: nil, pathStyle: true)
+        let backend = try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        var heard: Bool?
+        backend.onProbe = { heard = $0 }
+        try backend.publishData("once/key", Data("first".utf8))
+        #expect(heard == false && backend.conditionalPut == false)
+        #expect {
+            try backend.publishData("once/key", Data("second".utf8))
+        } throws: { ($0 as? RemoteError)?.kind == .exists }
+        #expect(try backend.getData("once/key") == Data("first".utf8))
+        #expect(stored.update { $0.keys.sorted() } == ["/bucket/p/once/key"], "the probe leaves nothing behind")
+    }
+
     /// A wrong secret and a bucket that does not exist are one line each, naming what to
     /// check, and write nothing; no credential is in the message.
     @Test func aWrongSecretOrAMissingBucketIsOneLineAndWritesNothing() throws {
