@@ -118,7 +118,21 @@ package final class S3Backend: CountsRequests {
 
     private func send(_ request: HTTPRequest) throws -> HTTPResponse {
         requestCount += 1
-        return try curl.perform(request)
+        do {
+            return try curl.perform(request)
+        } catch let error as RemoteError {
+            throw Self.unresolvedBucketHost(error, address: address) ?? error
+        }
+    }
+
+    /// The error to give when the bucket's own host name does not resolve: requests name the
+    /// bucket in the host (`journal.s3.example.org`), which a self-hosted server without a
+    /// name for each bucket (Ceph, SeaweedFS, MinIO) does not have. Nil for any other error.
+    static func unresolvedBucketHost(_ error: RemoteError, address: S3Address) -> RemoteError? {
+        guard error.kind == .unreachable, !address.addressesByPath, error.detail.contains("resolve host") else { return nil }
+        return RemoteError(.unreachable, detail: "\(address.bucket).\(address.host) does not resolve: requests name the bucket in the host. "
+                               + "If \(address.host) is right, the server wants the bucket in the path: quire remote set with --path-style",
+                           advises: true)
     }
 
     /// Maps an answer outside `accepted` to an error, by its S3 code where the body has one.

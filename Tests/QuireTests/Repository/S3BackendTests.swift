@@ -100,6 +100,21 @@ struct S3BackendTests {
         #expect(stored.update { $0.keys.sorted() } == ["/bucket/p/once/key"], "the probe leaves nothing behind")
     }
 
+    /// A bucket host that does not resolve (a self-hosted server without a name for each
+    /// bucket) says to name the bucket in the path; with it in the path already, or for
+    /// another failure, the error stays as it was.
+    @Test func anUnresolvedBucketHostSaysPathStyle() throws {
+        let named = try S3Address(bucket: "journal", prefix: "", endpoint: "https://s3.example.org", region: nil, pathStyle: false)
+        let unresolved = RemoteError(.unreachable, detail: "journal.s3.example.org:443: Couldn't resolve host name")
+        let said = try #require(S3Backend.unresolvedBucketHost(unresolved, address: named))
+        #expect(said.detail.contains("journal.s3.example.org does not resolve") && said.detail.contains("--path-style") && said.advises)
+        #expect(!said.description.contains("\n"))
+        var byPath = named
+        byPath.pathStyle = true
+        #expect(S3Backend.unresolvedBucketHost(unresolved, address: byPath) == nil)
+        #expect(S3Backend.unresolvedBucketHost(RemoteError(.refused, detail: "s3.example.org refused the connection"), address: named) == nil)
+    }
+
     /// A wrong secret and a bucket that does not exist are one line each, naming what to
     /// check, and write nothing; no credential is in the message.
     @Test func aWrongSecretOrAMissingBucketIsOneLineAndWritesNothing() throws {
