@@ -36,12 +36,12 @@ struct ServiceCommand: Command {
         if action != "status", arguments.flag("json") { throw CLIError.usage("--json goes with `service status`") }
         let store = try context.openStore()
         var service = UserService(storeFolder: store.folder, executable: executable(environment: context.environment), environment: context.environment)
-        if (try store.remoteSettings())?.url.hasPrefix("s3://") == true {
-            // Where the keys are, as this shell says: the service looks there too.
-            service.environment = carriedAWSVariables.compactMap { name in context.environment[name].flatMap { $0.isEmpty ? nil : (name, $0) } }
-        }
         switch action {
         case "install":
+            if try store.remoteSettings()?.url.hasPrefix("s3://") == true {
+                // Where the keys are, as this shell says: the service looks there too.
+                service.environment = carriedAWSVariables.compactMap { name in context.environment[name].flatMap { $0.isEmpty ? nil : (name, $0) } }
+            }
             try service.checkPaths()
             var interval = 300
             if let text = arguments.value("interval") {
