@@ -66,7 +66,8 @@ public final class Journal {
     }
 
     /// Creates an empty encrypted repository at the remote address and makes it this
-    /// journal's, caching its key so that later syncs need no passphrase.
+    /// journal's, caching its key so that later syncs need no passphrase. An S3 bucket that
+    /// does not exist yet is made first, in the remote's region.
     /// - Throws: `SyncError` (`.alreadySyncs` …), `RemoteError`.
     public func createRepository(passphrase: SecureBytes, cost: KeyCost = .moderate) throws {
         try makeRepository(passphrase: passphrase, cost: cost)

@@ -62,6 +62,19 @@ package protocol KeepsOldVersions: Backend {
     func deleteOldVersions(in folder: String) throws
 }
 
+/// A backend whose repository lives in a container a person may not have made yet: an S3
+/// bucket. `remote init` makes it, as restic's `init` and rclone's `mkdir` do; nothing else
+/// does (a sync or a restore that finds no bucket has a wrong address, and says so).
+package protocol MakesBuckets: Backend {
+    /// The bucket, as a person names it: `journal (region eu-central-1)`.
+    var bucketName: String { get }
+    /// Whether the bucket is there (one request).
+    func bucketExists() throws -> Bool
+    /// Makes the bucket, in the backend's region; one that was made meanwhile (by this
+    /// account) is no error.
+    func makeBucket() throws
+}
+
 extension Backend {
     /// Whether the server keeps old versions of what is deleted (`KeepsOldVersions`); nil
     /// where it cannot say (WebDAV, a folder) or does not.

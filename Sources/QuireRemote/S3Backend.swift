@@ -161,7 +161,9 @@ package final class S3Backend: CountsRequests {
                               detail: "the object is archived (a Glacier-like storage class) and cannot be read until it is restored: keep this prefix in a class that reads at once, and restore its archived objects with the service's tools", advises: true)
         case (_, "NoSuchBucket"):
             // Not "not found": a missing object is an answer, a missing bucket a wrong address.
-            throw RemoteError(.unreachable, path: path, status: status, detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): create it, or check the name and --endpoint")
+            throw RemoteError(.unreachable, path: path, status: status,
+                              detail: "the bucket \(address.bucket) does not exist at \(address.endpoint): check the name and --endpoint (`quire remote init` makes a new one)",
+                              advises: true)
         case (_, "SlowDown"), (500, _), (502, _), (503, _), (504, _), (429, _):
             throw RemoteError(.transient, path: path, status: status, detail: "the server is busy or failing" + (code.isEmpty ? "" : " (\(code))"))
         case (_, "InvalidAccessKeyId"), (_, "SignatureDoesNotMatch"):
@@ -434,6 +436,58 @@ extension S3Backend: KeepsOldVersions {
             try withRetries(folder) { _ in
                 let response = try send(HTTPRequest(method: "DELETE", url: url(key: version.key, query: [("versionId", version.id)]), headers: try headers()))
                 try check(response, path: folder, accepted: [200, 204, 404])
+            }
+        }
+    }
+}
+
+/// `remote init` on a bucket that is not there yet makes it, as restic's `init` does: a new
+/// person should not need the service's console, or another tool, first.
+extension S3Backend: MakesBuckets {
+    package var bucketName: String { "\(address.bucket) (region \(address.region))" }
+
+    /// False only when the server says `NoSuchBucket` to a one-key listing. Any other answer
+    /// counts as there: the listing that follows explains a refusal by its code (a wrong
+    /// secret, another account's bucket, another region, which it follows), and a server
+    /// that is no S3 service is never asked to make anything. A busy server is asked again.
+    package func bucketExists() throws -> Bool {
+        let query = [("list-type", "2"), ("max-keys", "1"), ("prefix", address.prefix.isEmpty ? "" : address.prefix + "/")]
+        return try withRetries("") { _ in
+            let response = try send(HTTPRequest(method: "GET", url: url(key: "", query: query), headers: try headers(), sink: DataSink(limit: 64 << 10)))
+            if response.status == 404, S3ErrorParser.read(response.errorBody)?.code == "NoSuchBucket" { return false }
+            if response.status >= 500 || response.status == 429 { try check(response, path: "", accepted: []) }
+            return true
+        }
+    }
+
+    /// PUT of the bucket, with the region as its location constraint wherever it is not
+    /// `us-east-1` (S3's default, which refuses to be named; minio-go, under restic, does
+    /// the same).
+    package func makeBucket() throws {
+        let region = address.region
+        let body = region == S3Address.defaultRegion ? Data() : Data(
+            ("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                + "<LocationConstraint>\(region)</LocationConstraint></CreateBucketConfiguration>").utf8)
+        try withRetries("") { _ in
+            let response = try send(HTTPRequest(method: "PUT", url: url(key: ""), headers: try headers(), body: DataSource(body)))
+            if response.status == 200 { return }
+            let code = S3ErrorParser.read(response.errorBody)?.code ?? ""
+            let name = address.bucket
+            switch code {
+            case "BucketAlreadyOwnedByYou":
+                return
+            case "BucketAlreadyExists":
+                throw RemoteError(.exists, status: response.status, detail: "the bucket name \(name) is another account's (a bucket's name is shared by every account of the service): choose another name", advises: true)
+            case "AccessDenied":
+                throw RemoteError(.forbidden, status: response.status, detail: "these credentials may not make the bucket \(name): make it with the service's console or tools, or use a key allowed to (s3:CreateBucket)", advises: true)
+            case "InvalidLocationConstraint", "IllegalLocationConstraintException":
+                throw RemoteError(.invalid, status: response.status, detail: "the service will not make a bucket in region \(region) at \(address.endpoint): check --region and --endpoint in `quire remote set`", advises: true)
+            case "TooManyBuckets":
+                throw RemoteError(.forbidden, status: response.status, detail: "the account has as many buckets as the service allows: give a bucket it has, with a prefix of its own (s3://BUCKET/PREFIX)", advises: true)
+            case "InvalidBucketName":
+                throw RemoteError(.invalid, status: response.status, detail: "the service refuses \(name) as a bucket name", advises: true)
+            default:
+                try check(response, path: "", accepted: [200])
             }
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import QuireRemote
 
 /// Wraps a backend to count requests and bytes, for `sync --json` and benchmarks.
-package final class CountingBackend: PublishSteps, CountsRequests, KeepsOldVersions {
+package final class CountingBackend: PublishSteps, CountsRequests, KeepsOldVersions, MakesBuckets {
     package let inner: Backend
     package private(set) var requests = 0
     package private(set) var bytesUp: Int64 = 0
@@ -21,6 +21,18 @@ package final class CountingBackend: PublishSteps, CountsRequests, KeepsOldVersi
     package func deleteOldVersions(in folder: String) throws {
         requests += 1
         try (inner as? KeepsOldVersions)?.deleteOldVersions(in: folder)
+    }
+
+    package var bucketName: String { (inner as? MakesBuckets)?.bucketName ?? inner.location }
+    /// True where the wrapped backend has no buckets (nothing to make).
+    package func bucketExists() throws -> Bool {
+        guard let buckets = inner as? MakesBuckets else { return true }
+        requests += 1
+        return try buckets.bucketExists()
+    }
+    package func makeBucket() throws {
+        requests += 1
+        try (inner as? MakesBuckets)?.makeBucket()
     }
 
     package func put(_ path: String, from source: ByteSource) throws {

@@ -14,6 +14,9 @@ package final class Repository {
     package let box: RecordBox
     /// The key file this session unlocked with.
     package let keyName: String
+    /// The bucket `initialize` made for the repository (`MakesBuckets`), as a person names
+    /// it; nil when it made none.
+    package private(set) var madeBucket: String?
     /// Called as each 64 KiB chunk of a blob upload is sealed (progress; tests crash here).
     package var uploadChunk: (() -> Void)?
 
@@ -49,7 +52,14 @@ package final class Repository {
     /// URL at once exactly one wins, and a crash leaves no half repository that looks whole.
     /// - Throws: `.alreadyExists` when a repository is there.
     package static func initialize(backend: Backend, passphrase: SecureBytes, cost: KeyCost = .moderate) throws -> Repository {
-        if try configExists(backend) {
+        // A bucket not made yet is made first (only here: elsewhere a missing one is a wrong
+        // address). It stays if what follows fails: it is empty, and the next init uses it.
+        var madeBucket: String?
+        if let buckets = backend as? MakesBuckets, try !buckets.bucketExists() {
+            try buckets.makeBucket()
+            madeBucket = buckets.bucketName
+        }
+        if madeBucket == nil, try configExists(backend) {
             throw SyncError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }
         let id = UUID().uuidString.lowercased()
@@ -68,14 +78,17 @@ package final class Repository {
                 throw SyncError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
             }
         }
-        return Repository(backend: backend, id: id, keys: keys, keyName: keyName)
+        let repository = Repository(backend: backend, id: id, keys: keys, keyName: keyName)
+        repository.madeBucket = madeBucket
+        return repository
     }
 
     /// Throws `.alreadyExists` when `backend` holds a repository, and the backend's error
     /// when it cannot be reached or listed. The repository's `keys` folder is made now (as
     /// `initialize` would), so a URL under a folder the server lacks is named before anything
-    /// else is asked.
+    /// else is asked. A bucket not made yet is free: `initialize` makes it.
     package static func checkFree(_ backend: Backend) throws {
+        if let buckets = backend as? MakesBuckets, try !buckets.bucketExists() { return }
         if try configExists(backend) {
             throw SyncError(.alreadyExists, detail: "a Quire repository already exists at \(backend.location)")
         }

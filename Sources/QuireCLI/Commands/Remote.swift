@@ -37,7 +37,8 @@ struct RemoteCommand: Command {
         never an argument. New key files use Argon2id at libsodium's MODERATE cost
         (QUIRE_KDF_COST=OPS,BYTES overrides it, for tests).
         `init` refuses when a repository already exists at the URL; every later use refuses a
-        different or missing repository there and changes nothing in the journal.
+        different or missing repository there and changes nothing in the journal. `init` makes
+        an S3 bucket that does not exist yet, in the remote's region; nothing else makes one.
         """
     /// Each option names the subcommands that take it; any other is a usage error, not ignored.
     static let options: [OptionSpec] = [
@@ -127,6 +128,7 @@ struct RemoteCommand: Command {
         let passphrase = try Secrets.passphrase(arguments, context: context, confirm: true, prompt: "New repository passphrase")
         let repository = try journal.makeRepository(passphrase: passphrase, cost: try Secrets.kdfCost(context))
         Secrets.warnIfShort(passphrase, context: context)
+        if let bucket = repository.madeBucket { context.printError("Made the bucket \(bucket).") }
         if context.stderrIsTerminal {
             context.printError("Created encrypted repository \(repository.id.prefix(8)) at \(repository.backend.location). Keep the passphrase safe: without it nothing can be restored.")
         }

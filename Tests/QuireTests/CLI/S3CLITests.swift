@@ -73,6 +73,43 @@ struct S3CLITests {
         }
     }
 
+    /// A bucket no one made yet is made by `remote init`, as restic's init makes it, and
+    /// said; a sync or a restore that finds none has a wrong address, says so, and makes
+    /// nothing.
+    @Test func remoteInitMakesABucketThatIsNotThereAndNothingElseDoes() throws {
+        let server = try #require(Backends.s3Servers.first, "scripts/test starts SeaweedFS: QUIRE_TEST_S3_URLS")
+        let endpoint = try S3Address(url: server.url).endpoint
+        let options = ["--endpoint", endpoint, "--path-style"]
+        func exists(_ bucket: String) throws -> Bool {
+            let address = try S3Address(bucket: bucket, prefix: "", endpoint: endpoint, region: nil, pathStyle: true)
+            return try S3Backend(address: address, credentials: Backends.s3Credentials, settings: Backends.settings).bucketExists()
+        }
+        let (fresh, wrong) = ("quire-new-" + UUID().uuidString.prefix(8).lowercased(), "quire-none-" + UUID().uuidString.prefix(8).lowercased())
+        let (a, b, c, d) = (dir.path + "/a", dir.path + "/b", dir.path + "/c", dir.path + "/d")
+        #expect(try QuireBinary.run(["remote", "set", "s3://\(wrong)/journal"] + options, store: b).status == 0)
+        let sync = try QuireBinary.run(["sync"], store: b, environment: keys)
+        #expect(sync.status != 0 && sync.stderr.contains("does not exist") && !sync.stderr.contains("TLS"), "\(sync.stderr)")
+        let restore = try QuireBinary.run(["restore", "s3://\(wrong)/journal"] + options, store: c, environment: keys)
+        #expect(restore.status != 0 && restore.stderr.contains("does not exist"), "\(restore.stderr)")
+        #expect(try exists(wrong) == false)
+
+        #expect(try exists(fresh) == false)
+        let entry = try QuireBinary.run(["add", "--title", "Новое ведро", "--body", "made by init"], store: a).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try QuireBinary.run(["remote", "set", "s3://\(fresh)/journal"] + options, store: a).status == 0)
+        let made = try QuireBinary.run(["remote", "init"], store: a, environment: keys)
+        #expect(made.status == 0 && made.stderr.contains("Made the bucket \(fresh) (region us-east-1)."), "\(made.stderr)")
+        #expect(try exists(fresh))
+        #expect(try QuireBinary.run(["sync"], store: a, environment: keys).status == 0)
+        let back = try QuireBinary.run(["restore", "s3://\(fresh)/journal"] + options, store: c, environment: keys)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try QuireBinary.run(["show", String(entry.prefix(8)), "--json"], store: c).stdout.contains("made by init"))
+        // A second repository in the same bucket, under another prefix: nothing to make.
+        #expect(try QuireBinary.run(["remote", "set", "s3://\(fresh)/other"] + options, store: d).status == 0)
+        let second = try QuireBinary.run(["remote", "init"], store: d, environment: keys)
+        #expect(second.status == 0 && !second.stderr.contains("Made the bucket"), "\(second.stderr)")
+    }
+
     @Test func wrongCredentialsAndWebDAVOptionsAreOneLine() throws {
         let (url, options) = try remote()
         let a = dir.path + "/a"

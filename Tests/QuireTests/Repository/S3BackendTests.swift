@@ -136,6 +136,62 @@ struct S3BackendTests {
         #expect {
             _ = try nowhere.list("")
         } throws: { "\($0)".contains("does not exist") && ($0 as? RemoteError)?.kind != .notFound }
+        // What `remote init` does with it: a listing says it is missing, a PUT makes it, and a
+        // second PUT (another device's init at the same moment) is no error.
+        #expect(try nowhere.bucketExists() == false)
+        try nowhere.makeBucket()
+        #expect(try nowhere.bucketExists())
+        try nowhere.makeBucket()
+        #expect(try nowhere.list("").isEmpty)
+        try nowhere.putData("made", Data("x".utf8))
+        #expect(try nowhere.list("").map(\.name) == ["made"])
+    }
+
+    /// Making a bucket names its region wherever it is not us-east-1 (which S3 refuses to be
+    /// named), and each refusal a service gives is one line saying what to do.
+    @Test func aBucketIsMadeInItsRegionAndARefusalSaysWhy() throws {
+        let answers = Locked([String: String]())
+        let stub = try StubServer { request in
+            let bucket = String(request.path.split(separator: "/").first ?? "")
+            switch request.method {
+            case "GET" where bucket == "there": return .init(status: 200, body: Data("<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>".utf8))
+            case "GET" where bucket == "theirs": return .init(status: 403, body: Data("<Error><Code>AccessDenied</Code></Error>".utf8))
+            case "GET" where bucket == "web": return .init(status: 404, body: Data("<html>Not Found</html>".utf8))
+            case "GET": return .init(status: 404, body: Data("<Error><Code>NoSuchBucket</Code></Error>".utf8))
+            case "PUT":
+                answers.update { $0[bucket] = String(decoding: request.body, as: UTF8.self) }
+                let code = ["mine": "BucketAlreadyOwnedByYou", "taken": "BucketAlreadyExists", "denied": "AccessDenied",
+                            "nowhere": "InvalidLocationConstraint", "full": "TooManyBuckets"][bucket]
+                guard let code else { return .init(status: 200) }
+                let status = ["mine": 409, "taken": 409, "denied": 403, "full": 400][bucket] ?? 400
+                return .init(status: status, body: Data("<Error><Code>\(code)</Code><Message>no</Message></Error>".utf8))
+            default: return .init(status: 400)
+            }
+        }
+        func backend(_ bucket: String, region: String?) throws -> S3Backend {
+            let address = try S3Address(bucket: bucket, prefix: "journal", endpoint: "http://127.0.0.1:\(stub.port)", region: region, pathStyle: true)
+            return try S3Backend(address: address, credentials: S3Credentials(accessKey: "k", secretKey: "s"), settings: Backends.settings)
+        }
+        #expect(try backend("there", region: nil).bucketExists())
+        #expect(try backend("missing", region: nil).bucketExists() == false)
+        #expect(try backend("theirs", region: nil).bucketExists(), "a refusal is the listing's to explain, by its code")
+        #expect(try backend("web", region: nil).bucketExists(), "a 404 that is not S3's NoSuchBucket makes nothing")
+        try backend("plain", region: nil).makeBucket()
+        try backend("placed", region: "eu-central-1").makeBucket()
+        try backend("mine", region: nil).makeBucket()
+        #expect(answers.value["plain"] == "", "us-east-1 is never named")
+        #expect(answers.value["placed"]?.contains("<LocationConstraint>eu-central-1</LocationConstraint>") == true)
+        let said: [(String, String)] = [("taken", "choose another name"), ("denied", "s3:CreateBucket"),
+                                        ("nowhere", "region eu-central-1"), ("full", "prefix of its own")]
+        for (bucket, advice) in said {
+            #expect {
+                try backend(bucket, region: "eu-central-1").makeBucket()
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains(advice) && !text.contains("\n")
+            }
+        }
+        #expect(!stub.requests.contains { $0.path.split(separator: "?")[0].contains("journal") }, "only the bucket is asked for, never a key")
     }
 
     /// A server that answers SlowDown (or 503) is asked again with back-off; one whose clock
