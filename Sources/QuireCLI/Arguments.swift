@@ -205,7 +205,7 @@ extension OptionSpec {
     static let passwordFile = value("password-file", "F", "read the WebDAV password from F, remembered as a path\n(else QUIRE_WEBDAV_PASSWORD, else ~/.netrc)")
     static let user = value("user", "USER", "the WebDAV user name")
     static let insecureHTTP = flag("insecure-http", "allow http:// beyond this machine (only Digest authentication is sent)")
-    static let caFile = value("ca-file", "F", "trust the server's certificate when the CA certificate(s) in PEM file F\nvouch for it (a private CA, or the server's self-signed certificate), remembered as a path")
+    static let caFile = value("ca-file", "F", "trust the server's certificate when the CA certificate(s) in PEM file F\nvouch for it (a private CA, or the server's self-signed certificate), remembered as a path\n(s3://: else AWS_CA_BUNDLE or ~/.aws/config's ca_bundle, as aws-cli)")
     /// An S3 remote's place and credentials (`s3://BUCKET/PREFIX`).
     static let s3: [OptionSpec] = [
         value("endpoint", "URL", "s3://: the service's URL (else AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or ~/.aws/config's\nendpoint_url, else AWS: https://s3.REGION.amazonaws.com)"),

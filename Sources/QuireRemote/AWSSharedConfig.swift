@@ -47,13 +47,17 @@ enum AWSSharedConfig {
 /// `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`, else the profile's `region`, `endpoint_url`
 /// and `addressing_style = path` in `~/.aws/config` (`AWS_CONFIG_FILE`; profile `AWS_PROFILE`
 /// or `default`). Read once, when the remote is set: the URL keeps what they said, so a
-/// service without the shell's variables syncs with the same place.
+/// service without the shell's variables syncs with the same place. The CA bundle too:
+/// `AWS_CA_BUNDLE`, else the profile's `ca_bundle` (a self-hosted server's private CA),
+/// kept as the remote's CA file.
 package struct S3Defaults: Sendable {
     /// Each value with where it came from (a variable's name, or the file and profile), for
     /// an error that names it.
     package var region: (value: String, source: String)?
     package var endpoint: (value: String, source: String)?
     package var pathStyle = false
+    /// A PEM file of certificates to trust, `~/` expanded.
+    package var caBundle: (value: String, source: String)?
 
     package init(environment: [String: String]) {
         func variable(_ names: String...) -> (value: String, source: String)? {
@@ -67,5 +71,9 @@ package struct S3Defaults: Sendable {
         region = variable("AWS_REGION", "AWS_DEFAULT_REGION") ?? profile["region"].map { ($0, source) }
         endpoint = variable("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") ?? (profile["s3.endpoint_url"] ?? profile["endpoint_url"]).map { ($0, source) }
         pathStyle = profile["s3.addressing_style"] == "path"
+        caBundle = (variable("AWS_CA_BUNDLE") ?? profile["ca_bundle"].map { ($0, source) }).map { said in
+            guard said.value.hasPrefix("~/") else { return said }
+            return ((environment["HOME"] ?? NSHomeDirectory()) + said.value.dropFirst(1), said.source)
+        }
     }
 }

@@ -43,17 +43,21 @@ enum Options {
             let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()
             throw CLIError.usage(error.detail + (read.isEmpty ? "" : " (read from \(read.joined(separator: " and ")))"))
         }
+        // --ca-file, else the CA bundle the AWS tools trust (kept as the remote's, like the rest).
+        let caBundle = arguments.value("ca-file") == nil ? defaults.caBundle : nil
         let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"),
-                                    caFile: absolute(arguments.value("ca-file")))
-        try check(address)
+                                    caFile: absolute(arguments.value("ca-file") ?? caBundle?.value))
+        try check(address, caSource: caBundle?.source)
         return address
     }
 
-    private static func check(_ address: RemoteAddress) throws {
+    /// `caSource`: where a CA file no one typed was read, for the error.
+    private static func check(_ address: RemoteAddress, caSource: String? = nil) throws {
         do {
             try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
         } catch let error as RemoteError {
-            throw CLIError.usage(error.detail)
+            let read = caSource.map { " (read from \($0))" } ?? ""
+            throw CLIError.usage(error.detail + (error.detail.contains("CA file") ? read : ""))
         }
     }
 

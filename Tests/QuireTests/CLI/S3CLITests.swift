@@ -145,6 +145,9 @@ struct S3CLITests {
               addressing_style = path
             [profile plain]
             endpoint_url = https://s3.example.net
+            [profile private]
+            endpoint_url = https://s3.home.example
+            ca_bundle = ~/ca.pem
             """)
         func shown(_ store: String) throws -> [String: Any] {
             let run = try QuireBinary.run(["remote", "--json"], store: store)
@@ -176,6 +179,23 @@ struct S3CLITests {
         let endpoint = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: e, environment: ["AWS_ENDPOINT_URL_S3": "ftp://files"])
         #expect(endpoint.status == 2 && endpoint.stderr.contains("(read from AWS_ENDPOINT_URL_S3)"), "\(endpoint.stderr)")
         #expect(!FileManager.default.fileExists(atPath: e), "nothing was set: no store was made")
+        // The CA bundle the AWS tools trust becomes the remote's CA file: the profile's
+        // ca_bundle (~/ expanded), else AWS_CA_BUNDLE first; --ca-file beats both.
+        let pem = dir.file("home/ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+        let other = dir.file("other.pem", "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n")
+        let f = dir.path + "/f"
+        // (Empty: this machine's environment may name a bundle of its own, as CI's does.)
+        let privately = ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "private", "HOME": dir.path + "/home", "AWS_CA_BUNDLE": ""]
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: f, environment: privately).status == 0)
+        #expect(try shown(f)["ca_file"] as? String == pem && shown(f)["endpoint"] as? String == "https://s3.home.example")
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: f, environment: privately.merging(["AWS_CA_BUNDLE": other]) { $1 }).status == 0)
+        #expect(try shown(f)["ca_file"] as? String == other)
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna", "--ca-file", pem], store: f,
+                                    environment: privately.merging(["AWS_CA_BUNDLE": other]) { $1 }).status == 0)
+        #expect(try shown(f)["ca_file"] as? String == pem)
+        let missing = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: e, environment: ["AWS_CA_BUNDLE": dir.path + "/none.pem"])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read the CA file") && missing.stderr.contains("(read from AWS_CA_BUNDLE)"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: e))
     }
 
     /// A profile whose keys aws-cli fetches (SSO, a role, a web identity) has none Quire
