@@ -210,7 +210,7 @@ extension OptionSpec {
     static let s3: [OptionSpec] = [
         value("endpoint", "URL", "s3://: the service's URL (else AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or ~/.aws/config's\nendpoint_url, else AWS: https://s3.REGION.amazonaws.com)"),
         value("region", "R", "s3://: the bucket's region (else AWS_REGION, AWS_DEFAULT_REGION or ~/.aws/config's\nregion, else us-east-1)"),
-        flag("path-style", "s3://: ENDPOINT/BUCKET/KEY addressing (self-hosted servers; always for an IP or localhost), not BUCKET.ENDPOINT"),
+        flag("path-style", "s3://: ENDPOINT/BUCKET/KEY addressing even at AWS (every other service and server\ngets it without asking), not BUCKET.ENDPOINT"),
         value("credentials-file", "F", "s3://: an AWS credentials file, remembered as a path (else AWS_ACCESS_KEY_ID\nand AWS_SECRET_ACCESS_KEY, else ~/.aws/credentials; profile AWS_PROFILE)"),
     ]
     static let filters: [OptionSpec] = [

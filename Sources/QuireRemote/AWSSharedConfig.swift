@@ -55,7 +55,8 @@ package struct S3Defaults: Sendable {
     /// an error that names it.
     package var region: (value: String, source: String)?
     package var endpoint: (value: String, source: String)?
-    package var pathStyle = false
+    /// `addressing_style`: `path` true, `virtual` false, else nil (as the service wants).
+    package var pathStyle: Bool?
     /// A PEM file of certificates to trust, `~/` expanded.
     package var caBundle: (value: String, source: String)?
 
@@ -70,7 +71,7 @@ package struct S3Defaults: Sendable {
         let source = "profile \(name) of \(file)"
         region = variable("AWS_REGION", "AWS_DEFAULT_REGION") ?? profile["region"].map { ($0, source) }
         endpoint = variable("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") ?? (profile["s3.endpoint_url"] ?? profile["endpoint_url"]).map { ($0, source) }
-        pathStyle = profile["s3.addressing_style"] == "path"
+        pathStyle = ["path": true, "virtual": false][profile["s3.addressing_style"] ?? ""]
         caBundle = (variable("AWS_CA_BUNDLE") ?? profile["ca_bundle"].map { ($0, source) }).map { said in
             guard said.value.hasPrefix("~/") else { return said }
             return ((environment["HOME"] ?? NSHomeDirectory()) + said.value.dropFirst(1), said.source)

@@ -11,9 +11,10 @@ package struct S3Address: Equatable, Sendable {
     /// The service's base URL (`https://s3.eu-central-1.amazonaws.com`, `http://127.0.0.1:8333`).
     package var endpoint: String
     package var region: String
-    /// `endpoint/bucket/key` rather than `bucket.endpoint/key`: what self-hosted servers (Ceph,
-    /// SeaweedFS, MinIO) expect unless told otherwise; AWS takes both.
-    package var pathStyle: Bool
+    /// `endpoint/bucket/key` (true) or `bucket.endpoint/key` (false) as the person said
+    /// (`--path-style`, `addressing_style` in ~/.aws/config); nil: as the service wants
+    /// (`addressesByPath`).
+    package var pathStyle: Bool?
 
     package static let defaultRegion = "us-east-1"
 
@@ -39,7 +40,7 @@ package struct S3Address: Equatable, Sendable {
         guard Self.isRegionName(region) else {
             throw RemoteError(.invalid, detail: "'\(region)' is not a region name")
         }
-        pathStyle = query["path-style"] == "1"
+        pathStyle = query["path-style"] == "1" ? true : query["path-style"] == "0" ? false : nil
         endpoint = query["endpoint"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.awsEndpoint(region)
         guard let base = URL(string: endpoint), let scheme = base.scheme, scheme == "https" || scheme == "http", base.host != nil,
               base.query == nil, base.user == nil else {
@@ -48,7 +49,7 @@ package struct S3Address: Equatable, Sendable {
         while endpoint.hasSuffix("/") { endpoint.removeLast() }
     }
 
-    package init(bucket: String, prefix: String, endpoint: String?, region: String?, pathStyle: Bool) throws {
+    package init(bucket: String, prefix: String, endpoint: String?, region: String?, pathStyle: Bool?) throws {
         var parts = URLComponents()
         parts.scheme = "s3"
         parts.host = bucket
@@ -56,7 +57,7 @@ package struct S3Address: Equatable, Sendable {
         var items: [URLQueryItem] = []
         if let endpoint { items.append(URLQueryItem(name: "endpoint", value: endpoint)) }
         if let region { items.append(URLQueryItem(name: "region", value: region)) }
-        if pathStyle { items.append(URLQueryItem(name: "path-style", value: "1")) }
+        if let pathStyle { items.append(URLQueryItem(name: "path-style", value: pathStyle ? "1" : "0")) }
         parts.queryItems = items.isEmpty ? nil : items
         try self.init(url: parts.string ?? "s3://" + bucket)
     }
@@ -66,7 +67,7 @@ package struct S3Address: Equatable, Sendable {
         var items: [String] = []
         if endpoint != Self.awsEndpoint(region) { items.append("endpoint=" + Self.encoded(endpoint)) }
         if region != Self.defaultRegion { items.append("region=" + region) }
-        if pathStyle { items.append("path-style=1") }
+        if let pathStyle { items.append("path-style=" + (pathStyle ? "1" : "0")) }
         return "s3://" + bucket + (prefix.isEmpty ? "" : "/" + prefix) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
     }
 
@@ -85,15 +86,26 @@ package struct S3Address: Equatable, Sendable {
         return base + "?" + query.sorted { $0.0 < $1.0 }.map { Self.encoded($0.0) + "=" + Self.encoded($0.1) }.joined(separator: "&")
     }
 
-    /// Whether requests name the bucket in the path: as `--path-style` says, and always where
-    /// a virtual host cannot work: an endpoint that is an IP address or `localhost`, and a
-    /// bucket with a dot over TLS, whose host (`my.journal.s3.….amazonaws.com`) no wildcard
-    /// certificate covers (AWS's advice; minio-go, under restic, does both).
+    /// Whether requests name the bucket in the path. Always where a host cannot name it: an
+    /// endpoint that is an IP address or `localhost`, and a bucket with a dot over TLS, whose
+    /// host (`my.journal.s3.….amazonaws.com`) no wildcard certificate covers (AWS's advice).
+    /// Else as the person said; else in the host only at services that want it there (AWS,
+    /// Alibaba Cloud, Tencent Cloud) and in the path everywhere else, which every other
+    /// service and self-hosted server takes (Backblaze B2, Cloudflare R2, Wasabi, Ceph,
+    /// SeaweedFS, MinIO), where a host of its own for each bucket needs wildcard DNS. This is
+    /// minio-go's rule, under restic; rclone names the bucket in the path too.
     package var addressesByPath: Bool {
-        if pathStyle || (overTLS && bucket.contains(".")) { return true }
         let host = self.host
-        return host == "localhost" || host.hasPrefix("[") || host.contains(":")
+        let address = host == "localhost" || host.hasPrefix("[") || host.contains(":")
             || (host.split(separator: ".").count == 4 && host.utf8.allSatisfy { (48...57).contains($0) || $0 == 46 })
+        if address || (overTLS && bucket.contains(".")) { return true }
+        return pathStyle ?? !Self.wantsBucketInHost(host)
+    }
+
+    /// Services that want the bucket in the host (path-style is deprecated or refused there).
+    static func wantsBucketInHost(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return [".amazonaws.com", ".amazonaws.com.cn", ".aliyuncs.com", ".myqcloud.com"].contains { host.hasSuffix($0) }
     }
 
     /// The host the requests go to (for the loopback rule and messages).

@@ -37,7 +37,7 @@ enum Options {
             ?? (url.contains("endpoint=") ? (given.endpoint, nil) : defaults.endpoint.map { ($0.value, $0.source) })
         do {
             s3 = try S3Address(bucket: given.bucket, prefix: given.prefix, endpoint: endpoint?.value, region: region?.value,
-                               pathStyle: arguments.flag("path-style") || given.pathStyle || defaults.pathStyle)
+                               pathStyle: arguments.flag("path-style") ? true : given.pathStyle ?? defaults.pathStyle)
         } catch let error as RemoteError {
             // A variable or a profile may hold what no one typed here: say so.
             let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()

@@ -89,14 +89,14 @@ struct RemoteCommand: Command {
                 ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0))),
                 ("ca_file", .string(remote.caFile ?? ""))]
             if let s3, let region {
-                fields += [("endpoint", .string(s3.endpoint)), ("region", .string(region)), ("path_style", .bool(s3.pathStyle))]
+                fields += [("endpoint", .string(s3.endpoint)), ("region", .string(region)), ("path_style", .bool(s3.addressesByPath))]
             }
             json.object(fields)
             context.print(json.text)
         } else {
             context.print("url:        \(remote.url)")
             if let s3, let region {
-                context.print("endpoint:   \(s3.endpoint)\(s3.pathStyle ? " (path-style)" : "")")
+                context.print("endpoint:   \(s3.endpoint)\(s3.addressesByPath ? " (path-style)" : "")")
                 context.print("region:     \(region)\(region != s3.region ? " (where the service said the bucket is; the URL says \(s3.region))" : "")")
             }
             if let user = remote.user { context.print("user:       \(user)") }

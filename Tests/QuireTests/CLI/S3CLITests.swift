@@ -156,13 +156,19 @@ struct S3CLITests {
         let a = dir.path + "/a", b = dir.path + "/b", c = dir.path + "/c", d = dir.path + "/d", e = dir.path + "/e"
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: a, environment: ["AWS_CONFIG_FILE": config]).status == 0)
         #expect(try shown(a)["url"] as? String == "s3://journal/anna?region=eu-west-3")
-        #expect(try shown(a)["endpoint"] as? String == "https://s3.eu-west-3.amazonaws.com")
+        #expect(try shown(a)["endpoint"] as? String == "https://s3.eu-west-3.amazonaws.com" && shown(a)["path_style"] as? Bool == false)
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: b, environment: ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "r2"]).status == 0)
         #expect(try shown(b)["endpoint"] as? String == "https://account.r2.cloudflarestorage.com")
         #expect(try shown(b)["region"] as? String == "auto" && shown(b)["path_style"] as? Bool == true)
         // A profile's endpoint_url is every service's; another service's block is not S3's.
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "plain"]).status == 0)
-        #expect(try shown(d)["endpoint"] as? String == "https://s3.example.net" && shown(d)["path_style"] as? Bool == false)
+        // Any service but AWS and those like it gets the bucket in the path without asking
+        // (minio-go's rule, under restic), and an explicit `addressing_style = virtual` is kept.
+        #expect(try shown(d)["endpoint"] as? String == "https://s3.example.net" && shown(d)["path_style"] as? Bool == true)
+        #expect(try shown(d)["url"] as? String == "s3://journal/anna?endpoint=https%3A%2F%2Fs3.example.net")
+        let virtual = dir.file("aws-virtual", "[default]\nendpoint_url = https://s3.example.net\ns3 =\n  addressing_style = virtual\n")
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: d, environment: ["AWS_CONFIG_FILE": virtual]).status == 0)
+        #expect(try shown(d)["path_style"] as? Bool == false && (shown(d)["url"] as? String)?.hasSuffix("&path-style=0") == true)
         // The variables beat the file, and the command line beats both.
         let variables = ["AWS_CONFIG_FILE": config, "AWS_DEFAULT_REGION": "ca-central-1", "AWS_ENDPOINT_URL": "https://s3.example.org"]
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: c, environment: variables).status == 0)

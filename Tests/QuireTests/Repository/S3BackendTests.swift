@@ -401,8 +401,10 @@ struct S3BackendTests {
         #expect(regions.toRemember == nil, "what an earlier run learned is not news")
     }
 
-    /// A bucket is named in the host unless --path-style; but a dotted bucket over TLS is named
-    /// in the path, since no wildcard certificate covers `my.journal.s3.….amazonaws.com`.
+    /// A bucket is named in the host at AWS (and the services like it) unless --path-style,
+    /// and in the path everywhere else unless `addressing_style = virtual` said otherwise; a
+    /// dotted bucket over TLS is named in the path, since no wildcard certificate covers
+    /// `my.journal.s3.….amazonaws.com`.
     @Test func aDottedBucketOverTLSIsNamedInThePath() throws {
         let plain = try S3Address(url: "s3://my-journal/anna?region=eu-central-1")
         #expect(plain.url(key: "anna/keys/k 1") == "https://my-journal.s3.eu-central-1.amazonaws.com/anna/keys/k%201")
@@ -412,6 +414,20 @@ struct S3BackendTests {
         // Plain HTTP has no certificate to match: the host names the bucket as asked.
         let named = try S3Address(bucket: "my.journal", prefix: "", endpoint: "http://minio.lan:9000", region: nil, pathStyle: false)
         #expect(named.url(key: "x") == "http://my.journal.minio.lan:9000/x")
+        #expect(named.text == "s3://my.journal?endpoint=http%3A%2F%2Fminio.lan%3A9000&path-style=0")
+        #expect(try S3Address(url: named.text) == named)
+        // Not asked: in the path, except at the services that want it in the host.
+        let services = ["https://s3.eu-central-003.backblazeb2.com": false, "https://acc.r2.cloudflarestorage.com": false,
+                        "https://s3.eu-central-1.wasabisys.com": false, "https://rgw.example.org": false,
+                        "https://s3.cn-north-1.amazonaws.com.cn": true, "https://oss-cn-hangzhou.aliyuncs.com": true,
+                        "https://cos.ap-guangzhou.myqcloud.com": true, "https://S3.EU-WEST-1.AMAZONAWS.COM": true]
+        for (endpoint, inHost) in services {
+            let address = try S3Address(bucket: "journal", prefix: "", endpoint: endpoint, region: nil, pathStyle: nil)
+            #expect(address.addressesByPath == !inHost, "\(endpoint)")
+            #expect(address.text.contains("path-style") == false, "nothing said, nothing kept")
+            let said = try S3Address(bucket: "journal", prefix: "", endpoint: endpoint, region: nil, pathStyle: true)
+            #expect(said.addressesByPath && said.url(key: "x").hasSuffix("/journal/x"))
+        }
         // An address or localhost has no subdomains: the path names the bucket.
         for endpoint in ["http://127.0.0.1:9000", "http://localhost:9000", "http://[::1]:9000"] {
             let local = try S3Address(bucket: "journal", prefix: "", endpoint: endpoint, region: nil, pathStyle: false)
