@@ -135,7 +135,8 @@ enum QuireBinary {
         env["LC_MESSAGES"] = nil
         env["LANG"] = "C.UTF-8"
         for inherited in ["QUIRE_STORE", "QUIRE_PASSPHRASE", "QUIRE_NEW_PASSPHRASE", "QUIRE_WEBDAV_PASSWORD",
-                          "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE"] { env[inherited] = nil }
+                          "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE",
+                          "AWS_CA_BUNDLE"] { env[inherited] = nil }
         // The runner's own ~/.aws/config says nothing to a test: one that reads it names its own.
         env["AWS_CONFIG_FILE"] = "/nonexistent/quire-tests/aws-config"
         for (k, v) in environment { env[k] = v }

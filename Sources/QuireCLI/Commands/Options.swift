@@ -43,8 +43,8 @@ enum Options {
             let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()
             throw CLIError.usage(error.detail + (read.isEmpty ? "" : " (read from \(read.joined(separator: " and ")))"))
         }
-        // --ca-file, else the CA bundle the AWS tools trust (kept as the remote's, like the rest).
-        let caBundle = arguments.value("ca-file") == nil ? defaults.caBundle : nil
+        // --ca-file, else (over TLS) the CA bundle the AWS tools trust, kept as the remote's.
+        let caBundle = arguments.value("ca-file") == nil && s3.overTLS ? defaults.caBundle : nil
         let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"),
                                     caFile: absolute(arguments.value("ca-file") ?? caBundle?.value))
         try check(address, caSource: caBundle?.source)

@@ -25,8 +25,8 @@ struct RemoteCommand: Command {
         stored. Without --region or --endpoint,
         the region and endpoint are read where aws-cli reads them (AWS_REGION,
         AWS_ENDPOINT_URL_S3, the profile in ~/.aws/config) and kept in the URL; without
-        --ca-file, an S3 remote takes the CA bundle aws-cli trusts (AWS_CA_BUNDLE, else the
-        profile's ca_bundle), remembered as its path.
+        --ca-file, an S3 remote over https takes the CA bundle aws-cli trusts (AWS_CA_BUNDLE,
+        else the profile's ca_bundle), remembered as its path.
         A server whose certificate no public CA signed (a private CA, a self-signed
         certificate) is trusted with --ca-file F: the PEM certificate of that CA, or the
         server's own; its path is remembered. Without it, the system's CAs decide.

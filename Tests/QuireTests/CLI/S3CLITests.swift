@@ -190,8 +190,7 @@ struct S3CLITests {
         let pem = dir.file("home/ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
         let other = dir.file("other.pem", "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n")
         let f = dir.path + "/f"
-        // (Empty: this machine's environment may name a bundle of its own, as CI's does.)
-        let privately = ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "private", "HOME": dir.path + "/home", "AWS_CA_BUNDLE": ""]
+        let privately = ["AWS_CONFIG_FILE": config, "AWS_PROFILE": "private", "HOME": dir.path + "/home"]
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: f, environment: privately).status == 0)
         #expect(try shown(f)["ca_file"] as? String == pem && shown(f)["endpoint"] as? String == "https://s3.home.example")
         #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: f, environment: privately.merging(["AWS_CA_BUNDLE": other]) { $1 }).status == 0)
@@ -202,6 +201,11 @@ struct S3CLITests {
         let missing = try QuireBinary.run(["remote", "set", "s3://journal/anna"], store: e, environment: ["AWS_CA_BUNDLE": dir.path + "/none.pem"])
         #expect(missing.status == 2 && missing.stderr.contains("cannot read the CA file") && missing.stderr.contains("(read from AWS_CA_BUNDLE)"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: e))
+        // Plain HTTP on this machine has no certificate: no bundle is taken for it.
+        let g = dir.path + "/g"
+        #expect(try QuireBinary.run(["remote", "set", "s3://journal/anna", "--endpoint", "http://127.0.0.1:9000"], store: g,
+                                    environment: ["AWS_CA_BUNDLE": other]).status == 0)
+        #expect(try shown(g)["ca_file"] as? String == "")
     }
 
     /// A profile whose keys aws-cli fetches (SSO, a role, a web identity) has none Quire
