@@ -94,4 +94,35 @@ import Testing
         #expect(try Self.found(store, "ветер") == 0, "a deleted attachment's transcript is still found here")
         #expect(try Self.found(store, "берег") == 1 && Self.found(store, "поле") == 1)
     }
+
+    /// Two devices that attach a voice note to the same entry at once give both the same
+    /// place; each then holds the two in the order it took them in. The entry's search row
+    /// (what a search shows of the transcripts) is the same on both anyway: transcripts in
+    /// the order the entry shows its attachments, place then id; and a restore, which reads
+    /// the same view, agrees with them.
+    @Test func devicesThatTookAttachmentsInAnotherOrderIndexTheSameRow() throws {
+        let dir = TempDir()
+        let a = try makeStore(dir, name: "a"), b = try makeStore(dir, name: "b")
+        let path = dir.path + "/voice.ogg"
+        try Data("голос".utf8).write(to: URL(fileURLWithPath: path))
+        let entry = try a.add(NewEntry(title: "берег"))
+        try b.merge(a.pendingChanges().changes)
+        let mine = try a.attach(to: entry.id, NewAttachment(path: path, kind: .voice, transcript: "чайка кричит"))
+        let theirs = try b.attach(to: entry.id, NewAttachment(path: path, kind: .voice, transcript: "ветер воет"))
+        #expect(mine.position == theirs.position, "both took the first place")
+        let (fromA, fromB) = (try a.pendingChanges().changes, try b.pendingChanges().changes)
+        try a.merge(fromB)
+        try b.merge(fromA)
+        func row(_ store: Store) throws -> String? {
+            try store.database.prepare("SELECT s.transcripts FROM search s JOIN entries e ON e.rowid = s.rowid WHERE e.id = ?")
+                .first([.text(entry.id)]) { $0.text(0) }
+        }
+        let first = [mine, theirs].min { $0.id < $1.id }?.transcript ?? ""
+        let second = [mine, theirs].max { $0.id < $1.id }?.transcript ?? ""
+        #expect(try row(a) == first + "\n" + second)
+        let (left, right) = (try row(a), try row(b))
+        #expect(left == right, "\(left ?? "") / \(right ?? "")")
+        // A restore's index build reads the same view.
+        #expect(try a.database.prepare("SELECT transcripts FROM search_source WHERE id = ?").first([.text(entry.id)]) { $0.text(0) } == row(a))
+    }
 }

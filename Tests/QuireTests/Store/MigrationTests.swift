@@ -75,6 +75,38 @@ import Testing
         try FileManager.default.copyItem(atPath: store.folder + "/journal.sqlite", toPath: target)
     }
 
+    /// A store whose entry holds two transcripts at one place, taken in another order than
+    /// their ids: the upgrade to migration 16 rewrites that entry's search row in the order
+    /// the entry shows them, and leaves the others.
+    @Test func theUpgradeOrdersAnEntrysTranscriptsLikeItsAttachments() throws {
+        let dir = TempDir()
+        do {
+            let old = try makeStore(dir, name: "old", migrationLimit: 15)
+            try old.database.execute("""
+                INSERT INTO journals VALUES ('j1', 'Journal', 0);
+                INSERT INTO entries (id, journal_id, title, body, created, created_us, modified)
+                VALUES ('e1', 'j1', 'берег', '', '2024-05-01T10:00:00+03:00', 1714546800000000, '2024-05-01T10:00:00+03:00'),
+                       ('e2', 'j1', 'поле', '', '2024-05-02T10:00:00+03:00', 1714633200000000, '2024-05-02T10:00:00+03:00');
+                INSERT INTO blobs VALUES ('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0);
+                INSERT INTO media (id, entry_id, kind, blob_id, transcript)
+                VALUES ('m2', 'e1', 'voice', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'ветер воет'),
+                       ('m1', 'e1', 'voice', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'чайка кричит'),
+                       ('m3', 'e2', 'voice', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'тишина');
+                INSERT INTO search (rowid, title, body, transcripts, tags, place) SELECT rowid, title, body, transcripts, tags, place FROM search_source;
+                """)
+            #expect(try old.database.prepare("SELECT transcripts FROM search WHERE title = 'берег'").first([]) { $0.text(0) } == "ветер воет\nчайка кричит")
+        }
+        let upgraded = try Store(folder: dir.path + "/old")
+        func row(_ title: String) throws -> String? {
+            try upgraded.database.prepare("SELECT transcripts FROM search WHERE title = ?").first([.text(title)]) { $0.text(0) }
+        }
+        #expect(try row("берег") == "чайка кричит\nветер воет")
+        #expect(try row("поле") == "тишина")
+        #expect(try upgraded.search("чайка").map(\.id) == ["e1"] && upgraded.search("тишина").map(\.id) == ["e2"])
+        #expect(try upgraded.database.prepare("SELECT count(*) FROM search").first([]) { $0.int(0) } == 2)
+        #expect(try upgraded.integrityCheck() == "ok")
+    }
+
     /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
     @Test(arguments: [1, 2, 3, 4, 5, 6, 10])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
