@@ -212,6 +212,7 @@ extension OptionSpec {
         value("region", "R", "s3://: the bucket's region (else AWS_REGION, AWS_DEFAULT_REGION or ~/.aws/config's\nregion, else us-east-1)"),
         flag("path-style", "s3://: ENDPOINT/BUCKET/KEY addressing even at AWS (every other service and server\ngets it without asking), not BUCKET.ENDPOINT"),
         value("credentials-file", "F", "s3://: an AWS credentials file, remembered as a path (else AWS_ACCESS_KEY_ID\nand AWS_SECRET_ACCESS_KEY, else ~/.aws/credentials; profile AWS_PROFILE)"),
+        value("profile", "NAME", "s3://: the AWS profile whose keys and settings to use, remembered; it wins over\nAWS_PROFILE and over keys in the environment, as aws-cli's --profile does"),
     ]
     static let filters: [OptionSpec] = [
         repeated("journal", "J", "only entries of journal J (repeat for several)"),

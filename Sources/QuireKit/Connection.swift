@@ -71,7 +71,9 @@ public struct Connection {
         settings.schemes = auth
         tune(&settings)
         let wrap = self.wrap
-        let keys = isS3 ? self.keys.source(file: remote.passwordFile, environment: environment) : nil
+        // A remote with a profile of its own looks its keys up there, whatever the shell says.
+        let keyEnvironment = isS3 ? (try? S3Address(url: remote.url))?.keyEnvironment(environment) ?? environment : environment
+        let keys = isS3 ? self.keys.source(file: remote.passwordFile, environment: keyEnvironment) : nil
         let (remember, regions) = (rememberConditionalPut, self.regions)
         return { [settings] in
             let backend = try Remotes.backend(url: remote.url, settings: settings, keys: keys)

@@ -15,6 +15,9 @@ package struct S3Address: Equatable, Sendable {
     /// (`--path-style`, `addressing_style` in ~/.aws/config); nil: as the service wants
     /// (`addressesByPath`).
     package var pathStyle: Bool?
+    /// The AWS profile whose keys sign (`--profile`): it wins over `AWS_PROFILE` and over keys
+    /// in the environment, as aws-cli's `--profile` does; nil: the environment says.
+    package var profile: String?
 
     package static let defaultRegion = "us-east-1"
 
@@ -41,6 +44,10 @@ package struct S3Address: Equatable, Sendable {
             throw RemoteError(.invalid, detail: "'\(region)' is not a region name")
         }
         pathStyle = query["path-style"] == "1" ? true : query["path-style"] == "0" ? false : nil
+        profile = query["profile"].flatMap { $0.isEmpty ? nil : $0 }
+        if let profile, !Self.isProfileName(profile) {
+            throw RemoteError(.invalid, detail: "'\(profile)' is not a profile name (letters, digits, '.', '_', '-' and '@')")
+        }
         endpoint = query["endpoint"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.awsEndpoint(region)
         guard let base = URL(string: endpoint), let scheme = base.scheme, scheme == "https" || scheme == "http", base.host != nil,
               base.query == nil, base.user == nil else {
@@ -49,7 +56,7 @@ package struct S3Address: Equatable, Sendable {
         while endpoint.hasSuffix("/") { endpoint.removeLast() }
     }
 
-    package init(bucket: String, prefix: String, endpoint: String?, region: String?, pathStyle: Bool?) throws {
+    package init(bucket: String, prefix: String, endpoint: String?, region: String?, pathStyle: Bool?, profile: String? = nil) throws {
         var parts = URLComponents()
         parts.scheme = "s3"
         parts.host = bucket
@@ -58,6 +65,7 @@ package struct S3Address: Equatable, Sendable {
         if let endpoint { items.append(URLQueryItem(name: "endpoint", value: endpoint)) }
         if let region { items.append(URLQueryItem(name: "region", value: region)) }
         if let pathStyle { items.append(URLQueryItem(name: "path-style", value: pathStyle ? "1" : "0")) }
+        if let profile { items.append(URLQueryItem(name: "profile", value: profile)) }
         parts.queryItems = items.isEmpty ? nil : items
         try self.init(url: parts.string ?? "s3://" + bucket)
     }
@@ -68,6 +76,7 @@ package struct S3Address: Equatable, Sendable {
         if endpoint != Self.awsEndpoint(region) { items.append("endpoint=" + Self.encoded(endpoint)) }
         if region != Self.defaultRegion { items.append("region=" + region) }
         if let pathStyle { items.append("path-style=" + (pathStyle ? "1" : "0")) }
+        if let profile { items.append("profile=" + Self.encoded(profile)) }
         return "s3://" + bucket + (prefix.isEmpty ? "" : "/" + prefix) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
     }
 
@@ -114,6 +123,22 @@ package struct S3Address: Equatable, Sendable {
 
     /// AWS's endpoint for `region`: where a remote given no --endpoint goes.
     static func awsEndpoint(_ region: String) -> String { "https://s3.\(region).amazonaws.com" }
+
+    /// The environment the keys are looked up in: with a profile of its own, that profile,
+    /// and none of the environment's keys (which would otherwise come first).
+    package func keyEnvironment(_ environment: [String: String]) -> [String: String] {
+        guard let profile else { return environment }
+        var environment = environment
+        for key in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] { environment[key] = nil }
+        environment["AWS_PROFILE"] = profile
+        return environment
+    }
+
+    /// Profile names as the AWS tools' files hold them (`[profile journal]`).
+    static func isProfileName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { (97...122).contains($0) || (65...90).contains($0) || (48...57).contains($0) || [45, 46, 95, 64].contains($0) }
+    }
 
     /// Region names as S3 services spell them (`eu-central-1`, `auto`, `eu-nl-1`).
     static func isRegionName(_ name: String) -> Bool {

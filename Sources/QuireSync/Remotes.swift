@@ -46,7 +46,8 @@ package enum Remotes {
     /// environment's and `~/.aws/credentials`: `S3Credentials.find`).
     package static func backend(url: String, settings: HTTPSettings, keys: S3KeySource? = nil) throws -> Backend {
         if url.hasPrefix("s3://") {
-            return try S3Backend(address: try S3Address(url: url), keys: keys ?? S3KeySource(file: nil, environment: ProcessInfo.processInfo.environment),
+            let address = try S3Address(url: url)
+            return try S3Backend(address: address, keys: keys ?? S3KeySource(file: nil, environment: address.keyEnvironment(ProcessInfo.processInfo.environment)),
                                  settings: settings)
         }
         if url.hasPrefix("file://") {

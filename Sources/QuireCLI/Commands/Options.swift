@@ -10,7 +10,7 @@ enum Options {
     /// - Throws: a usage error saying what is wrong with the URL, or which setting is wrong.
     static func remoteAddress(_ url: String, _ arguments: Arguments, environment: [String: String]) throws -> RemoteAddress {
         func absolute(_ path: String?) -> String? { path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } }
-        let s3Given = ["endpoint", "region", "credentials-file"].filter { arguments.value($0) != nil } + (arguments.flag("path-style") ? ["path-style"] : [])
+        let s3Given = ["endpoint", "region", "credentials-file", "profile"].filter { arguments.value($0) != nil } + (arguments.flag("path-style") ? ["path-style"] : [])
         guard url.hasPrefix("s3://") else {
             if let option = s3Given.first { throw CLIError.usage("--\(option) goes with an s3:// remote") }
             let address = RemoteAddress(url: url, user: arguments.value("user"), passwordFile: absolute(arguments.value("password-file")),
@@ -28,7 +28,9 @@ enum Options {
         } catch let error as RemoteError {
             throw CLIError.usage(error.detail)
         }
-        let defaults = S3Defaults(environment: environment)
+        // --profile, else the URL's: its settings in ~/.aws/config, and its keys on every run.
+        let profile = arguments.value("profile") ?? given.profile
+        let defaults = S3Defaults(environment: profile.map { environment.merging(["AWS_PROFILE": $0]) { $1 } } ?? environment)
         // What the command line or the URL says, else the shared settings (with where they said it).
         typealias Said = (value: String, source: String?)
         let region: Said? = arguments.value("region").map { ($0, nil) }
@@ -37,7 +39,7 @@ enum Options {
             ?? (url.contains("endpoint=") ? (given.endpoint, nil) : defaults.endpoint.map { ($0.value, $0.source) })
         do {
             s3 = try S3Address(bucket: given.bucket, prefix: given.prefix, endpoint: endpoint?.value, region: region?.value,
-                               pathStyle: arguments.flag("path-style") ? true : given.pathStyle ?? defaults.pathStyle)
+                               pathStyle: arguments.flag("path-style") ? true : given.pathStyle ?? defaults.pathStyle, profile: profile)
         } catch let error as RemoteError {
             // A variable or a profile may hold what no one typed here: say so.
             let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()

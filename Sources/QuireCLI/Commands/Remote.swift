@@ -7,7 +7,7 @@ struct RemoteCommand: Command {
     static let usage = """
         Usage: quire remote [--json]                          show the remote
                quire remote set URL [--user USER] [--password-file F] [--max-object-size SIZE] [--insecure-http] [--ca-file F]
-               quire remote set s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--credentials-file F] [--ca-file F]
+               quire remote set s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--profile NAME] [--credentials-file F] [--ca-file F]
                quire remote init [--passphrase-file F]        create the encrypted repository there
                quire remote check [--passphrase-file F]       unlock it and check it is this journal's
                quire remote forget-key                        remove the key kept on this machine
@@ -22,7 +22,7 @@ struct RemoteCommand: Command {
         AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), or ~/.aws/credentials (profile
         AWS_PROFILE, else default), or the profile's credential_process (a program that
         prints them: aws-vault, a password manager), run once a command; they are never
-        stored. Without --region or --endpoint,
+        stored. --profile NAME is remembered, and its keys then win over the environment's. Without --region or --endpoint,
         the region and endpoint are read where aws-cli reads them (AWS_REGION,
         AWS_ENDPOINT_URL_S3, the profile in ~/.aws/config) and kept in the URL; without
         --ca-file, an S3 remote over https takes the CA bundle aws-cli trusts (AWS_CA_BUNDLE,
@@ -48,7 +48,7 @@ struct RemoteCommand: Command {
         OptionSpec.value("max-object-size", "SIZE", "set: the largest request body the server takes (like 1M or 512K)").only("set"),
         OptionSpec.insecureHTTP.only("set"), OptionSpec.caFile.only("set"), OptionSpec.passphraseFile.only("init", "check"),
     ] + OptionSpec.s3.map { $0.only("set") } + [
-        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\", \"ca_file\"}, and for S3 \"endpoint\", \"region\", \"path_style\"").only(""),
+        OptionSpec.flag("json", "show the remote as {\"url\", \"user\", \"repository\", \"max_object_size\", \"ca_file\"}, and for S3 \"endpoint\", \"region\", \"path_style\", \"profile\"").only(""),
     ]
 
     static func run(_ arguments: Arguments, context: Context) throws {
@@ -89,7 +89,7 @@ struct RemoteCommand: Command {
                 ("repository", .string(remote.repositoryID ?? "")), ("max_object_size", .int(Int(remote.maxObjectSize ?? 0))),
                 ("ca_file", .string(remote.caFile ?? ""))]
             if let s3, let region {
-                fields += [("endpoint", .string(s3.endpoint)), ("region", .string(region)), ("path_style", .bool(s3.addressesByPath))]
+                fields += [("endpoint", .string(s3.endpoint)), ("region", .string(region)), ("path_style", .bool(s3.addressesByPath)), ("profile", .string(s3.profile ?? ""))]
             }
             json.object(fields)
             context.print(json.text)
@@ -98,6 +98,7 @@ struct RemoteCommand: Command {
             if let s3, let region {
                 context.print("endpoint:   \(s3.endpoint)\(s3.addressesByPath ? " (path-style)" : "")")
                 context.print("region:     \(region)\(region != s3.region ? " (where the service said the bucket is; the URL says \(s3.region))" : "")")
+                if let profile = s3.profile { context.print("profile:    \(profile)") }
             }
             if let user = remote.user { context.print("user:       \(user)") }
             if let file = remote.passwordFile { context.print("\(s3 == nil ? "password:   " : "credentials:") \(file)") }

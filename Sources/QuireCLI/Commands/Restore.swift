@@ -10,7 +10,7 @@ struct RestoreCommand: Command {
     static let usage = """
         Usage: quire restore URL [--user USER] [--password-file F] [--passphrase-file F] [--insecure-http]
                                  [--ca-file F] [--not-before DATE] [--json]
-               quire restore s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--credentials-file F] …
+               quire restore s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--path-style] [--profile NAME] [--credentials-file F] …
 
         Brings back every entry, attachment and transcript, byte for byte, into a new store
         (--store or QUIRE_STORE), in constant memory; anything damaged is named and not used.

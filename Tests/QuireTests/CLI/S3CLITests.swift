@@ -110,6 +110,42 @@ struct S3CLITests {
         #expect(second.status == 0 && !second.stderr.contains("Made the bucket"), "\(second.stderr)")
     }
 
+    /// `--profile NAME` is remembered with the remote: its keys sign every run, over the
+    /// shell's AWS_PROFILE and over keys in the environment (as aws-cli's --profile), and its
+    /// settings in ~/.aws/config say where S3 is; a restore takes it too.
+    @Test func aProfileOfTheRemotesOwnWinsOverTheShell() throws {
+        let (url, options) = try remote()
+        let endpoint = options[1]
+        let (a, b, c) = (dir.path + "/a", dir.path + "/b", dir.path + "/c")
+        _ = dir.file("home/.aws/credentials", "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[journal]\n"
+                     + "aws_access_key_id = \(Backends.s3Credentials.accessKey)\naws_secret_access_key = \(Backends.s3Credentials.secretKey)\n")
+        let config = dir.file("home/.aws/config", "[profile journal]\nendpoint_url = \(endpoint)\n")
+        var shell = keys
+        shell["AWS_ACCESS_KEY_ID"] = "shell-key"
+        shell["AWS_SECRET_ACCESS_KEY"] = "shell-secret"
+        shell["AWS_PROFILE"] = "default"
+        shell["AWS_CONFIG_FILE"] = config
+        let entry = try QuireBinary.run(["add", "--title", "Профиль", "--body", "keys of its own"], store: a).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try QuireBinary.run(["remote", "set", url, "--profile", "journal"], store: a, environment: shell).status == 0)
+        let shown = try QuireBinary.run(["remote", "--json"], store: a).stdout
+        #expect(shown.contains("\"profile\": \"journal\"") && shown.contains("profile=journal") && shown.contains("\"path_style\": true"), "\(shown)")
+        #expect(shown.contains(URL(string: endpoint)?.host ?? "?"), "the endpoint came from the profile's settings")
+        let made = try QuireBinary.run(["remote", "init"], store: a, environment: shell)
+        #expect(made.status == 0, "\(made.stderr)")
+        let synced = try QuireBinary.run(["sync"], store: a, environment: shell)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let restored = try QuireBinary.run(["restore", url, "--profile", "journal"], store: c, environment: shell)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try QuireBinary.run(["show", String(entry.prefix(8)), "--json"], store: c).stdout.contains("keys of its own"))
+        // The same remote without the profile signs with the shell's keys, which the server refuses.
+        #expect(try QuireBinary.run(["remote", "set", url] + options, store: b).status == 0)
+        let refused = try QuireBinary.run(["sync"], store: b, environment: shell)
+        #expect(refused.status == 1 && refused.stderr.contains("credentials") && !refused.stderr.contains("shell-secret"), "\(refused.stderr)")
+        let odd = try QuireBinary.run(["remote", "set", url, "--profile", "two words"], store: b)
+        #expect(odd.status == 2 && odd.stderr.contains("'two words' is not a profile name"), "\(odd.stderr)")
+    }
+
     @Test func wrongCredentialsAndWebDAVOptionsAreOneLine() throws {
         let (url, options) = try remote()
         let a = dir.path + "/a"
