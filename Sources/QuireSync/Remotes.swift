@@ -14,12 +14,7 @@ package enum Remotes {
     package static func validate(_ url: String, insecureHTTP: Bool = false, caFile: String? = nil) throws {
         if let caFile {
             guard !url.hasPrefix("file://") else { throw RemoteError(.invalid, detail: "--ca-file goes with an https:// or s3:// remote") }
-            guard let data = FileManager.default.contents(atPath: caFile), data.count < 4 << 20 else {
-                throw RemoteError(.invalid, detail: "cannot read the CA file \(caFile)")
-            }
-            guard data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
-                throw RemoteError(.invalid, detail: "the CA file \(caFile) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
-            }
+            try validate(caFile: caFile)
         }
         if url.hasPrefix("file://") {
             guard String(url.dropFirst(7)).hasPrefix("/") else {
@@ -40,6 +35,17 @@ package enum Remotes {
         var settings = HTTPSettings()
         settings.insecureHTTP = insecureHTTP
         _ = try WebDAVBackend(url: url, settings: settings)
+    }
+
+    /// Checks that `caFile` is a readable PEM file holding a certificate.
+    /// - Throws: `RemoteError.invalid` saying what is wrong.
+    package static func validate(caFile: String) throws {
+        guard let data = FileManager.default.contents(atPath: caFile), data.count < 4 << 20 else {
+            throw RemoteError(.invalid, detail: "cannot read the CA file \(caFile)")
+        }
+        guard data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+            throw RemoteError(.invalid, detail: "the CA file \(caFile) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+        }
     }
 
     /// For an S3 remote, `keys` says where its credentials come from (by default, the

@@ -45,21 +45,27 @@ enum Options {
             let read = Set([region?.source, endpoint?.source].compactMap { $0 }).sorted()
             throw CLIError.usage(error.detail + (read.isEmpty ? "" : " (read from \(read.joined(separator: " and ")))"))
         }
-        // --ca-file, else (over TLS) the CA bundle the AWS tools trust, kept as the remote's.
-        let caBundle = arguments.value("ca-file") == nil && s3.overTLS ? defaults.caBundle : nil
+        // --ca-file, else (over TLS) the CA bundle the AWS tools trust, kept as the remote's;
+        // one no one typed names where it was read when it will not do.
+        let caBundle = arguments.value("ca-file") == nil && s3.overTLS ? defaults.caBundle.map { (absolute($0.value) ?? $0.value, $0.source) } : nil
+        if let caBundle {
+            do {
+                try Remotes.validate(caFile: caBundle.0)
+            } catch let error as RemoteError {
+                throw CLIError.usage(error.detail + " (read from \(caBundle.1))")
+            }
+        }
         let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"),
-                                    caFile: absolute(arguments.value("ca-file") ?? caBundle?.value))
-        try check(address, caSource: caBundle?.source)
+                                    caFile: absolute(arguments.value("ca-file")) ?? caBundle?.0)
+        try check(address)
         return address
     }
 
-    /// `caSource`: where a CA file no one typed was read, for the error.
-    private static func check(_ address: RemoteAddress, caSource: String? = nil) throws {
+    private static func check(_ address: RemoteAddress) throws {
         do {
             try Remotes.validate(address.url, insecureHTTP: address.insecureHTTP, caFile: address.caFile)
         } catch let error as RemoteError {
-            let read = caSource.map { " (read from \($0))" } ?? ""
-            throw CLIError.usage(error.detail + (error.detail.contains("CA file") ? read : ""))
+            throw CLIError.usage(error.detail)
         }
     }
 

@@ -22,8 +22,8 @@ struct RemoteCommand: Command {
         AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), or ~/.aws/credentials (profile
         AWS_PROFILE, else default), or the profile's credential_process (a program that
         prints them: aws-vault, a password manager), run once a command; they are never
-        stored. --profile NAME is remembered, and its keys then win over the environment's. Without --region or --endpoint,
-        the region and endpoint are read where aws-cli reads them (AWS_REGION,
+        stored. --profile NAME is remembered, and its keys then win over the environment's.
+        Without --region or --endpoint, the region and endpoint are read where aws-cli reads them (AWS_REGION,
         AWS_ENDPOINT_URL_S3, the profile in ~/.aws/config) and kept in the URL; without
         --ca-file, an S3 remote over https takes the CA bundle aws-cli trusts (AWS_CA_BUNDLE,
         else the profile's ca_bundle), remembered as its path.
