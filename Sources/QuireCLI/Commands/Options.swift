@@ -47,16 +47,16 @@ enum Options {
         }
         // --ca-file, else (over TLS) the CA bundle the AWS tools trust, kept as the remote's;
         // one no one typed names where it was read when it will not do.
-        let caBundle = arguments.value("ca-file") == nil && s3.overTLS ? defaults.caBundle.map { (absolute($0.value) ?? $0.value, $0.source) } : nil
+        let caBundle = arguments.value("ca-file") == nil && s3.overTLS ? defaults.caBundle.map { (path: absolute($0.value) ?? $0.value, source: $0.source) } : nil
         if let caBundle {
             do {
-                try Remotes.validate(caFile: caBundle.0)
+                try Remotes.validate(caFile: caBundle.path)
             } catch let error as RemoteError {
-                throw CLIError.usage(error.detail + " (read from \(caBundle.1))")
+                throw CLIError.usage(error.detail + " (read from \(caBundle.source))")
             }
         }
         let address = RemoteAddress(url: s3.text, passwordFile: absolute(arguments.value("credentials-file")), insecureHTTP: arguments.flag("insecure-http"),
-                                    caFile: absolute(arguments.value("ca-file")) ?? caBundle?.0)
+                                    caFile: absolute(arguments.value("ca-file")) ?? caBundle?.path)
         try check(address)
         return address
     }
