@@ -32,8 +32,10 @@ final class SearchBuild {
     init(like store: Database, depth: Int = 4, file: String = "") throws {
         self.depth = depth
         let scratch = try Database(path: file, create: true, busyTimeoutMilliseconds: 0)
-        // A file no one else opens and no crash needs: no journal, no flushes.
-        try scratch.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384")
+        // A file no one else opens and no crash needs: no journal, no flushes. Its pages are
+        // written once and read back once, by the copy: 8 MiB of cache, not 16, took 9 MiB
+        // off a 10,000-entry import's peak memory and no time at 100,000 (eight pairs, 0.97×).
+        try scratch.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         try QuireTokenizer.register(on: scratch)
         try scratch.execute(try Self.definition(in: store))
         try scratch.prepare("INSERT INTO search (search, rank) VALUES (?, ?)")
