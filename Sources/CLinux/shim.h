@@ -8,6 +8,10 @@ extern int syncfs(int fd);
 // mallopt(M_MMAP_THRESHOLD, bytes): the option is a macro Swift does not import.
 static inline int quire_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
+// memmem(3), declared only under _GNU_SOURCE: text found in text byte for byte (`containsBytes`).
+#include <stddef.h>
+extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
+
 // inotify, for `sync --watch` to notice a local change soon after it is made.
 #include <sys/inotify.h>
 #include <poll.h>

@@ -1,3 +1,5 @@
+import QuireSupport
+
 /// Day One's entry text made Quire's: its Markdown without the backslash escapes Day One adds
 /// to plain punctuation, its `dayone-moment` references turned into Quire's own, and a first
 /// `# Title` line taken as the title.
@@ -7,10 +9,8 @@ enum DayOneText {
     /// few places where dropping one would make a list (`1\.`, `\-` or `\+` at a line's start).
     static let plain = Set(".!()-+:,?;'\"/={}$%&@^".utf8)
 
-    /// The text read as UTF-8 bytes: everything this looks for is ASCII, and no byte of a
-    /// character in another script is. (Foundation's `contains` and `range(of:)` on a
-    /// `String` compare character by character through ICU: they were a sixth of a Day One
-    /// import of 10,000 entries.)
+    /// Read as UTF-8 bytes, not characters: everything it looks for is ASCII, and no byte of
+    /// a character in another script is (`containsBytes`).
     static func unescape(_ text: String) -> String {
         let bytes = Array(text.utf8)
         let backslash = UInt8(ascii: "\\")
@@ -64,62 +64,32 @@ enum DayOneText {
     /// moment: the new link target, or, when it returns nil (the export lacks the file), the
     /// whole image replaced by a short note in parentheses.
     static func replaceMoments(in text: String, _ replace: (Moment) -> String?) -> String {
-        let bytes = Array(text.utf8)
-        let marker = Array("(dayone-moment:".utf8)
-        guard var open = firstIndex(of: marker, in: bytes, from: 0) else { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var copied = 0  // bytes before this are in `out`
-        var from = 0  // where the text after the last reference (or marker not one) begins
-        while true {
-            let afterMarker = open + marker.count
-            if let close = bytes[afterMarker...].firstIndex(of: UInt8(ascii: ")")),
-               let moment = parse(String(decoding: bytes[(open + 1)..<close], as: UTF8.self)) {
-                // The image's `![alt]` ends right before the parenthesis, on one line.
-                var imageStart: Int?
-                if open > from, bytes[open - 1] == UInt8(ascii: "]"),
-                   let bang = lastIndex(of: Array("![".utf8), in: bytes, from: from, to: open),
-                   !bytes[(bang + 2)..<open].contains(UInt8(ascii: "\n")) {
-                    imageStart = bang
-                }
-                if let target = replace(moment) {
-                    out += bytes[copied..<open]
-                    out += Array(("(" + target + ")").utf8)
-                } else {
-                    out += bytes[copied..<(imageStart ?? open)]
-                    out += Array(("(" + (moment.kind == .pdfAttachment ? "PDF" : moment.kind.rawValue) + " missing from the Day One export)").utf8)
-                }
-                (copied, from) = (close + 1, close + 1)
-            } else {
-                from = afterMarker
+        let marker = "(dayone-moment:"
+        guard text.containsBytes(marker) else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.firstRange(ofBytes: marker) {
+            guard let close = rest[open.upperBound...].firstIndex(of: ")"),
+                  let moment = parse(String(rest[rest.index(after: open.lowerBound)..<close])) else {
+                out += rest[..<open.upperBound]
+                rest = rest[open.upperBound...]
+                continue
             }
-            guard let next = firstIndex(of: marker, in: bytes, from: from) else { break }
-            open = next
+            // The image's `![alt]` ends right before the parenthesis.
+            let before = rest[..<open.lowerBound]
+            var imageStart: Substring.Index?
+            if before.hasSuffix("]"), let bang = before.lastRange(ofBytes: "!["), !before[bang.upperBound...].containsBytes("\n") {
+                imageStart = bang.lowerBound
+            }
+            if let target = replace(moment) {
+                out += before + "(" + target + ")"
+            } else {
+                out += before[..<(imageStart ?? before.endIndex)]
+                out += "(" + (moment.kind == .pdfAttachment ? "PDF" : moment.kind.rawValue) + " missing from the Day One export)"
+            }
+            rest = rest[rest.index(after: close)...]
         }
-        out += bytes[copied...]
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Where `needle` first starts in `bytes` at or after `from`.
-    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
-        guard let head = needle.first, needle.count <= bytes.count else { return nil }
-        var i = from
-        while i <= bytes.count - needle.count {
-            guard let at = bytes[i...(bytes.count - needle.count)].firstIndex(of: head) else { return nil }
-            if bytes[at..<(at + needle.count)].elementsEqual(needle) { return at }
-            i = at + 1
-        }
-        return nil
-    }
-
-    /// Where `needle` last starts in `bytes[from..<to]`, wholly inside it.
-    private static func lastIndex(of needle: [UInt8], in bytes: [UInt8], from: Int, to: Int) -> Int? {
-        var at = to - needle.count
-        while at >= from {
-            if bytes[at..<(at + needle.count)].elementsEqual(needle) { return at }
-            at -= 1
-        }
-        return nil
+        return out + rest
     }
 
     /// `dayone-moment://ID` (a photo) or `dayone-moment:/<kind>/ID`.

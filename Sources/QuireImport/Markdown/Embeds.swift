@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// The attachments a note shows: Obsidian's `![[photo.png]]` (found by name anywhere in the
 /// folder, or by path) and Markdown's `![alt](path)` (beside the note, or from the folder's
@@ -25,10 +26,10 @@ struct Embeds {
         }
         var out = ""
         var rest = Substring(body)
-        while let bang = rest.range(of: "![") {
+        while let bang = rest.firstRange(ofBytes: "![") {
             out += rest[..<bang.lowerBound]
             let after = rest[bang.upperBound...]
-            if after.hasPrefix("["), let close = after.range(of: "]]"), !after[..<close.lowerBound].contains("\n") {
+            if after.hasPrefix("["), let close = after.firstRange(ofBytes: "]]"), !after[..<close.lowerBound].containsBytes("\n") {
                 // ![[target|alias]] or ![[target#part]]
                 let inner = after.dropFirst()[..<close.lowerBound]
                 let target = String(inner.prefix { $0 != "|" && $0 != "#" }).trimmingCharacters(in: .whitespaces)
@@ -47,7 +48,7 @@ struct Embeds {
             }
             // ![alt](path "title")
             if let altEnd = after.firstIndex(of: "]"), after[after.index(after: altEnd)...].hasPrefix("("),
-               let parenEnd = after[altEnd...].firstIndex(of: ")"), !after[..<parenEnd].contains("\n") {
+               let parenEnd = after[altEnd...].firstIndex(of: ")"), !after[..<parenEnd].containsBytes("\n") {
                 let alt = after[..<altEnd]
                 var target = String(after[after.index(altEnd, offsetBy: 2)..<parenEnd]).trimmingCharacters(in: .whitespaces)
                 if target.hasPrefix("<") && target.hasSuffix(">") { target = String(target.dropFirst().dropLast()) }

@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// A file `quire export markdown` wrote: every field in its front matter (attachments with
 /// their ids, types, durations and timed transcripts), the text between the heading lines
@@ -109,7 +110,7 @@ enum QuireNote {
         } else if !dateLine, lines.count >= 3, lines[0].hasPrefix("# "), lines[1].isEmpty {
             text = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)[2]
         }
-        if let end = text.range(of: "\n" + endMarker, options: .backwards) {
+        if let end = text.lastRange(ofBytes: "\n" + endMarker) {
             return String(text[..<end.lowerBound])
         }
         if text.hasPrefix(endMarker) { return "" }
@@ -120,7 +121,7 @@ enum QuireNote {
 
     /// `](../06/2025-06-01-walk.md)` to another exported note back to `](quire:entry/<id>)`.
     static func linksToEntries(_ body: String, note: String, exported: [String: String]) -> String {
-        guard body.contains(".md)") else { return body }
+        guard body.containsBytes(".md)") else { return body }
         let from = (note as NSString).deletingLastPathComponent
         return MediaReference.rewriteTargets(body) { target in
             guard target.hasSuffix(".md"), !target.contains("://"),

@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// Obsidian's links between notes, `[[Note]]`, `[[Note|words]]` and `[[Note#Heading]]`, made
 /// links between entries (`[words](quire:entry/<id>)`) when the folder holds that note: its
@@ -7,13 +8,13 @@ import QuireStore
 /// folder lacks stays as written; so does anything inside code, and embeds (`![[…]]`).
 enum WikiLinks {
     static func resolve(_ body: String, folder: NoteFolder, id: (String) -> String) -> String {
-        guard body.contains("[[") else { return body }
+        guard body.containsBytes("[[") else { return body }
         var out = ""
         var inFence = false
         for (index, line) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if index > 0 { out += "\n" }
             if line.drop(while: { $0 == " " }).hasPrefix("```") { inFence.toggle() }
-            out += inFence || !line.contains("[[") ? String(line) : resolveLine(line, folder: folder, id: id)
+            out += inFence || !line.containsBytes("[[") ? String(line) : resolveLine(line, folder: folder, id: id)
         }
         return out
     }
@@ -24,7 +25,7 @@ enum WikiLinks {
         var inCode = false
         while let c = rest.first {
             if c == "`" { inCode.toggle() }
-            if !inCode, rest.hasPrefix("[["), out.last != "!", let close = rest.range(of: "]]") {
+            if !inCode, rest.hasPrefix("[["), out.last != "!", let close = rest.firstRange(ofBytes: "]]") {
                 let inner = rest.dropFirst(2)[..<close.lowerBound]
                 let target = String(inner.prefix { $0 != "|" && $0 != "#" }).trimmingCharacters(in: .whitespaces)
                 let words = inner.contains("|") ? String(inner.drop { $0 != "|" }.dropFirst()).trimmingCharacters(in: .whitespaces) : target

@@ -1,0 +1,37 @@
+import Testing
+@testable import QuireSupport
+
+/// Text found in text byte for byte: the ranges are the text's own indices, in any script,
+/// in a `Substring` as in a `String`.
+@Suite struct UTF8SearchTests {
+    @Test func theFirstAndLastMatchAreFoundInAnyScript() throws {
+        let text = "東京 ![a](x) и ![б](y)\n"
+        let first = try #require(text.firstRange(ofBytes: "!["))
+        let last = try #require(text.lastRange(ofBytes: "!["))
+        #expect(text[..<first.lowerBound] == "東京 " && text[first] == "![")
+        #expect(text[..<last.lowerBound] == "東京 ![a](x) и " && text[last.upperBound...] == "б](y)\n")
+        #expect(text.containsBytes("и ![б]") && !text.containsBytes("![c"))
+        #expect(text.firstRange(ofBytes: "東京") == text.startIndex..<text.index(text.startIndex, offsetBy: 2))
+        #expect(text.lastRange(ofBytes: "\n") == text.index(before: text.endIndex)..<text.endIndex)
+    }
+
+    @Test func aSubstringsRangesAreItsOwnAndItLooksNoFurther() throws {
+        let whole = "[[one]] [[two]] [[three]]"
+        let middle = whole[whole.index(whole.startIndex, offsetBy: 8)..<whole.index(whole.startIndex, offsetBy: 15)]
+        #expect(middle == "[[two]]")
+        let close = try #require(middle.firstRange(ofBytes: "]]"))
+        #expect(whole[close] == "]]" && whole[..<close.lowerBound] == "[[one]] [[two")
+        #expect(middle.lastRange(ofBytes: "[[") == middle.startIndex..<whole.index(middle.startIndex, offsetBy: 2))
+        #expect(!middle.containsBytes("one") && !middle.containsBytes("three") && !middle.containsBytes("]] [["))
+    }
+
+    @Test func edgesAndMisses() {
+        #expect("".firstRange(ofBytes: "a") == nil && "".lastRange(ofBytes: "a") == nil)
+        #expect("ab".firstRange(ofBytes: "abc") == nil && !"ab".containsBytes("abc"))
+        #expect("abc".firstRange(ofBytes: "")?.isEmpty == true && "abc".containsBytes(""))
+        #expect("aaa".firstRange(ofBytes: "aa") == "aaa".startIndex..<"aaa".index("aaa".startIndex, offsetBy: 2))
+        #expect("aaa".lastRange(ofBytes: "aa") == "aaa".index(after: "aaa".startIndex)..<"aaa".endIndex)
+        // Bytes, not characters: é as one scalar is not e and a combining accent.
+        #expect(!"caf\u{E9}".containsBytes("e\u{301}") && "cafe\u{301}".containsBytes("e"))
+    }
+}
