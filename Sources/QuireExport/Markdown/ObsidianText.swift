@@ -1,3 +1,5 @@
+import QuireSupport
+
 /// What Obsidian stores in a note but does not show as written, made ready for a book (EPUB
 /// and PDF) before cmark reads it: `%%comments%%` are left out (Obsidian hides them; an
 /// unclosed one hides the rest of the note, as there), and a `[[link]]` to a note the journal
@@ -34,7 +36,7 @@ enum ObsidianText {
             let wasInComment = inComment
             let shown = Self.line(line, inComment: &inComment)
             // A line that was all comment goes; one that was blank stays (it ends a paragraph).
-            let hadComment = wasInComment || inComment || line.contains("%%")
+            let hadComment = wasInComment || inComment || line.containsBytes("%%")
             if hadComment, shown.allSatisfy(\.isWhitespace), !line.allSatisfy(\.isWhitespace) { continue }
             if index > 0 { out += "\n" }
             out += shown
@@ -73,7 +75,7 @@ enum ObsidianText {
                     rest = rest.dropFirst(2)
                     continue
                 }
-                if rest.hasPrefix("[["), out.last != "!", let close = rest.range(of: "]]") {
+                if rest.hasPrefix("[["), out.last != "!", let close = rest.firstRange(ofBytes: "]]") {
                     let inner = rest.dropFirst(2)[..<close.lowerBound]
                     // `[[x]](url)` is a CommonMark link whose text is "[x]", not a wiki link.
                     let after = rest[close.upperBound...].first

@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// What a Markdown export wrote.
 public struct MarkdownSummary: Sendable {
@@ -213,7 +214,7 @@ package struct MarkdownExporter {
             "body": .string(entry.body),
             "hasAttachmentsBelow": .bool(below),
             // … or where the text itself holds the marker's words, which the last marker ends.
-            "bodyEndsInLineBreak": .bool(entry.body.hasSuffix("\n") || entry.body.hasSuffix("\r") || entry.body.contains("<!-- quire:")),
+            "bodyEndsInLineBreak": .bool(entry.body.hasSuffix("\n") || entry.body.hasSuffix("\r") || entry.body.containsBytes("<!-- quire:")),
             "media": .list(media),
             "hasMedia": .bool(!media.isEmpty),
             "language": .string(language.code),

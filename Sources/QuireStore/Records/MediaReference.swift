@@ -1,3 +1,5 @@
+import QuireSupport
+
 /// How an entry's text refers to one of its own attachments in place:
 /// `![caption](quire:media/<media id>)`. Importers write it where the source had its own
 /// reference (`dayone-moment://…`, `![[photo.png]]`); exports resolve it to the attachment
@@ -19,10 +21,10 @@ package enum MediaReference {
     /// `text` with each Markdown link or image target (`](target)`, up to the first `)`)
     /// that `replace` has a new one for swapped; the rest left byte for byte.
     package static func rewriteTargets(_ text: String, _ replace: (String) -> String?) -> String {
-        guard text.contains("](") else { return text }
+        guard text.containsBytes("](") else { return text }
         var out = ""
         var rest = Substring(text)
-        while let open = rest.range(of: "](") {
+        while let open = rest.firstRange(ofBytes: "](") {
             out += rest[..<open.upperBound]
             rest = rest[open.upperBound...]
             guard let close = rest.firstIndex(of: ")") else { continue }
@@ -59,7 +61,7 @@ struct QuireLink: Sendable {
     }
 
     func rewrite(_ text: String, _ replace: (String) -> String?) -> String {
-        guard text.contains("](" + prefix) else { return text }
+        guard text.containsBytes("](" + prefix) else { return text }
         return MediaReference.rewriteTargets(text) { target in id(inTarget: target).flatMap(replace) }
     }
 }
