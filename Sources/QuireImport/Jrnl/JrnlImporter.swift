@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// Brings in a jrnl journal (`quire import jrnl FILE`): its JSON export (`jrnl --export
 /// json`) or its plain-text file (`[YYYY-MM-DD HH:MM] Title. Body` or jrnl 3/4's default
@@ -89,7 +90,7 @@ package struct JrnlImporter {
             let starred = first.hasSuffix(" *") || first == "*"
             if starred { first = String(first.dropLast()).trimmingCharacters(in: .whitespaces) }
             let (title, rest) = Self.firstSentence(first)
-            let body = ([rest] + c.lines).joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            let body = ([rest] + c.lines).joined(separator: "\n").trimmingWhiteSpace()
             items.append(Item(place: c.place, created: c.created, title: title, body: body,
                               tags: Self.tags(in: title + "\n" + body), starred: starred))
         }
@@ -119,24 +120,67 @@ package struct JrnlImporter {
     /// time or in jrnl 3/4's default 12-hour form (`timeformat: "%F %r"`, written
     /// `[2024-05-08 09:15:00 PM] rest`); the brackets may be left out. Gives the local time
     /// (`2024-05-08T21:15:00`) and the rest.
+    ///
+    /// Read byte by byte, as `^(\[)?(\d{4}-\d{2}-\d{2})[ T](\d{1,2}):(\d{2})(:\d{2})?(?: ?([AaPp])\.?[Mm]\.?)?(\])?`
+    /// would match it with ASCII digits: a `Regex` literal is parsed again at every call,
+    /// which took 13 s of a 10,000-entry journal's import.
     static func header(_ line: String) -> (String, String)? {
-        let pattern = #/^(\[)?(\d{4}-\d{2}-\d{2})[ T](\d{1,2}):(\d{2})(:\d{2})?(?: ?([AaPp])\.?[Mm]\.?)?(\])?/#
-        guard let match = line.prefixMatch(of: pattern), (match.1 != nil) == (match.7 != nil),
-              var hour = Int(match.3) else { return nil }
-        if let half = match.6 {
-            guard (1...12).contains(hour) else { return nil }
-            hour = hour % 12 + (half.lowercased() == "p" ? 12 : 0)
+        let b = Array(line.utf8)
+        var i = 0
+        func eat(_ c: Character) -> Bool {
+            guard i < b.count, b[i] == c.asciiValue else { return false }
+            i += 1
+            return true
         }
-        let stamp = "\(match.2)T\(hour < 10 ? "0" : "")\(hour):\(match.4)\(match.5 ?? "")"
-        let rest = line[match.range.upperBound...]
-        if match.1 == nil, let next = rest.first, next != " " { return nil }  // `2025-03-01 21:14x` is text
-        return (stamp, String(rest.hasPrefix(" ") ? rest.dropFirst() : rest))
+        func digits(_ most: Int) -> Substring? {
+            let start = i
+            while i < b.count, i - start < most, b[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            return i > start ? Substring(String(decoding: b[start..<i], as: UTF8.self)) : nil
+        }
+        func exactly(_ n: Int) -> Substring? {
+            let start = i
+            guard let d = digits(n), d.count == n else { i = start; return nil }
+            return d
+        }
+        let opened = eat("[")
+        guard let year = exactly(4), eat("-"), let month = exactly(2), eat("-"), let day = exactly(2),
+              eat(" ") || eat("T"), let hourText = digits(2), eat(":"), let minute = exactly(2), var hour = Int(hourText) else { return nil }
+        var seconds = ""
+        let beforeSeconds = i
+        if eat(":"), let s = exactly(2) { seconds = ":" + s } else { i = beforeSeconds }
+        // ` PM`, `pm`, ` p.m.`: all of it or none.
+        let beforeHalf = i
+        _ = eat(" ")
+        var half: UInt8?
+        if i < b.count, [UInt8(ascii: "A"), UInt8(ascii: "a"), UInt8(ascii: "P"), UInt8(ascii: "p")].contains(b[i]) {
+            let letter = b[i]
+            i += 1
+            _ = eat(".")
+            if eat("M") || eat("m") {
+                _ = eat(".")
+                half = letter | 0x20
+            }
+        }
+        if half == nil { i = beforeHalf }
+        let closed = eat("]")
+        guard opened == closed else { return nil }
+        if let half {
+            guard (1...12).contains(hour) else { return nil }
+            hour = hour % 12 + (half == UInt8(ascii: "p") ? 12 : 0)
+        }
+        let stamp = "\(year)-\(month)-\(day)T\(hour < 10 ? "0" : "")\(hour):\(minute)\(seconds)"
+        let rest = b[i...]
+        if !opened, let next = rest.first, next != UInt8(ascii: " ") { return nil }  // `2025-03-01 21:14x` is text
+        return (stamp, String(decoding: rest.first == UInt8(ascii: " ") ? rest.dropFirst() : rest, as: UTF8.self))
     }
 
     /// A line that starts like an entry in a date format Quire does not read
     /// (`[08.05.2024 21:15]`, `[5/8/2024 9:15 PM]`): an error, never text of the entry before.
+    /// Only a line opening with `[` and a digit is matched against the pattern (built anew at
+    /// each call): most lines of a journal are its text.
     static func looksLikeHeader(_ line: String) -> Bool {
-        line.prefixMatch(of: #/^\[\d{1,4}[-.\/]\d{1,2}[-.\/]\d{1,4}[ T,]+\d{1,2}[:.h]\d{2}[^\]]{0,12}\]/#) != nil
+        guard line.utf8.first == UInt8(ascii: "["), line.unicodeScalars.dropFirst().first?.properties.numericType == .decimal else { return false }
+        return line.prefixMatch(of: #/^\[\d{1,4}[-.\/]\d{1,2}[-.\/]\d{1,4}[ T,]+\d{1,2}[:.h]\d{2}[^\]]{0,12}\]/#) != nil
     }
 
     /// jrnl's title: the first sentence of the first line (to `.`, `?` or `!` and a space).

@@ -95,10 +95,39 @@ import Testing
         #expect(JrnlImporter.header("[2024-05-08 13:15 PM] T") == nil, "no 13 o'clock in the afternoon")
         #expect(JrnlImporter.header("[2024-05-08 21:15 T") == nil, "an open bracket must close")
         #expect(JrnlImporter.header("2024-05-08 21:15x") == nil)
+        let read: [(String, (String, String)?)] = [
+            ("[2024-05-08T21:15] T", ("2024-05-08T21:15", "T")),
+            ("[2024-05-08 21:15]T", ("2024-05-08T21:15", "T")),
+            ("2024-05-08 21:15 T", ("2024-05-08T21:15", "T")),
+            ("2024-05-08 21:15", ("2024-05-08T21:15", "")),
+            ("[2024-05-08 9:15pm] T", ("2024-05-08T21:15", "T")),
+            ("[2024-05-08 12:05 p.m.]  two spaces", ("2024-05-08T12:05", " two spaces")),
+            ("[2024-05-08 09:15:59 Am] Привет", ("2024-05-08T09:15:59", "Привет")),
+            ("2024-05-08 9:15 Pmx", nil),
+            ("[2024-05-08 21:15:3] T", nil),
+            ("[2024-05-08 123:15] T", nil),
+            ("[2024-05-08 21:1] T", nil),
+            ("[2024-5-08 21:15] T", nil),
+            ("[2024-05-08_21:15] T", nil),
+            ("[2024-05-08 21:15 Mum called]", nil),
+            ("2024-05-08 0:15 AM", nil),
+            ("[2024-05-08 21:15", nil),
+            ("2024-05-08 21:15] T", nil),
+            ("", nil),
+            ("[", nil),
+        ]
+        for (line, expected) in read {
+            let got = JrnlImporter.header(line)
+            #expect(got?.0 == expected?.0 && got?.1 == expected?.1, "\(line)")
+        }
         #expect(JrnlImporter.looksLikeHeader("[08.05.2024 21:15] Title"))
         #expect(JrnlImporter.looksLikeHeader("[5/8/2024 9:15 PM] Title"))
         #expect(!JrnlImporter.looksLikeHeader("[12:30] the meeting moved"))
         #expect(!JrnlImporter.looksLikeHeader("[1] a footnote"))
+        #expect(JrnlImporter.looksLikeHeader("[2024.5.8, 9h15 du soir]"))
+        #expect(!JrnlImporter.looksLikeHeader("[2024.5.8 9:15 a note far too long for a date]"))
+        #expect(!JrnlImporter.looksLikeHeader("2024.5.8 9:15] no bracket before"))
+        #expect(!JrnlImporter.looksLikeHeader("1. a list item"))
     }
 
     @Test func titlesAreTheFirstSentence() {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import QuireSupport
 
@@ -33,5 +34,15 @@ import Testing
         #expect("aaa".lastRange(ofBytes: "aa") == "aaa".index(after: "aaa".startIndex)..<"aaa".endIndex)
         // Bytes, not characters: é as one scalar is not e and a combining accent.
         #expect(!"caf\u{E9}".containsBytes("e\u{301}") && "cafe\u{301}".containsBytes("e"))
+    }
+}
+
+/// White space trimmed as Foundation trims it, without Foundation.
+@Suite struct WhiteSpaceTests {
+    @Test(arguments: ["", " ", "\n\t\r\n", "word", "  two words \n", "\u{3000}全角\u{3000}", "\u{85}nel\u{2028}", "\u{A0}nbsp\u{202F}",
+                      "e\u{301} ", " \u{301}x", "\r\n\r\nПривет\r\n\r\n", "\u{200B}zero width\u{200B}", "tab\tinside\t", "🇯🇵 \u{2029}"])
+    func itTrimsWhatFoundationTrims(_ text: String) {
+        #expect(text.trimmingWhiteSpace() == text.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(text[...].trimmingWhiteSpace() == text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
