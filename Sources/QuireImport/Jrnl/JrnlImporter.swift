@@ -132,12 +132,12 @@ package struct JrnlImporter {
             i += 1
             return true
         }
-        func digits(_ most: Int) -> Substring? {
+        func digits(_ most: Int) -> String? {
             let start = i
             while i < b.count, i - start < most, b[i] &- UInt8(ascii: "0") < 10 { i += 1 }
-            return i > start ? Substring(String(decoding: b[start..<i], as: UTF8.self)) : nil
+            return i > start ? String(decoding: b[start..<i], as: UTF8.self) : nil
         }
-        func exactly(_ n: Int) -> Substring? {
+        func exactly(_ n: Int) -> String? {
             let start = i
             guard let d = digits(n), d.count == n else { i = start; return nil }
             return d
