@@ -6,6 +6,18 @@ import Testing
 /// The language a book speaks around its entries: chosen, named by CLDR (what ICU itself
 /// says, through Foundation, never strings typed here), translated, and its direction.
 @Suite struct BookLanguageTests {
+    /// The blocks `TextLanguage` takes for letters without asking Unicode hold nothing else.
+    @Test func theLetterBlocksAreLettersAll() {
+        for range in TextLanguage.letterRanges {
+            for v in range {
+                let scalar = Unicode.Scalar(v)
+                #expect(scalar?.properties.isAlphabetic == true, "U+\(String(v, radix: 16))")
+                #expect(TextLanguage.isLetter(v))
+            }
+        }
+        #expect(!TextLanguage.isLetter(0x00D7) && !TextLanguage.isLetter(0x0482) && !TextLanguage.isLetter(0x064B) && !TextLanguage.isLetter(0xD7A4))
+    }
+
     // MARK: Catalogues
 
     /// Every catalogue has every key of the English one, with the same `{placeholders}`; a
