@@ -66,7 +66,7 @@ package struct TextLanguage: Equatable, Sendable {
                 guard (0x41...0x5A).contains(v) || (0x61...0x7A).contains(v) else { continue }
                 script = Index.latin
             } else {
-                guard Self.isLetter(v) || scalar.properties.isAlphabetic || (0x4E00...0x9FFF).contains(v) else { continue }
+                guard Self.isLetter(v) || (0x4E00...0x9FFF).contains(v) || scalar.properties.isAlphabetic else { continue }
                 switch v {
                 case 0x0041...0x024F: script = Index.latin
                 case 0x0370...0x03FF: script = Index.el
