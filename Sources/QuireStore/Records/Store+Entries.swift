@@ -89,6 +89,9 @@ extension Store {
     /// (`@` or `#`, as `sigils` allows) at a word's start, then letters, digits, `_` or `-`.
     /// `mail@example.com`, `# Heading` and `@@x` are not tags. In the order first written.
     package static func tags(inText text: String, sigils: String = "@#") -> [String] {
+        // Most texts hold no sigil at all: a byte scan says so without the walk by Character.
+        let marks = Array(sigils.utf8)
+        guard text.utf8.contains(where: marks.contains) else { return [] }
         var found: [String] = []
         var previous: Character = " "
         var current: String?

@@ -136,5 +136,8 @@ import Testing
         #expect(JrnlImporter.firstSentence("No stop here") == ("No stop here", ""))
         #expect(JrnlImporter.firstSentence("Version 2.5 is out. Great.") == ("Version 2.5 is out.", "Great."))
         #expect(JrnlImporter.tags(in: "mail@example.com @home (@work) @@x @да") == ["home", "work", "да"])
+        #expect(JrnlImporter.tags(in: "no sigil here: #hash is not jrnl's, only Quire's") == [])
+        #expect(Store.tags(inText: "#hash and @at, 日記 #日記") == ["hash", "at", "日記"])
+        #expect(Store.tags(inText: "") == [])
     }
 }
