@@ -57,12 +57,12 @@ extension ImportFormat {
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return .dayOne }  // a zip: Day One exports one
-        let text = String(decoding: head, as: UTF8.self)
+        let text = String(decoding: SourceText.withoutByteOrderMark(head), as: UTF8.self)
         let start = text.drop { $0.isWhitespace }
         if start.hasPrefix("{") {
             // One object on the first line is Quire's JSON lines; a document with "entries"
             // is jrnl's JSON export, or Day One's with "metadata".
-            let firstLine = start.prefix { $0 != "\n" }
+            let firstLine = start.prefix { !$0.isNewline }
             if firstLine.hasSuffix("}") { return .jsonLines }
             if text.contains("\"metadata\"") { return .dayOne }
             if text.contains("\"entries\"") { return .jrnl }
@@ -70,7 +70,7 @@ extension ImportFormat {
         }
         // jrnl's text: `[2025-03-01 21:14] Title` or `2025-03-01 21:14 Title` lines.
         let pattern = #"^\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}"#
-        if start.split(separator: "\n").prefix(20).contains(where: { $0.range(of: pattern, options: .regularExpression) != nil }) {
+        if start.split(whereSeparator: \.isNewline).prefix(20).contains(where: { $0.range(of: pattern, options: .regularExpression) != nil }) {
             return .jrnl
         }
         if path.hasSuffix(".md") || start.hasPrefix("---") || start.hasPrefix("#") { return .markdown }

@@ -115,7 +115,7 @@ struct NoteFolder {
         } catch {
             throw ImportError(path: root + "/" + relative, detail: "cannot be read (\(error))")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = SourceText.decode(data) else {
             throw ImportError(path: root + "/" + relative, detail: "is not UTF-8 text")
         }
         return text
