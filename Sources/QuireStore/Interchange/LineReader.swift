@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Reads a file line by line in constant memory (lines end at LF; a CR before it is dropped).
+/// Reads a file line by line in constant memory (lines end at LF; a CR before it is dropped;
+/// a UTF-8 byte order mark, which Windows tools write first, is not part of the first line).
 package final class LineReader {
     private let fd: Int32
     private let path: String
@@ -48,6 +49,7 @@ package final class LineReader {
                 try FileIO.readSome(fd, UnsafeMutableRawBufferPointer(rebasing: raw[old...]), path: path)
             }
             buffer.removeLast(FileIO.chunkSize - n)
+            if bytesRead == 0 && buffer.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
             bytesRead += Int64(n)
             if n == 0 { atEnd = true }
         }

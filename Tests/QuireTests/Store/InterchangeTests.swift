@@ -220,6 +220,17 @@ import Testing
         #expect(try store.entryCount() == 0)
     }
 
+    /// Windows tools (PowerShell's `Out-File -Encoding utf8`) write a byte order mark first
+    /// and CRLF line ends; neither is part of a line.
+    @Test func aByteOrderMarkAndCRLFAreNotPartOfTheLines() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let lines = #"{"created": "2025-01-01T00:00:00Z", "title": "Первая"}"# + "\r\n" + #"{"created": "2025-01-02T00:00:00Z", "title": "Second"}"# + "\r\n"
+        let summary = try store.importJSONLines(at: dir.file("bom.jsonl", bytes: [0xEF, 0xBB, 0xBF] + Array(lines.utf8)))
+        #expect(summary.lines == 2 && summary.entriesAdded == 2)
+        #expect(try store.entries().map(\.title).sorted() == ["Second", "Первая"])
+    }
+
     @Test func emptyFileImportsNothing() throws {
         let dir = TempDir()
         let store = try makeStore(dir)
