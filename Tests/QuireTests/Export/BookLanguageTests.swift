@@ -132,7 +132,28 @@ import Testing
         ]
         for (code, text) in samples { #expect(TextLanguage(of: text).code == code, "\(text)") }
         #expect(TextLanguage(of: "Day 4").code == nil)
+        // Capitals, accented capitals and words run into digits or punctuation count too.
+        #expect(TextLanguage(of: "TODAY WE WENT TO THE SEA").code == "en")
+        #expect(TextLanguage(of: "C'ÉTAIT TRÈS BIEN, ET NOUS…").code == "fr")
+        #expect(TextLanguage(of: "Hoy—fuimos al mercado—y estaba lleno; 3pm.").code == "es")
+        // Every listed word fits the 8 bytes of its key.
+        #expect(LatinWords.lists.allSatisfy { $0.words.allSatisfy { $0.utf8.count <= 8 } })
+        #expect(LatinWords.table.count == Set(LatinWords.lists.flatMap(\.words)).count)
         #expect(TextLanguage(of: "Сегодня был обычный день.").code == "ru")
+    }
+
+    /// Photos and links are in an entry's text as `![](quire:media/<id>)`: their ids are
+    /// hex, whose letters are Latin and read as French "c", "d" and Italian "e".
+    @Test func linkTargetsAndURLsAreNoPartOfTheLanguage() {
+        let photo = "![](quire:media/8fa2e84d-7ee9-800c-ab57-98d3c60c1360)"
+        let entry = "[the other](quire:entry/c498d67d-1e2b-82c8-9839-9912c9654a93)"
+        #expect(TextLanguage(of: "Rome\nSaw \(photo) and \(entry).\n#inline and #nested/tag here.").code == "en")
+        #expect(TextLanguage(of: "\(photo)\n\(photo)\nСон о море") == TextLanguage(code: "ru", direction: "ltr"))
+        #expect(TextLanguage(of: "\(photo)\nذهبت إلى المكتبة") == TextLanguage(code: "ar", direction: "rtl"))
+        #expect(TextLanguage(of: "https://example.com/c/d/e/a/c/d?q=la Сон о море") == TextLanguage(code: "ru", direction: "ltr"))
+        #expect(TextLanguage(of: "![](<quire:media/8fa2 e84d.png>) 我今天去了北京").code == "zh")
+        #expect(TextLanguage.prose("a ![photo](x) b") == "a ![photo]) b" && TextLanguage.prose("plain ](") == "plain ]")
+        #expect(TextLanguage.prose("see https://x.org/a, то") == "see  то" && TextLanguage.prose("") == "")
     }
 
     /// The varied journal holds five languages in about equal parts: none is most of it, so
