@@ -111,7 +111,7 @@ struct ImportCommand: Command {
                                + "\(summary.entriesUnchanged) unchanged; \(Format.count(summary.media, "attachment")).")
         }
         if !summary.skipped.isEmpty {
-            context.printError("Passed over \(Format.count(summary.skipped.count, "note")) without a date: " + Self.list(summary.skipped))
+            context.printError("Passed over \(Format.count(summary.skipped.count, "note")) without a date (a name like 2025-03-01.md, or created: or date: in the front matter): " + Self.list(summary.skipped))
         }
         if !summary.missing.isEmpty {
             context.printError("Missing from the source (\(summary.missing.count)); their entries came in without them: " + Self.list(summary.missing))

@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// An Obsidian note, most often a daily note `YYYY-MM-DD.md`: dated by its front matter
 /// (`created` or `date`) or else by its file name (midnight that day, in `zone`), titled by
@@ -10,15 +11,40 @@ enum ObsidianNote {
     /// The note's date, or nil when it has none (a note that is not a journal entry).
     static func date(_ yaml: YAMLNode?, note: String, zone: TimeZone) -> Timestamp? {
         for key in ["created", "date"] {
-            guard let s = yaml?[key]?.text else { continue }
-            if let t = Timestamp(rfc3339: s) ?? Timestamp.local(s.replacingOccurrences(of: " ", with: "T"), in: zone)
-                ?? (s.utf8.count == 10 ? Timestamp.local(s + "T00:00", in: zone) : nil) {
-                return t
-            }
+            if let s = yaml?[key]?.text, let t = frontMatterDate(s, zone: zone) { return t }
         }
         let stem = ((note as NSString).lastPathComponent as NSString).deletingPathExtension
         guard stem.utf8.count >= 10 else { return nil }
         return Timestamp.local(String(stem.prefix(10)) + "T00:00", in: zone)
+    }
+
+    /// A date as Obsidian, its templates and the tools that write front matter give it:
+    /// RFC 3339, `2024-03-05`, `2024-03-05 09:30[:15]` (read in `zone`), with `/` for `-`,
+    /// an offset written `+0100` or after a space; or in words that hold a year
+    /// (`March 5, 2024`, `5 March 2024 9:30 pm`). Words without one (`yesterday`, `Dec 2`)
+    /// would date the note by the day of the import, so they are no date.
+    static func frontMatterDate(_ text: String, zone: TimeZone) -> Timestamp? {
+        var s = text.trimmingWhiteSpace()
+        var b = Array(s.utf8)
+        if b.count >= 10, b[4] == UInt8(ascii: "/"), b[7] == UInt8(ascii: "/") {
+            b[4] = UInt8(ascii: "-")
+            b[7] = UInt8(ascii: "-")
+        }
+        if b.count >= 16, b[10] == UInt8(ascii: " ") { b[10] = UInt8(ascii: "T") }
+        // `…09:30 +0100`, `…09:30:00+0100`: RFC 3339's `+01:00`, with seconds.
+        if b.count >= 21, let sign = b.dropLast(4).last, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
+           b.suffix(4).allSatisfy({ (0x30...0x39).contains($0) }) {
+            var wall = Array(b.dropLast(5))
+            while wall.last == UInt8(ascii: " ") { wall.removeLast() }
+            if wall.count == 16 { wall += Array(":00".utf8) }
+            b = wall + [sign] + b.suffix(4).prefix(2) + [UInt8(ascii: ":")] + b.suffix(2)
+        }
+        s = String(decoding: b, as: UTF8.self)
+        if let t = Timestamp(rfc3339: s) ?? Timestamp.local(s, in: zone) ?? (b.count == 10 ? Timestamp.local(s + "T00:00", in: zone) : nil) {
+            return t
+        }
+        let hasYear = text.utf8.split { !(0x30...0x39).contains($0) }.contains { $0.count == 4 }
+        return hasYear ? Timestamp.parseLenient(text, zone: zone) : nil
     }
 
     static func entry(_ yaml: YAMLNode?, rest: Substring, created: Timestamp, note: String, folder: NoteFolder) -> (ImportedEntry, [String]) {

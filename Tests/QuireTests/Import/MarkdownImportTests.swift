@@ -117,6 +117,33 @@ import Testing
         } throws: { "\($0)".contains("attachments[1].file leaves the folder") }
     }
 
+    /// The dates Obsidian, its templates and other tools write in front matter; words
+    /// without a year would date a note by the day of its import, so they are none.
+    @Test(arguments: [
+        ("2024-03-05T09:30:00+01:00", "2024-03-05T09:30:00+01:00"),
+        ("2024-03-05T09:30:00.000Z", "2024-03-05T09:30:00.000Z"),
+        ("2024-03-05", "2024-03-05T00:00:00+09:00"),
+        ("2024-03-05 09:30", "2024-03-05T09:30:00+09:00"),
+        ("2024-03-05T09:30:15", "2024-03-05T09:30:15+09:00"),
+        ("2024/03/05", "2024-03-05T00:00:00+09:00"),
+        ("2024/03/05 09:30", "2024-03-05T09:30:00+09:00"),
+        ("2024-03-05 09:30 +0100", "2024-03-05T09:30:00+01:00"),
+        ("2024-03-05T09:30:00+0100", "2024-03-05T09:30:00+01:00"),
+        ("2024-03-05T09:30:00-0530", "2024-03-05T09:30:00-05:30"),
+        ("  2024-03-05 09:30  ", "2024-03-05T09:30:00+09:00"),
+        ("March 5, 2024", "2024-03-05T00:00:00+09:00"),
+        ("5 March 2024 9:30 pm", "2024-03-05T21:30:00+09:00"),
+        ("2024-03-05 9:30 AM", "2024-03-05T09:30:00+09:00"),
+    ])
+    func frontMatterDatesAreRead(given: String, expected: String) {
+        #expect(ObsidianNote.frontMatterDate(given, zone: tokyo)?.text == expected)
+    }
+
+    @Test(arguments: ["yesterday", "Dec 2", "last monday", "2024-13-01", "2024-02-30 10:00", "1709627400", "soon", "", "2024-03-05 25:00 +0100"])
+    func frontMatterNonDatesAreNone(given: String) {
+        #expect(ObsidianNote.frontMatterDate(given, zone: tokyo) == nil)
+    }
+
     @Test func frontMatterSubset() throws {
         let yaml = try FrontMatter.parse("""
             a: plain text # comment
