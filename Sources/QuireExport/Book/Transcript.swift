@@ -6,7 +6,7 @@ enum Transcript {
     static func paragraphs(_ text: String) -> [String] {
         var result: [String] = []
         var current: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty {
                 if !current.isEmpty { result.append(current.joined(separator: " ")); current = [] }

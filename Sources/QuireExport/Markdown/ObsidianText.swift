@@ -13,7 +13,8 @@ enum ObsidianText {
         out.reserveCapacity(markdown.utf8.count)
         var inComment = false
         var fence: Substring?
-        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character, not "\n": a text with Windows line ends has lines too.
+        for (index, line) in markdown.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let lead = line.prefix { $0 == " " }
             let body = line.dropFirst(lead.count)
             if !inComment, lead.count <= 3, let marker = ["```", "~~~"].first(where: { body.hasPrefix($0) }) {

@@ -61,10 +61,23 @@ import Testing
         #expect(html.contains("<code>%%kept%% [[kept]] ==kept==</code>"))
         #expect(html.contains("%%fenced%% [[fenced]]"))
 
+        // With Windows line ends: a fence is still a fence (a tilde one is no inline code).
+        let windows = MarkdownRenderer.html("Before [[Gone]].\r\n\r\n~~~\r\n%%fenced%% [[fenced]]\r\n~~~\r\n%%\r\nhidden\r\n%%\r\nAfter.")
+        #expect(windows.contains("<p>Before Gone.</p>") && windows.contains("%%fenced%% [[fenced]]"), "\(windows)")
+        #expect(!windows.contains("hidden") && windows.contains("After."), "\(windows)")
+
         let blocks = MarkdownRenderer.blocks(note)
         #expect(blocks.contains(.paragraph([.text("A "), .highlight([.text("really "), .strong([.text("good")]), .text(" day")]),
                                             .text(" and a == b, ==unclosed.")])), "\(blocks)")
         #expect(blocks.contains(.callout(kind: "tip", title: [.text("Remember")], [.paragraph([.text("Bread.")])])), "\(blocks)")
+    }
+
+    /// A transcript's paragraphs end at blank lines, with Unix or Windows line ends.
+    @Test func transcriptParagraphsEndAtBlankLines() {
+        let text = "Первая строка\nи вторая.\n\n  Second paragraph.  \n\n\n"
+        #expect(Transcript.paragraphs(text) == ["Первая строка и вторая.", "Second paragraph."])
+        #expect(Transcript.paragraphs(text.replacingOccurrences(of: "\n", with: "\r\n")) == ["Первая строка и вторая.", "Second paragraph."])
+        #expect(Transcript.paragraphs("").isEmpty && Transcript.paragraphs("\r\n \r\n").isEmpty)
     }
 
     /// The PDF numbers footnotes as a reader counts them, in the order the text refers to
