@@ -2,11 +2,13 @@ import Foundation
 
 /// The word splitter behind full-text search, shared by indexing and queries:
 /// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
-///   diacritics (so «canción» finds «cancion», Arabic harakat and tatweel are ignored, and
-///   أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
-/// - Han, Hiragana and Katakana, written without spaces, are indexed as overlapping bigrams
-///   with each character also indexed on its own at the same position, so any word of two
-///   or more characters is found as a phrase of bigrams, and a single character by itself.
+///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς, Arabic
+///   harakat and tatweel are ignored, and أ/إ/آ match ا), Cyrillic words are lower-cased,
+///   ё→е, and Russian-stemmed;
+/// - Han, Hiragana and Katakana, written without spaces, and Hangul, whose words carry their
+///   particles (서울에서, "in Seoul"), are indexed as overlapping bigrams with each character
+///   also indexed on its own at the same position, so any word of two or more characters is
+///   found as a phrase of bigrams (서울 in 서울에서), and a single character by itself.
 package enum QuireTokenizer {
     package enum Mode: Sendable {
         case document
@@ -278,7 +280,13 @@ package enum QuireTokenizer {
         for scalar in lower.decomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .enclosingMark: continue
-            default: if scalar.value != 0x0640 { scalars.append(scalar) }  // tatweel
+            default:
+                // Greek's final sigma is a sigma: `lowercased()` makes ΟΔΟΣ «οδοσ», not «οδος».
+                if scalar.value == 0x03C2 {
+                    scalars.append("σ")
+                } else if scalar.value != 0x0640 {  // tatweel
+                    scalars.append(scalar)
+                }
             }
         }
         return String(scalars).precomposedStringWithCanonicalMapping
@@ -296,7 +304,8 @@ package enum QuireTokenizer {
         case 0x00C0...0x024F, 0x0400...0x0481, 0x048A...0x04FF, 0x0621...0x063A, 0x0641...0x064A, 0x0391...0x03C9:
             return v == 0x00D7 || v == 0x00F7 ? .separator : .word  // Latin, Cyrillic, Arabic, Greek letters
         case 0x3005, 0x3006, 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
-             0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F:
+             0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F,
+             0xAC00...0xD7A3, 0x1100...0x11FF, 0x3131...0x318E:  // Hangul syllables and jamo
             return .cjk
         default:
             break

@@ -28,6 +28,21 @@ import Testing
         #expect(QuireTokenizer.tokens("猫", mode: .query).map(\.text) == ["猫"])
     }
 
+    /// A Korean word carries its particles (서울에서, "in Seoul"): Hangul is indexed as
+    /// bigrams like Han and kana, so 서울 is found inside it.
+    @Test func koreanIsIndexedAsBigramsWithUnigrams() {
+        let doc = QuireTokenizer.tokens("서울에서 먹은")
+        #expect(doc.filter { !$0.colocated }.map(\.text) == ["서울", "울에", "에서", "먹은"])
+        #expect(doc.filter(\.colocated).map(\.text) == ["서", "울", "에", "서", "먹", "은"])
+        #expect(QuireTokenizer.tokens("서울", mode: .query).map(\.text) == ["서울"])
+    }
+
+    /// Greek's final sigma folds to σ: `lowercased()` makes a capital Σ «σ» wherever it stands.
+    @Test func greekFinalSigmaIsASigma() {
+        #expect(QuireTokenizer.tokens("ΟΔΟΣ Οδός οδοσ").map(\.text) == ["οδοσ", "οδοσ", "οδοσ"])
+        #expect(QuireTokenizer.tokens("Αθήνας", mode: .query).map(\.text) == ["αθηνασ"])
+    }
+
     @Test func byteOffsetsPointAtTheSourceText() {
         let text = "Hi Москва, 東京!"
         let bytes = Array(text.utf8)
@@ -151,6 +166,19 @@ import Testing
         #expect(try found("radiator") == [ids["voice"]])  // transcripts are searched
         #expect(try found("river plumber") == [])          // every word must match
         #expect(try found("大阪") == [])
+    }
+
+    @Test func findsKoreanWordsInsideTheirParticlesAndGreekInAnyCase() throws {
+        let dir = TempDir()
+        let store = try makeStore(dir)
+        let korean = try store.add(NewEntry(title: "서울에서 먹은 음식", body: "친구와 함께 맛있는 비빔밥을 먹었다."))
+        let greek = try store.add(NewEntry(title: "ΟΔΟΣ ΑΘΗΝΑΣ", body: "Περπατήσαμε στην οδό."))
+        func found(_ query: String) throws -> [String] { try store.search(query).map(\.id) }
+        #expect(try found("서울") == [korean.id])
+        #expect(try found("비빔밥") == [korean.id] && found("친구") == [korean.id])
+        #expect(try found("서울에서 음식") == [korean.id])
+        #expect(try found("부산") == [])
+        #expect(try found("Οδός") == [greek.id] && found("αθηνας") == [greek.id] && found("περπατησαμε") == [greek.id])
     }
 
     @Test func hostileQueriesAreJustWords() throws {
