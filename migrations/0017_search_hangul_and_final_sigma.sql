@@ -1,6 +1,7 @@
 -- The tokenizer now indexes Hangul as bigrams, as it does Han and kana (a Korean word
 -- carries its particles: 서울에서 is "in Seoul", and a search for 서울 found nothing), and
--- folds Greek's final sigma to σ (ΟΔΟΣ was «οδοσ» and οδός «οδος»). FTS5 deletes a row's
+-- folds Greek's final sigma to σ (ΟΔΟΣ was «οδοσ» and οδός «οδος») and German's ß to ss
+-- (STRASSE and Strasse find Straße). FTS5 deletes a row's
 -- terms by tokenizing its text again, so rows tokenized the old way cannot be rewritten
 -- one by one: the index is built again, whole, as migrations/0013 built it.
 

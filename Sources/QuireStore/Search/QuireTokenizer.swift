@@ -2,9 +2,9 @@ import Foundation
 
 /// The word splitter behind full-text search, shared by indexing and queries:
 /// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
-///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς, Arabic
-///   harakat and tatweel are ignored, and أ/إ/آ match ا), Cyrillic words are lower-cased,
-///   ё→е, and Russian-stemmed;
+///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς, and
+///   «strasse» finds «Straße»; Arabic harakat and tatweel are ignored, and أ/إ/آ match ا),
+///   Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
 /// - Han, Hiragana and Katakana, written without spaces, and Hangul, whose words carry their
 ///   particles (서울에서, "in Seoul"), are indexed as overlapping bigrams with each character
 ///   also indexed on its own at the same position, so any word of two or more characters is
@@ -282,8 +282,12 @@ package enum QuireTokenizer {
             case .nonspacingMark, .enclosingMark: continue
             default:
                 // Greek's final sigma is a sigma: `lowercased()` makes ΟΔΟΣ «οδοσ», not «οδος».
+                // German's ß is ss, as Swiss German and capitals (STRASSE) write it.
                 if scalar.value == 0x03C2 {
                     scalars.append("σ")
+                } else if scalar.value == 0x00DF {
+                    scalars.append("s")
+                    scalars.append("s")
                 } else if scalar.value != 0x0640 {  // tatweel
                     scalars.append(scalar)
                 }

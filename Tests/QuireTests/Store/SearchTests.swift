@@ -41,6 +41,7 @@ import Testing
     @Test func greekFinalSigmaIsASigma() {
         #expect(QuireTokenizer.tokens("ΟΔΟΣ Οδός οδοσ").map(\.text) == ["οδοσ", "οδοσ", "οδοσ"])
         #expect(QuireTokenizer.tokens("Αθήνας", mode: .query).map(\.text) == ["αθηνασ"])
+        #expect(QuireTokenizer.tokens("Straße STRASSE Strasse ẞ").map(\.text) == ["strasse", "strasse", "strasse", "ss"])
     }
 
     @Test func byteOffsetsPointAtTheSourceText() {
