@@ -9,8 +9,8 @@ struct SearchCommand: Command {
 
         Every word must match, in the title, the text, a voice note's transcript, a tag, the
         place or the journal's name. Case and accents are ignored; Russian words match in other grammatical
-        forms (Москва finds Москве); Japanese and Chinese words are found inside sentences
-        without spaces, and Korean words inside their particles (서울 finds 서울에서);
+        forms (Москва finds Москве); Japanese, Chinese and Thai words are found inside
+        sentences without spaces, and Korean words inside their particles (서울 finds 서울에서);
         `word*` matches words starting with "word".
         """
     static let options: [OptionSpec] = OptionSpec.filters + [

@@ -5,10 +5,11 @@ import Foundation
 ///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς, and
 ///   «strasse» finds «Straße»; Arabic harakat and tatweel are ignored, and أ/إ/آ match ا),
 ///   Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
-/// - Han, Hiragana and Katakana, written without spaces, and Hangul, whose words carry their
-///   particles (서울에서, "in Seoul"), are indexed as overlapping bigrams with each character
-///   also indexed on its own at the same position, so any word of two or more characters is
-///   found as a phrase of bigrams (서울 in 서울에서), and a single character by itself.
+/// - Han, Hiragana and Katakana, Thai, Lao, Khmer and Myanmar, written without spaces, and
+///   Hangul, whose words carry their particles (서울에서, "in Seoul"), are indexed as
+///   overlapping bigrams of their scalars with each scalar also indexed on its own at the
+///   same position, so any word of two or more is found as a phrase of bigrams (서울 in
+///   서울에서, เพื่อน in a Thai sentence), and a single character by itself.
 package enum QuireTokenizer {
     package enum Mode: Sendable {
         case document
@@ -283,7 +284,11 @@ package enum QuireTokenizer {
             default:
                 // Greek's final sigma is a sigma: `lowercased()` makes ΟΔΟΣ «οδοσ», not «οδος».
                 // German's ß is ss, as Swiss German and capitals (STRASSE) write it.
-                if scalar.value == 0x03C2 {
+                // Arabic and Persian write the same words with letters of their own keyboards:
+                // ى, ي and ی are one, ك and ک are one, and ة is read as ه.
+                if let same = Self.sameLetter[scalar.value] {
+                    scalars.append(same)
+                } else if scalar.value == 0x03C2 {
                     scalars.append("σ")
                 } else if scalar.value == 0x00DF {
                     scalars.append("s")
@@ -295,6 +300,9 @@ package enum QuireTokenizer {
         }
         return String(scalars).precomposedStringWithCanonicalMapping
     }
+
+    /// Letters folded to another, beside case and marks (see `normalize`).
+    static let sameLetter: [UInt32: Unicode.Scalar] = [0x0649: "ي", 0x06CC: "ي", 0x06A9: "ك", 0x0629: "ه"]
 
     enum Class { case separator, word, cjk }
 
@@ -309,7 +317,9 @@ package enum QuireTokenizer {
             return v == 0x00D7 || v == 0x00F7 ? .separator : .word  // Latin, Cyrillic, Arabic, Greek letters
         case 0x3005, 0x3006, 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
              0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F,
-             0xAC00...0xD7A3, 0x1100...0x11FF, 0x3131...0x318E:  // Hangul syllables and jamo
+             0xAC00...0xD7A3, 0x1100...0x11FF, 0x3131...0x318E,  // Hangul syllables and jamo
+             0x0E01...0x0E3A, 0x0E40...0x0E4E, 0x0E81...0x0EDF, 0x1000...0x1049, 0x1050...0x109F,
+             0x1780...0x17D3, 0x17DC, 0x17DD:  // Thai, Lao, Myanmar, Khmer: letters and marks
             return .cjk
         default:
             break
