@@ -3,7 +3,7 @@ import Foundation
 /// The word splitter behind full-text search, shared by indexing and queries:
 /// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
 ///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς, and
-///   «strasse» finds «Straße»; Arabic harakat and tatweel are ignored, and أ/إ/آ match ا),
+///   «strasse» finds «Straße», «lodz» «Łódź»; Arabic harakat and tatweel are ignored, and أ/إ/آ match ا),
 ///   Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
 /// - Han, Hiragana and Katakana, Thai, Lao, Khmer and Myanmar, written without spaces, and
 ///   Hangul, whose words carry their particles (서울에서, "in Seoul"), are indexed as
@@ -282,17 +282,9 @@ package enum QuireTokenizer {
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .enclosingMark: continue
             default:
-                // Greek's final sigma is a sigma: `lowercased()` makes ΟΔΟΣ «οδοσ», not «οδος».
-                // German's ß is ss, as Swiss German and capitals (STRASSE) write it.
-                // Arabic and Persian write the same words with letters of their own keyboards:
-                // ى, ي and ی are one, ك and ک are one, and ة is read as ه.
+                // Letters read as another (`sameLetter`).
                 if let same = Self.sameLetter[scalar.value] {
-                    scalars.append(same)
-                } else if scalar.value == 0x03C2 {
-                    scalars.append("σ")
-                } else if scalar.value == 0x00DF {
-                    scalars.append("s")
-                    scalars.append("s")
+                    scalars.append(contentsOf: same.unicodeScalars)
                 } else if scalar.value != 0x0640 {  // tatweel
                     scalars.append(scalar)
                 }
@@ -302,7 +294,17 @@ package enum QuireTokenizer {
     }
 
     /// Letters folded to another, beside case and marks (see `normalize`).
-    static let sameLetter: [UInt32: Unicode.Scalar] = [0x0649: "ي", 0x06CC: "ي", 0x06A9: "ك", 0x0629: "ه"]
+    static let sameLetter: [UInt32: String] = [
+        // Arabic and Persian write the same words with letters of their own keyboards: ى, ي
+        // and ی are one, ك and ک are one, and ة is read as ه.
+        0x0649: "ي", 0x06CC: "ي", 0x06A9: "ك", 0x0629: "ه",
+        // Greek's final sigma is a sigma: `lowercased()` makes ΟΔΟΣ «οδοσ», not «οδος».
+        0x03C2: "σ",
+        // Latin letters no decomposition takes the mark off, as people type them without it
+        // (Łódź is "lodz", Đà Nẵng "da nang", København "kobenhavn"); ß is ss.
+        0x0111: "d", 0x0142: "l", 0x00F8: "o", 0x0131: "i", 0x0127: "h", 0x0167: "t", 0x0140: "l",
+        0x00E6: "ae", 0x0153: "oe", 0x00DF: "ss",
+    ]
 
     enum Class { case separator, word, cjk }
 
