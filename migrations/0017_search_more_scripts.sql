@@ -4,9 +4,9 @@
 -- folds Greek's final sigma to σ (ΟΔΟΣ was «οδοσ» and οδός «οδος»), German's ß to ss
 -- (STRASSE and Strasse find Straße), Latin letters whose mark no decomposition takes off
 -- (lodz finds Łódź, kobenhavn København), and Arabic and Persian letters each keyboard
--- writes its own way (ى ي ی; ك ک; ة as ه). FTS5 deletes a row's terms by tokenizing its text again,
--- so rows tokenized the old way cannot be rewritten one by one: the index is built again,
--- whole, as migrations/0013 built it.
+-- writes its own way (ى ي ی; ك ک; ة as ه). FTS5 deletes a row's terms by tokenizing its
+-- text again, so rows tokenized the old way cannot be rewritten one by one: the index is
+-- built again, whole, as migrations/0013 built it.
 
 DROP TABLE search;
 CREATE VIRTUAL TABLE search USING fts5(title, body, transcripts, tags, place, tokenize = 'quire', prefix = '3');
