@@ -40,8 +40,7 @@ extension Store {
         let (conditions, values) = Self.conditions(filter)
         // Words of scripts without spaces are indexed two characters at a time: a snippet
         // of them needs more tokens to show as much text.
-        let tokens = query.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) || (0x3400...0x9FFF).contains($0.value)
-            || (0xAC00...0xD7AF).contains($0.value) } ? 40 : 16
+        let tokens = query.unicodeScalars.contains { QuireTokenizer.classify($0) == .cjk } ? 40 : 16
         // Rank first, from the index, then read the page's snippets and rows. In one statement
         // SQLite made a snippet (re-tokenising the text) for every match before sorting, and
         // FTS5's own `ORDER BY rank` copies every match's positions into its sorter: 1.6×
@@ -84,6 +83,19 @@ extension Store {
             SELECT rowid, snippet(search, -1, char(1), char(2), '…', ?4) FROM search
             WHERE search MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 AND +rowid IN (\(list))
             """).rows([.text(match), .integer(first), .integer(last), .integer(Int64(tokens))]) { ($0.int(0), $0.text(1)) }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        return Dictionary(rows.map { ($0.0, Self.startingOnABase($0.1)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// FTS5 starts a snippet at a token, and Thai, Lao, Khmer and Myanmar are indexed scalar
+    /// by scalar: a snippet may open on a vowel or tone mark, which shows on a dotted circle.
+    /// The marks after the opening `…` go.
+    static func startingOnABase(_ snippet: String) -> String {
+        var scalars = snippet.unicodeScalars[...]
+        guard scalars.first == "…" else { return snippet }
+        scalars = scalars.dropFirst()
+        let marks: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
+        guard let first = scalars.first, marks.contains(first.properties.generalCategory) else { return snippet }
+        while let mark = scalars.first, marks.contains(mark.properties.generalCategory) { scalars = scalars.dropFirst() }
+        return "…" + String(String.UnicodeScalarView(scalars))
     }
 }

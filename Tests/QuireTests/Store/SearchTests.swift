@@ -199,6 +199,12 @@ import Testing
         let thai = try store.add(NewEntry(title: "วันนี้ไปเที่ยวเชียงใหม่กับเพื่อน"))
         #expect(try found("เชียงใหม่") == [thai.id] && found("เพื่อน") == [thai.id] && found("วันนี้") == [thai.id])
         #expect(try found("กรุงเทพ") == [])
+        // A snippet never opens on a Thai vowel or tone mark (a dotted circle on screen).
+        let long = try store.add(NewEntry(title: "บันทึก", body: String(repeating: "วันนี้อากาศดีมาก ", count: 12) + "ไปเที่ยวตลาดน้ำกับครอบครัว"))
+        let snippet = try #require(try store.search("ครอบครัว").first { $0.id == long.id }?.snippet())
+        #expect(snippet.unicodeScalars.first == "…" && snippet.contains("ครอบครัว"), "\(snippet)")
+        #expect(Store.startingOnABase("…\u{0E35}\u{0E48}ยว") == "…ยว" && Store.startingOnABase("…ยว") == "…ยว")
+        #expect(Store.startingOnABase("\u{0E48}x") == "\u{0E48}x" && Store.startingOnABase("…") == "…" && Store.startingOnABase("") == "")
         let persian = try store.add(NewEntry(title: "کتاب خواندم", body: "در کتابخانه‌ی شهر"))
         #expect(try found("كتاب") == [persian.id])
     }
