@@ -90,7 +90,8 @@ extension Journal {
     /// (`SyncWatch`). Failures, opening the repository's included, are recorded for
     /// `Store.lastSyncFailure`; `round` hears of each round.
     /// - Throws: only when the repository cannot be opened at all (locked key, wrong
-    ///   repository) or another process is syncing this store.
+    ///   repository), another process is syncing this store, or a newer Quire has upgraded
+    ///   the store meanwhile (`StoreError.newerSchema`: open it again with that Quire).
     public func watch(_ unlock: Unlock, interval: TimeInterval, progress: ((String) -> Void)? = nil,
                       shouldStop: @escaping @Sendable () -> Bool, round: (WatchRound, _ next: TimeInterval) -> Void) throws {
         try whileSyncing {
@@ -104,7 +105,7 @@ extension Journal {
                 try? store.recordSyncFailure("\(error)", at: Timestamp.now())
                 throw error
             }
-            SyncWatch(syncer: syncer, interval: interval).run(progress: progress, shouldStop: shouldStop, round: round)
+            try SyncWatch(syncer: syncer, interval: interval).run(progress: progress, shouldStop: shouldStop, round: round)
         }
     }
 

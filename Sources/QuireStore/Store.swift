@@ -142,6 +142,18 @@ public final class Store {
         return found
     }
 
+    /// Refuses to write once a newer Quire has upgraded the store under this one (a `sync
+    /// --watch` started before the upgrade): its migration may have rebuilt the search index
+    /// with a tokenizer this Quire does not have, and rows written with the old one would
+    /// be terms FTS5 cannot find or take out again.
+    /// - Throws: `.newerSchema`.
+    package func checkSchemaIsOurs() throws {
+        guard let version = try database.cached("PRAGMA user_version").first([], { $0.int(0) }),
+              version > Migration.all.count else { return }
+        throw StoreError(.newerSchema, path: database.path,
+                         detail: "upgraded by a newer Quire (schema version \(version)) while this one ran; run quire again")
+    }
+
     /// Ids of the migrations applied to this store, in order.
     func appliedMigrations() throws -> [String] {
         guard try Migrator(database: database, migrations: Migration.all).appliedCount() > 0 else { return [] }
@@ -179,6 +191,7 @@ public final class Store {
         let result: T
         do {
             result = try database.transaction(deferred: deferred) {
+                try checkSchemaIsOurs()
                 let result = try body(writer)
                 try writer.refreshSearch()
                 // The clock moves past everything issued here or received from elsewhere.

@@ -11,7 +11,8 @@ public enum WatchRound {
 /// sync every `interval`, and one soon after a local change (another process writing the
 /// store, seen by inotify: `settle` seconds later, if it left something to push). While the server fails, the next try waits longer each time (15 s, 30 s, 1 min …
 /// up to the larger of `interval` and 30 min), and the failure is recorded in the store for
-/// `quire service status`. A failed round never ends the watch.
+/// `quire service status`. A failed round ends the watch only when a newer Quire has
+/// upgraded the store (it throws; the user service starts again, with the new Quire).
 package final class SyncWatch {
     package typealias Round = WatchRound
 
@@ -32,8 +33,9 @@ package final class SyncWatch {
 
     /// Syncs until `shouldStop` says so (checked at least every 200 ms between rounds).
     /// `round` hears of each round and when the next one is due.
+    /// - Throws: `StoreError.newerSchema`.
     package func run(progress: ((String) -> Void)? = nil, shouldStop: @escaping @Sendable () -> Bool,
-                    round: (Round, _ next: TimeInterval) -> Void) {
+                    round: (Round, _ next: TimeInterval) -> Void) throws {
         let store = syncer.store
         let watcher = FolderWatcher(folder: store.folder)
         // A stop asked for in the middle of a long round ends it at its next step.
@@ -44,6 +46,7 @@ package final class SyncWatch {
         while !shouldStop() {
             let wait: TimeInterval
             do {
+                try store.checkSchemaIsOurs()  // also checked by every write
                 let report = try syncer.sync(progress: progress)
                 try store.recordSync(at: Timestamp.now())
                 failures = 0
@@ -51,6 +54,9 @@ package final class SyncWatch {
                 round(.synced(report), wait)
             } catch let error as SyncError where error.kind == .cancelled {
                 break  // stopping: no failure to record
+            } catch let error as StoreError where error.kind == .newerSchema {
+                try? store.recordSyncFailure("\(error)", at: Timestamp.now())
+                throw error
             } catch {
                 failures += 1
                 try? store.recordSyncFailure("\(error)", at: Timestamp.now())

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import QuireKit
+@testable import QuireStore
 
 /// QuireKit's entry point: what the CLI and an embedding app both go through. The refusals
 /// that protect a journal live here, so an app gets them without reimplementing them.
@@ -155,6 +156,24 @@ import Testing
         }
         #expect(try laptop.store.lastSyncFailure()?.reason.contains("no key is cached") == true)
         withExtendedLifetime(first) {}
+    }
+
+    /// A watch started before a newer Quire upgraded its store (its migration may have
+    /// rebuilt the search index with a tokenizer this one lacks) ends at its next round,
+    /// writing nothing, and says why; the user service starts again with the newer Quire.
+    @Test func aWatchEndsWhenANewerQuireUpgradesItsStore() throws {
+        final class Flag: @unchecked Sendable { var raised = false }
+        let journal = try created("a")
+        _ = try journal.store.add(NewEntry(title: "pending"))
+        try journal.store.database.execute("PRAGMA user_version = 999")
+        let roundHeard = Flag()
+        #expect {
+            try journal.watch(.cachedKeyOnly, interval: 60, shouldStop: { roundHeard.raised }) { _, _ in roundHeard.raised = true }
+        } throws: { ($0 as? StoreError)?.kind == .newerSchema && "\($0)".contains("while this one ran") }
+        #expect(!roundHeard.raised)
+        #expect(try journal.store.hasPendingChanges())
+        #expect { _ = try journal.store.add(NewEntry(title: "after")) } throws: { ($0 as? StoreError)?.kind == .newerSchema }
+        #expect(try journal.store.entries().map(\.title) == ["pending"])
     }
 
     @Test func connectionsAreWrappedAndTunedAsTheAppSays() throws {
