@@ -57,3 +57,9 @@ extension StringProtocol {
         return nil
     }
 }
+
+extension UTF8 {
+    /// The byte order mark Windows tools (Notepad, PowerShell's `Out-File -Encoding utf8`)
+    /// write first in a UTF-8 file: no part of its text.
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+}

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 
 /// A text file another tool wrote, as the importers read it: UTF-8, without the byte order
 /// mark Windows' Notepad puts first, and with Windows line ends (CRLF) read as `\n` when the
@@ -9,13 +10,11 @@ import Foundation
 /// has every CRLF read as `\n`; one whose first line ends in `\n` keeps its bytes as they
 /// are, so a body with a carriage return of its own (a Quire export read back) is not changed.
 enum SourceText {
-    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
     /// Nil when the bytes are not UTF-8.
     static func decode(_ data: Data) -> String? {
         data.withUnsafeBytes { raw in
             var bytes = raw.bindMemory(to: UInt8.self)[...]
-            if bytes.starts(with: byteOrderMark) { bytes = bytes.dropFirst(byteOrderMark.count) }
+            if bytes.starts(with: UTF8.byteOrderMark) { bytes = bytes.dropFirst(UTF8.byteOrderMark.count) }
             guard let firstBreak = bytes.firstIndex(of: UInt8(ascii: "\n")), firstBreak > bytes.startIndex,
                   bytes[firstBreak - 1] == UInt8(ascii: "\r") else {
                 return String(validating: bytes, as: UTF8.self)
@@ -32,6 +31,6 @@ enum SourceText {
 
     /// `data` less a leading byte order mark (for a JSON parser, which refuses one).
     static func withoutByteOrderMark(_ data: Data) -> Data {
-        data.starts(with: byteOrderMark) ? Data(data.dropFirst(byteOrderMark.count)) : data
+        data.starts(with: UTF8.byteOrderMark) ? Data(data.dropFirst(UTF8.byteOrderMark.count)) : data
     }
 }

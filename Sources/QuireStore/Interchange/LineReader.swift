@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,7 +50,7 @@ package final class LineReader {
                 try FileIO.readSome(fd, UnsafeMutableRawBufferPointer(rebasing: raw[old...]), path: path)
             }
             buffer.removeLast(FileIO.chunkSize - n)
-            if bytesRead == 0 && buffer.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+            if bytesRead == 0 && buffer.starts(with: UTF8.byteOrderMark) { start = UTF8.byteOrderMark.count }
             bytesRead += Int64(n)
             if n == 0 { atEnd = true }
         }

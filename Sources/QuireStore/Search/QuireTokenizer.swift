@@ -2,9 +2,9 @@ import Foundation
 
 /// The word splitter behind full-text search, shared by indexing and queries:
 /// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
-///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς, and
-///   «strasse» finds «Straße», «lodz» «Łódź»; Arabic harakat and tatweel are ignored, and أ/إ/آ match ا),
-///   Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
+///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς,
+///   «strasse» finds «Straße» and «lodz» «Łódź»; Arabic harakat and tatweel are ignored,
+///   and أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
 /// - Han, Hiragana and Katakana, Thai, Lao, Khmer and Myanmar, written without spaces, and
 ///   Hangul, whose words carry their particles (서울에서, "in Seoul"), are indexed as
 ///   overlapping bigrams of their scalars with each scalar also indexed on its own at the
