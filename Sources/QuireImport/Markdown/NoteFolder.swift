@@ -10,7 +10,10 @@ struct NoteFolder {
     let root: String
     /// Relative paths of regular files, sorted.
     let files: [String]
-    private let fileSet: Set<String>
+    /// Each relative path as it is on disk, found by any canonically equivalent spelling:
+    /// Swift compares strings that way, so a link written in NFC finds a file a Mac named
+    /// in NFD, and must be read by the name on disk.
+    private let onDisk: [String: String]
     /// File name to the shortest relative path with that name.
     let byName: [String: String]
 
@@ -20,7 +23,7 @@ struct NoteFolder {
         var files: [String] = []
         try Self.walk(root, relative: "", into: &files)
         self.files = files.sorted()
-        fileSet = Set(files)
+        onDisk = Dictionary(self.files.map { ($0, $0) }, uniquingKeysWith: { first, _ in first })
         var byName: [String: String] = [:]
         for file in self.files {
             let name = (file as NSString).lastPathComponent.lowercased()
@@ -61,7 +64,7 @@ struct NoteFolder {
         let noteFolder = (note as NSString).deletingLastPathComponent
         let candidates = path.hasPrefix("/") ? [String(path.dropFirst())] : [noteFolder.isEmpty ? path : noteFolder + "/" + path, path]
         for candidate in candidates {
-            if let normal = Self.normalize(candidate), fileSet.contains(normal) { return normal }
+            if let normal = Self.normalize(candidate), let file = onDisk[normal] { return file }
         }
         return nil
     }

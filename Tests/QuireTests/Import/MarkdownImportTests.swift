@@ -103,6 +103,23 @@ import Testing
         #expect(summary.missing == ["2024-01-02.md: ../secret/id_ed25519"] && summary.media == 0)
     }
 
+    /// A Mac may name a file in decomposed Unicode (NFD) while the text links it composed
+    /// (NFC), or the other way round: the link finds it, and it is read by its name on disk.
+    @Test func aLinkFindsItsFileInEitherUnicodeForm() throws {
+        let nfc = { (s: String) in s.precomposedStringWithCanonicalMapping }
+        let nfd = { (s: String) in s.decomposedStringWithCanonicalMapping }
+        _ = dir.file("vault/" + nfd("Café.png"), bytes: [0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        _ = dir.file("vault/img/" + nfc("Crème.png"), bytes: [0x89, 0x50, 0x4E, 0x47, 4, 5, 6])
+        _ = dir.file("vault/2024-01-01.md", nfc("![a](Café.png) and ![[Crème.png]]\n"))
+        _ = dir.file("vault/2024-01-02.md", nfd("![b](img/Crème.png)\n"))
+        let store = try makeStore(dir)
+        let summary = try MarkdownFolderImporter(path: dir.path + "/vault", zone: tokyo).run(into: store)
+        #expect(summary.entriesAdded == 2 && summary.missing.isEmpty, "\(summary.missing)")
+        let entries = try store.entries().sorted { $0.created.text < $1.created.text }
+        #expect(entries.map { $0.media.count } == [2, 1])
+        #expect(entries.allSatisfy { !$0.body.contains(".png") }, "every link became an attachment")
+    }
+
     @Test func badFrontMatterNamesFileAndLine() throws {
         let store = try makeStore(dir)
         _ = dir.file("vault/2024-01-01.md", "Fine.\n")
