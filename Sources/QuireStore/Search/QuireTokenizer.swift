@@ -4,7 +4,8 @@ import Foundation
 /// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
 ///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς,
 ///   «strasse» finds «Straße» and «lodz» «Łódź»; Arabic harakat and tatweel are ignored,
-///   and أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed;
+///   and أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
+///   Indic scripts keep their vowel signs (`isDiacritic`);
 /// - Han, Hiragana and Katakana, Thai, Lao, Khmer and Myanmar, written without spaces, and
 ///   Hangul, whose words carry their particles (서울에서, "in Seoul"), are indexed as
 ///   overlapping bigrams of their scalars with each scalar also indexed on its own at the
@@ -280,7 +281,7 @@ package enum QuireTokenizer {
         var scalars = String.UnicodeScalarView()
         for scalar in lower.decomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
-            case .nonspacingMark, .enclosingMark: continue
+            case .nonspacingMark where isDiacritic(scalar.value), .enclosingMark: continue
             default:
                 // Letters read as another (`sameLetter`).
                 if let same = Self.sameLetter[scalar.value] {
@@ -291,6 +292,22 @@ package enum QuireTokenizer {
             }
         }
         return String(scalars).precomposedStringWithCanonicalMapping
+    }
+
+    /// Marks a word is found without: Latin's and Greek's accents (after decomposition),
+    /// Hebrew's points, Arabic's harakat, and the nukta of the Indic scripts (ज़ is typed as
+    /// ज as often as not). The other marks of the Indic scripts are vowel signs, the anusvara
+    /// and the virama: कुल ("total") and कल ("yesterday") are two words.
+    static func isDiacritic(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,  // combining diacritics
+             0x0591...0x05C7,  // Hebrew points and cantillation
+             0x0610...0x061A, 0x064B...0x065F, 0x0670, 0x06D6...0x06ED, 0x08D3...0x08FF,  // Arabic
+             0x093C, 0x09BC, 0x0A3C, 0x0ABC, 0x0B3C, 0x0CBC:  // nukta
+            return true
+        default:
+            return false
+        }
     }
 
     /// Letters folded to another, beside case and marks (see `normalize`).

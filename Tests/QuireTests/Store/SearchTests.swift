@@ -60,6 +60,17 @@ import Testing
         #expect(QuireTokenizer.tokens("Łódź Đà Nẵng København Ærø œuvre Iğdır").map(\.text) == ["lodz", "da", "nang", "kobenhavn", "aero", "oeuvre", "igdir"])
     }
 
+    /// The Indic scripts write vowels and the virama as marks: they stay, or काल ("time")
+    /// were कल ("yesterday"). Only the nukta goes, as people type ज़ as ज.
+    @Test func indicWordsKeepTheirVowels() {
+        #expect(QuireTokenizer.tokens("काल कल कुल").map(\.text) == ["काल", "कल", "कुल"])
+        #expect(QuireTokenizer.tokens("கால் கல் கலை").map(\.text) == ["கால்", "கல்", "கலை"])
+        #expect(QuireTokenizer.tokens("পড়া", mode: .query).map(\.text) == QuireTokenizer.tokens("পডা", mode: .query).map(\.text))
+        #expect(QuireTokenizer.tokens("ज़िंदगी पढ़ी").map(\.text) == ["जिंदगी", "पढी"])
+        // Hebrew's points go: a pointed word is found as it is usually written.
+        #expect(QuireTokenizer.tokens("שָׁלוֹם").map(\.text) == ["שלום"])
+    }
+
     @Test func byteOffsetsPointAtTheSourceText() {
         let text = "Hi Москва, 東京!"
         let bytes = Array(text.utf8)
@@ -207,6 +218,11 @@ import Testing
         #expect(Store.startingOnABase("\u{0E48}x") == "\u{0E48}x" && Store.startingOnABase("…") == "…" && Store.startingOnABase("") == "")
         let persian = try store.add(NewEntry(title: "کتاب خواندم", body: "در کتابخانه‌ی شهر"))
         #expect(try found("كتاب") == [persian.id])
+        let yesterday = try store.add(NewEntry(title: "कल बारिश हुई", body: "मैंने एक किताब पढ़ी।"))
+        let time = try store.add(NewEntry(title: "कुल खर्च", body: "வீட்டில் ஒரு கல் இருந்தது"))
+        #expect(try found("कल") == [yesterday.id] && found("कुल") == [time.id])
+        #expect(try found("किताब पढी") == [yesterday.id], "the nukta is typed or not")
+        #expect(try found("கல்") == [time.id] && found("கால்") == [])
     }
 
     @Test func hostileQueriesAreJustWords() throws {
