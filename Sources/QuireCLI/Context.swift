@@ -1,5 +1,6 @@
 import Foundation
 import QuireKit
+import QuireSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,12 +69,20 @@ final class Context {
 
     /// Reads a text file that must be UTF-8.
     func readText(_ path: String, what: String) throws -> String {
+        try readText(path, what: what, hint: "convert it, e.g. with iconv -t UTF-8") { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// A file an editor wrote back, as `SourceText` reads it: an editor set to save DOS
+    /// files (CRLF, a byte order mark) gives the same lines as one that saves Unix ones.
+    func readEditedText(_ path: String, what: String) throws -> String {
+        try readText(path, what: what, hint: "save it as UTF-8 in the editor", decode: SourceText.decode)
+    }
+
+    private func readText(_ path: String, what: String, hint: String, decode: (Data) -> String?) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CLIError.failure("cannot read \(what) \(path)", hint: nil)
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw CLIError.failure("\(what) \(path) is not UTF-8 text", hint: "convert it, e.g. with iconv -t UTF-8")
-        }
+        guard let text = decode(data) else { throw CLIError.failure("\(what) \(path) is not UTF-8 text", hint: hint) }
         return text
     }
 

@@ -113,7 +113,7 @@ struct EditorSession {
         guard status == 0 else {
             throw CLIError.failure("the editor (\(editor)) ended " + (status.map { "with status \($0)" } ?? "by a signal") + "; nothing was changed", hint: nil)
         }
-        let edited = try context.readText(file, what: what)
+        let edited = try context.readEditedText(file, what: what)
         return edited == text ? nil : edited
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import QuireStore
 #if canImport(Glibc)
 import Glibc

@@ -73,6 +73,18 @@ import Testing
         let piped = try QuireBinary.run(["edit", entry], store: store, environment: ["VISUAL": scripted, "EDITOR": editor])
         #expect(piped.status == 0 && piped.stderr.contains("Changed the title, text"), "\(piped.stderr)")
         #expect(try run(["show", entry, "--json"], store).stdout.contains(#""body": "By a script.""#))
+        // An editor set to save DOS files (CRLF, a byte order mark) gives the same title and
+        // text; one that only turned the line ends changed nothing.
+        let dos = dir.file("dos.sh", "#!/bin/sh\nprintf '\\357\\273\\277Título\\r\\n\\r\\nLínea uno\\r\\nLínea dos\\r\\n' > \"$1\"\n")
+        chmod(dos, 0o755)
+        let saved = try QuireBinary.run(["edit", entry], store: store, environment: ["EDITOR": dos])
+        #expect(saved.status == 0 && saved.stderr.contains("Changed the title, text"), "\(saved.stderr)")
+        let dosShown = try run(["show", entry, "--json"], store).stdout
+        #expect(dosShown.contains(#""title": "Título""#) && dosShown.contains(#""body": "Línea uno\nLínea dos""#), "\(dosShown)")
+        let toDOS = dir.file("todos.sh", "#!/bin/sh\nsed -i 's/$/\\r/' \"$1\"\n")
+        chmod(toDOS, 0o755)
+        let turned = try QuireBinary.run(["edit", entry], store: store, environment: ["EDITOR": toDOS])
+        #expect(turned.status == 0 && turned.stderr.contains("No change"), "\(turned.stderr)")
         // With none named and no terminal there is nothing to open: a usage error saying what to give.
         let none = try QuireBinary.run(["edit", entry], store: store, environment: ["VISUAL": "", "EDITOR": ""])
         #expect(none.status == 2 && none.stderr.contains("--title") && none.stderr.contains("EDITOR"), "\(none.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 import Testing
 @testable import QuireImport
 @testable import QuireStore

@@ -1,17 +1,17 @@
 import Foundation
-import QuireSupport
 
-/// A text file another tool wrote, as the importers read it: UTF-8, without the byte order
-/// mark Windows' Notepad puts first, and with Windows line ends (CRLF) read as `\n` when the
-/// file was written with them: jrnl on Windows, a vault checked out by Git with `autocrlf`.
+/// A text file another tool wrote, as the importers and `quire edit` read it: UTF-8, without
+/// the byte order mark Windows' Notepad puts first, and with Windows line ends (CRLF) read as
+/// `\n` when the file was written with them: jrnl on Windows, a vault checked out by Git with
+/// `autocrlf`, an editor set to save DOS files.
 ///
 /// Swift reads `\r\n` as one `Character`, which is not `"\n"`: a CRLF file split at `"\n"`
 /// is one line. The rule is the first line break's: a file whose first line ends in CRLF
 /// has every CRLF read as `\n`; one whose first line ends in `\n` keeps its bytes as they
 /// are, so a body with a carriage return of its own (a Quire export read back) is not changed.
-enum SourceText {
+package enum SourceText {
     /// Nil when the bytes are not UTF-8.
-    static func decode(_ data: Data) -> String? {
+    package static func decode(_ data: Data) -> String? {
         data.withUnsafeBytes { raw in
             var bytes = raw.bindMemory(to: UInt8.self)[...]
             if bytes.starts(with: UTF8.byteOrderMark) { bytes = bytes.dropFirst(UTF8.byteOrderMark.count) }
@@ -30,7 +30,7 @@ enum SourceText {
     }
 
     /// `data` less a leading byte order mark (for a JSON parser, which refuses one).
-    static func withoutByteOrderMark(_ data: Data) -> Data {
+    package static func withoutByteOrderMark(_ data: Data) -> Data {
         data.starts(with: UTF8.byteOrderMark) ? Data(data.dropFirst(UTF8.byteOrderMark.count)) : data
     }
 }
