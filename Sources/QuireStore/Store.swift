@@ -110,7 +110,7 @@ public final class Store {
         try database.registerFunctions()
         if !readOnly {
             try migrator.migrate(limit: options.migrationLimit)
-            // A new store's migrations leave their pages in the log (1.5 MB of it at 16 KiB
+            // A new store's migrations leave their pages in the log (0.6 MB of it at 16 KiB
             // pages): copied into the database now, so a new store is its file alone.
             if !hasDatabase { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
             try database.execute("PRAGMA wal_autocheckpoint = \(try database.pages(of: Self.checkpointEvery))")

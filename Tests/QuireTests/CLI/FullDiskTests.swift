@@ -46,8 +46,9 @@ struct FullDiskTests {
         let store = disk.path + "/s"
         var ids: [String] = []
         for n in 1...3 {
-            ids.append(try QuireBinary.run(["add", "--title", "Entry \(n)", "Words of entry \(n)."], store: store).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines))
+            let added = try QuireBinary.run(["add", "--title", "Entry \(n)", "Words of entry \(n)."], store: store)
+            try #require(added.status == 0, "a new store fits a 2 MiB disk: \(added.stderr)")
+            ids.append(added.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         disk.fill()
         let list = try QuireBinary.run(["list"], store: store)
