@@ -55,6 +55,7 @@ enum Messages {
         switch error.kind {
         case .busy: return "another quire is writing to this store; try again when it has finished"
         case .newerSchema: return "this store was written by a newer Quire: upgrade quire to use it"
+        case .notFound where error.detail.hasPrefix("no journal named"): return "`quire journals` lists them with their entries"
         case .notFound: return "`quire list` shows entry ids; `quire show ID` shows attachment ids"
         case .ambiguous: return "give more characters of the id"
         case .unreadable where error.detail == "no journal here yet":

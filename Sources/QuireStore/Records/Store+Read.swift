@@ -50,7 +50,7 @@ extension Store {
     /// With `newestFirst`, the newest come first; `limit` keeps the first so many of that order.
     package func forEachEntry(matching filter: EntryFilter = EntryFilter(), localTimeOrder: Bool = false, newestFirst: Bool = false,
                              limit: Int? = nil, _ body: (Entry) throws -> Void) throws {
-        let (conditions, values) = Self.conditions(filter)
+        let (conditions, values) = try conditions(filter)
         var sql = Self.entryColumns + " WHERE e.deleted = 0" + conditions
         // `created` is RFC 3339 with the writer's offset: its first 19 characters are the local
         // date and time, which sort as text.
@@ -67,17 +67,35 @@ extension Store {
     }
 
     /// `filter` as SQL conditions on `e` (an entry) and `j` (its journal), each beginning
-    /// with ` AND`, and their values.
-    static func conditions(_ filter: EntryFilter) -> (String, [SQLValue]) {
+    /// with ` AND`, and their values. Journal names and tags are matched whatever their case
+    /// and Unicode form, as note apps match tags: `--tag travel` finds #Travel, and a name
+    /// typed in NFC finds one a Mac wrote in NFD. Each stays as it was written.
+    /// - Throws: `notFound` for a journal no journal's name matches.
+    func conditions(_ filter: EntryFilter) throws -> (String, [SQLValue]) {
         var sql = ""
         var values: [SQLValue] = []
-        if !filter.journals.isEmpty {
-            sql += " AND j.name IN (" + filter.journals.map { _ in "?" }.joined(separator: ", ") + ")"
-            values += filter.journals.map { .text($0) }
+        func placeholders(_ names: [String]) -> String {
+            values += names.map { .text($0) }
+            return "(" + names.map { _ in "?" }.joined(separator: ", ") + ")"
         }
-        for tag in filter.tags {
-            sql += " AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.id AND t.tag = ?)"
-            values.append(.text(tag))
+        if !filter.journals.isEmpty {
+            let names = try database.cached("SELECT name FROM journals WHERE deleted = 0 ORDER BY name").rows { $0.text(0) }
+            var matched: [String] = []
+            for wanted in filter.journals {
+                let found = names.filter { Self.sameName($0, wanted) }
+                guard !found.isEmpty else {
+                    throw StoreError(.notFound, detail: "no journal named \"\(wanted)\"" + (names.isEmpty ? "" : " (the journals: \(names.joined(separator: ", ")))"))
+                }
+                matched += found
+            }
+            sql += " AND j.name IN " + placeholders(matched)
+        }
+        if !filter.tags.isEmpty {
+            let known = try distinctTags()
+            for tag in filter.tags {
+                let forms = known.filter { Self.sameName($0, tag) }
+                sql += forms.isEmpty ? " AND 0" : " AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.id AND t.tag IN " + placeholders(forms) + ")"
+            }
         }
         if let from = filter.from {
             sql += " AND e.created_us >= ?"
@@ -94,6 +112,22 @@ extension Store {
             values.append(.text(monthDay))
         }
         return (sql, values)
+    }
+
+    /// Two names one person means as one: equal once lower-cased, in any Unicode form
+    /// (Swift compares strings by canonical equivalence).
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        a == b || a.lowercased() == b.lowercased()
+    }
+
+    /// Every tag written on any entry, each spelling once. Read a spelling at a time through
+    /// the tag index (a seek past the last one found), not by visiting every row: a journal
+    /// holds hundreds of tags on a hundred thousand entries.
+    private func distinctTags() throws -> [String] {
+        let next = try database.cached("SELECT tag FROM entry_tags WHERE tag > ? ORDER BY tag LIMIT 1")
+        var tags: [String] = []
+        while let tag = try next.first([.text(tags.last ?? "")], { $0.text(0) }) { tags.append(tag) }
+        return tags
     }
 
     private func attachDetails(_ entry: inout Entry) throws {

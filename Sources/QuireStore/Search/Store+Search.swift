@@ -37,7 +37,7 @@ extension Store {
     /// those `filter` selects, best first (a title counts most, then tags).
     public func search(_ query: String, filter: EntryFilter = EntryFilter(), limit: Int = 50) throws -> [SearchHit] {
         let match = try Self.ftsQuery(query)
-        let (conditions, values) = Self.conditions(filter)
+        let (conditions, values) = try conditions(filter)
         // Words of scripts without spaces are indexed two characters at a time: a snippet
         // of them needs more tokens to show as much text.
         let tokens = query.unicodeScalars.contains { QuireTokenizer.classify($0) == .cjk } ? 40 : 16

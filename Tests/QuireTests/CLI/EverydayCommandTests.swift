@@ -47,6 +47,17 @@ import Testing
         #expect(try run(["tags"], store).stdout == "2  #sea\n1  #summer\n")
         let journals = try run(["journals"], store).stdout
         #expect(journals == "1  Journal\n1  Travel\n")
+        // Filters match tags and journal names in any case and Unicode form, as note apps
+        // match tags; each keeps the spelling it was written in.
+        _ = try run(["add", "--tag", "Sea", "--tag", "cafe\u{301}", "c"], store)
+        #expect(try run(["list", "--tag", "SEA"], store).stdout.split(separator: "\n").count == 3)
+        #expect(try run(["list", "--tag", "#Café"], store).stdout.contains("#cafe\u{301}"))
+        #expect(try run(["search", "b", "--journal", "travel"], store).stdout.hasPrefix(id(try run(["list", "--journal", "Travel"], store)).prefix(8) + "  "))
+        #expect(try run(["tags"], store).stdout == "2  #sea\n1  #Sea\n1  #cafe\u{301}\n1  #summer\n")
+        let typo = try QuireBinary.run(["list", "--journal", "Travle"], store: store)
+        #expect(typo.status == 1 && typo.stderr.hasPrefix("quire: error: no journal named \"Travle\" (the journals: Journal, Travel)")
+                && typo.stderr.contains("quire journals"), "\(typo.stderr)")
+        #expect(try QuireBinary.run(["list", "--tag", "nowhere"], store: store).stdout.isEmpty)
     }
 
     /// `quire edit ID` with no option opens $EDITOR on the entry (title, blank line, text);
