@@ -40,6 +40,8 @@ package struct BookContents {
     package private(set) var last: LocalDate?
     /// How many entries show each language (for the book's own, `BookLanguage.choose`).
     package private(set) var languageVotes: [String: Int] = [:]
+    /// The journals the entries are in, as their names are written.
+    package private(set) var journals: Set<String> = []
     /// SHA-256 of the entries' ids in order, for an identifier derived from the data.
     package let idDigest: String
 
@@ -50,6 +52,7 @@ package struct BookContents {
         self.filter = filter
         var count = 0, newest: Timestamp?, first: LocalDate?, last: LocalDate?
         var votes: [String: Int] = [:]
+        var journals: Set<String> = []
         var digest = SHA256()
         try store.forEachEntry(matching: filter, localTimeOrder: true) { entry in
             count += 1
@@ -58,10 +61,11 @@ package struct BookContents {
             if first == nil { first = local }
             last = local
             if let code = TextLanguage(of: entry).code { votes[code, default: 0] += 1 }
+            journals.insert(entry.journal)
             try visit?(entry, local.monthKey)
             Array((entry.id + ",").utf8).withUnsafeBytes { digest.update($0) }
         }
-        (entryCount, newestModified, self.first, self.last, languageVotes) = (count, newest, first, last, votes)
+        (entryCount, newestModified, self.first, self.last, languageVotes, self.journals) = (count, newest, first, last, votes, journals)
         idDigest = digest.finalizeHex()
     }
 

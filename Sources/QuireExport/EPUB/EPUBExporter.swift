@@ -116,7 +116,7 @@ package struct EPUBExporter {
         var summary = BookSummary()
         (summary.language, summary.languageSource) = (language.code, language.source.rawValue)
         let (words, dates) = (language.words, language.dates)
-        let title = BookTitle.title(options.title, filter: options.filter, words: words, clean: XMLText.clean)
+        let title = BookTitle.title(options.title, contents: contents, words: words, clean: XMLText.clean)
         let author = BookTitle.author(options.author, clean: XMLText.clean)
 
         try zip.add("mimetype", text: "application/epub+zip", compress: false)

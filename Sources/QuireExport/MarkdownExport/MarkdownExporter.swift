@@ -122,7 +122,7 @@ package struct MarkdownExporter {
             if index.last?.year == month.year { index[index.count - 1].months.append(monthData) } else { index.append((month.year, [monthData])) }
         }
         let indexText = try templates.render("markdown/index.md", .object([
-            "title": .string(MarkdownText.inline(BookTitle.title(nil, filter: filter, words: words))),
+            "title": .string(MarkdownText.inline(BookTitle.title(nil, contents: contents, words: words))),
             "dateRange": .string(contents.dateRange(in: dates)),
             "entryCount": .string(words.text("entries", count: contents.entryCount, formatted: dates.count(contents.entryCount))),
             "years": .list(index.map { .object(["year": .string(dates.year($0.year)), "months": .list($0.months)]) }),

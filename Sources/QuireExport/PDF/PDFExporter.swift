@@ -85,7 +85,7 @@ package struct PDFExporter {
             }
             return image
         }
-        let title = BookTitle.title(options.title, filter: options.filter, words: language.words)
+        let title = BookTitle.title(options.title, contents: contents, words: language.words)
         let author = BookTitle.author(options.author)
         let plan = Plan(contents: contents, months: months, days: days, entries: EntryIndex(ids), title: title, author: author, language: language, cover: cover)
         ids = []  // the index holds its own, sorted

@@ -206,9 +206,12 @@ import Testing
     }
 
     @Test func filtersAndTemplateErrors() throws {
-        let (run, out) = try export("travel", ["--journal", "Travel"])
+        let (run, out) = try export("travel", ["--journal", "travel"])
         try #require(run.status == 0, "\(run.stderr)")
         #expect(files(under: out).filter { $0.hasSuffix(".md") && $0 != "index.md" }.count == 2)
+        // The journal typed in another case is found, and the book is named as it is written.
+        let index = (try? String(contentsOfFile: out + "/index.md", encoding: .utf8)) ?? ""
+        #expect(index.hasPrefix("# Travel\n"), "\(index.prefix(80))")
         _ = dir.file("mine/markdown/entry.md", "# {{{heading}}\n")
         let (broken, brokenOut) = try export("broken", ["--templates", dir.path + "/mine"])
         #expect(broken.status == 1 && broken.stderr.contains(dir.path + "/mine/markdown/entry.md:1"), "\(broken.stderr)")
