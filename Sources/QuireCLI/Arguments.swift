@@ -215,8 +215,8 @@ extension OptionSpec {
         value("profile", "NAME", "s3://: the AWS profile whose keys and settings to use, remembered; it wins over\nAWS_PROFILE and over keys in the environment, as aws-cli's --profile does"),
     ]
     static let filters: [OptionSpec] = [
-        repeated("journal", "J", "only entries of journal J, in any case (repeat for several)"),
-        repeated("tag", "T", "only entries with tag T, in any case (repeat: all of them)"),
+        repeated("journal", "J", "only entries of journal J, case ignored (repeat for several)"),
+        repeated("tag", "T", "only entries with tag T, case ignored (repeat: all of them)"),
         value("from", "DATE", "created at or after DATE (RFC 3339, YYYY-MM-DD, or words: yesterday, last monday)"),
         value("to", "DATE", "created at or before DATE (a bare date or a day's name includes that whole day)"),
     ]

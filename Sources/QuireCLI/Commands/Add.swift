@@ -17,7 +17,7 @@ struct AddCommand: Command {
         and `rm`.
         """
     static let options: [OptionSpec] = [
-        .value("journal", "J", "journal to add to (default \"Journal\")"),
+        .value("journal", "J", "journal to add to (default \"Journal\"); case ignored where it exists"),
         .value("title", "T", "title"),
         .value("date", "DATE", "when it happened: RFC 3339, YYYY-MM-DD or words (default now)"),
         .repeated("tag", "T", "a tag; repeat for more"),
@@ -42,7 +42,8 @@ struct AddCommand: Command {
         var tags = arguments.all("tag")
         if arguments.flag("tags-from-text") { tags += Store.tags(inText: title + "\n" + body) }
         let store = try context.openStore(create: true)
-        let entry = try store.add(NewEntry(journal: arguments.value("journal") ?? Store.defaultJournal, title: title,
+        let journal = try arguments.value("journal").map { try store.journalName(typed: $0) } ?? Store.defaultJournal
+        let entry = try store.add(NewEntry(journal: journal, title: title,
                                            body: body, created: created, tags: tags, starred: arguments.flag("star")))
         context.print(entry.id)
         if context.stderrIsTerminal {

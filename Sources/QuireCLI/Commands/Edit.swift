@@ -23,7 +23,7 @@ struct EditCommand: Command {
         .value("body", "TEXT", "the new text"),
         .value("body-file", "F", "the new text from F (- for standard input)"),
         .value("date", "D", "when it happened: RFC 3339, YYYY-MM-DD or words (yesterday)"),
-        .value("journal", "J", "move it to journal J"),
+        .value("journal", "J", "move it to journal J; case ignored where it exists"),
         .repeated("add-tag", "T", "add tag T; repeat for more"),
         .repeated("remove-tag", "T", "remove tag T; repeat for more"),
         .flag("star", "mark it starred"),
@@ -36,9 +36,10 @@ struct EditCommand: Command {
         let created = try Options.date(arguments, "date")
         let body = try Options.body(arguments, context: context, stdinFallback: false)
         let store = try context.openStore()
+        let journal = try arguments.value("journal").map { try store.journalName(typed: $0) }
         let entryID = try Options.entryID(id, in: store)
         guard let before = try store.entry(id: entryID) else { throw CLIError.failure("no entry with id \(id)", hint: nil) }
-        var edit = EntryEdit(title: arguments.value("title"), body: body, created: created, journal: arguments.value("journal"),
+        var edit = EntryEdit(title: arguments.value("title"), body: body, created: created, journal: journal,
                              addTags: arguments.all("add-tag"), removeTags: arguments.all("remove-tag"),
                              starred: arguments.flag("star") ? true : arguments.flag("unstar") ? false : nil)
         if arguments.given.isEmpty {

@@ -34,7 +34,7 @@ struct ImportCommand: Command {
         it later).
         """
     static let options: [OptionSpec] = [
-        .value("journal", "NAME", "put every entry in journal NAME"),
+        .value("journal", "NAME", "put every entry in journal NAME; case ignored where it exists"),
         .flag("json", "print {\"entries\", \"added\", \"updated\", \"unchanged\", \"attachments\",\n\"missing\", \"skipped\"} (the last two are lists); with --transcribe also\n\"transcribed\", the notes heard"),
         .flag("transcribe", "hear the voice and video notes that came in without a transcript"),
         .value("language", "TAG", "with --transcribe: the notes' language (en, es-MX…)"),
@@ -57,7 +57,7 @@ struct ImportCommand: Command {
             store = try context.openStore(create: true, cacheMebibytes: 64)
             if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
             do {
-                summary = try Journal(store: store).importEntries(from: path, format: importer, journal: journal,
+                summary = try Journal(store: store).importEntries(from: path, format: importer, journal: try journal.map { try store.journalName(typed: $0) },
                                                                   progress: context.progress("importing"))
             } catch let error as ImportError {
                 throw Self.withGuess(error, path: path, asked: format)
@@ -83,7 +83,7 @@ struct ImportCommand: Command {
             }
             store = try context.openStore(create: true, cacheMebibytes: 64)
             if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
-            summary = try Journal(store: store).importEntries(from: path, format: .jsonLines, journal: journal,
+            summary = try Journal(store: store).importEntries(from: path, format: .jsonLines, journal: try journal.map { try store.journalName(typed: $0) },
                                                               progress: context.progress("importing"))
         }
         // What this import brought in without a transcript: awaiting now and not before.

@@ -114,6 +114,17 @@ extension Store {
         return (sql, values)
     }
 
+    /// The journal a person means by the name `typed`: a journal written in another case or
+    /// Unicode form (`travel` for Travel) when it is the only such one, else `typed` as it is
+    /// (a new journal). For names typed on a command line; an import's or a merge's journal
+    /// names are kept exactly, as each journal's id is made from its name.
+    package func journalName(typed: String) throws -> String {
+        let names = try database.cached("SELECT name FROM journals WHERE deleted = 0").rows { $0.text(0) }
+        guard !names.contains(where: { $0.utf8.elementsEqual(typed.utf8) }) else { return typed }
+        let like = names.filter { Self.sameName($0, typed) }
+        return like.count == 1 ? like[0] : typed
+    }
+
     /// Two names one person means as one: equal once lower-cased, in any Unicode form
     /// (Swift compares strings by canonical equivalence).
     static func sameName(_ a: String, _ b: String) -> Bool {

@@ -58,6 +58,11 @@ import Testing
         #expect(typo.status == 1 && typo.stderr.hasPrefix("quire: error: no journal named \"Travle\" (the journals: Journal, Travel)")
                 && typo.stderr.contains("quire journals"), "\(typo.stderr)")
         #expect(try QuireBinary.run(["list", "--tag", "nowhere"], store: store).stdout.isEmpty)
+        // A journal typed in another case is the journal there is, not a second one.
+        let more = id(try run(["add", "--journal", "TRAVEL", "d"], store))
+        _ = try run(["edit", more, "--journal", "journal"], store)
+        _ = try run(["add", "--journal", "travel", "e"], store)
+        #expect(try run(["journals"], store).stdout == "3  Journal\n2  Travel\n")
     }
 
     /// `quire edit ID` with no option opens $EDITOR on the entry (title, blank line, text);
