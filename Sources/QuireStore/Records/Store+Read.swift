@@ -279,19 +279,41 @@ package struct FieldChange: Equatable, Sendable {
 }
 
 extension Store {
-    /// Every tag of a live entry with how many entries carry it, most used first (then by name).
+    /// Every tag of a live entry with how many entries carry it, most used first (then by
+    /// name). Spellings a filter takes as one (#Sea and #sea) are counted as one, under the
+    /// spelling most used, as `--tag` finds them.
     public func tagCounts() throws -> [(name: String, count: Int)] {
-        try database.prepare("""
+        let rows = try database.prepare("""
             SELECT t.tag, count(*) FROM entry_tags t JOIN entries e ON e.id = t.entry_id
             WHERE e.deleted = 0 GROUP BY t.tag ORDER BY count(*) DESC, t.tag
             """).rows { ($0.text(0), Int($0.int(1))) }
+        return Self.countedAsOne(rows).sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
     }
 
-    /// Every journal that holds a live entry with how many it holds, by name.
+    /// Every journal that holds a live entry with how many it holds, by name; names a filter
+    /// takes as one are counted as one, as for tags.
     public func journalCounts() throws -> [(name: String, count: Int)] {
-        try database.prepare("""
+        let rows = try database.prepare("""
             SELECT j.name, count(*) FROM entries e JOIN journals j ON j.id = e.journal_id
-            WHERE e.deleted = 0 GROUP BY j.name ORDER BY j.name
+            WHERE e.deleted = 0 GROUP BY j.name ORDER BY count(*) DESC, j.name
             """).rows { ($0.text(0), Int($0.int(1))) }
+        return Self.countedAsOne(rows).sorted { $0.name < $1.name }
+    }
+
+    /// `rows` (most used first) with the names `sameName` takes as one summed under the
+    /// first of them.
+    private static func countedAsOne(_ rows: [(String, Int)]) -> [(name: String, count: Int)] {
+        var merged: [(name: String, count: Int)] = []
+        var index: [String: Int] = [:]  // keyed by the lower-cased name; String compares canonically
+        for (name, count) in rows {
+            let key = name.lowercased()
+            if let at = index[key] {
+                merged[at].count += count
+            } else {
+                index[key] = merged.count
+                merged.append((name, count))
+            }
+        }
+        return merged
     }
 }
