@@ -140,6 +140,26 @@ enum Format {
         return line
     }
 
+    /// When something happened on this machine, for `status`: `2026-12-07 14:22 (8 minutes
+    /// ago)` at this machine's offset; the stored text itself when it is not a time.
+    static func happened(_ text: String, now: Date = Date()) -> String {
+        guard let time = Timestamp(rfc3339: text) else { return text }
+        let date = Date(timeIntervalSince1970: Double(time.microseconds) / 1_000_000)
+        let local = Timestamp(microseconds: time.microseconds, offsetSeconds: TimeZone.current.secondsFromGMT(for: date))
+        return local.localMinute + " (" + age(now.timeIntervalSince(date)) + ")"
+    }
+
+    /// `just now`, `8 minutes ago`, `3 hours ago`, `2 days ago`; a time ahead of this
+    /// machine's clock says so (another machine's clock, or this one set back).
+    static func age(_ seconds: Double) -> String {
+        guard seconds > -60 else { return "ahead of this machine's clock" }
+        let minutes = Int(max(0, seconds) / 60)
+        if minutes < 1 { return "just now" }
+        if minutes < 60 { return count(minutes, "minute") + " ago" }
+        if minutes < 48 * 60 { return count(minutes / 60, "hour") + " ago" }
+        return count(minutes / (24 * 60), "day") + " ago"
+    }
+
     /// A list's date column: `2026-12-03 21:30`, or the day alone (padded to the same
     /// width) for a date-only entry, which has no time to show.
     static func listed(_ time: Timestamp) -> String {

@@ -86,8 +86,8 @@ struct ServiceCommand: Command {
             }
             context.print("service:    " + (status.installed ? "installed (\(service.unitPath))" : "not installed (quire service install)"))
             if status.installed { context.print("state:      " + (status.state ?? "unknown: no systemd user session")) }
-            context.print("last sync:  " + (status.lastSync ?? "never"))
-            if let failure = status.lastFailure { context.print("last error: \(failure.time): \(failure.reason)") }
+            context.print("last sync:  " + (status.lastSync.map { Format.happened($0) } ?? "never"))
+            if let failure = status.lastFailure { context.print("last error: \(Format.happened(failure.time)): \(failure.reason)") }
         case "uninstall":
             let removed = try service.uninstall()
             context.printError(removed ? "Stopped and removed \(service.name)." : "No service was installed for this store.")

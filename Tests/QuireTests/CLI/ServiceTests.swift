@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import QuireCLI
 @testable import QuireStore
 @testable import QuireSync
 
@@ -182,10 +183,28 @@ import Testing
         #expect(run.status == 1 && run.stderr.contains("no Quire repository"))
         let status = try JSONValue.parse(try QuireBinary.run(["service", "status", "--json"], store: a).stdout).object
         #expect(status?["failure"]?.string?.isEmpty == false && status?["failed_at"]?.string?.isEmpty == false)
+        // `quire status` says so too, in words a person reads: local time and how long ago.
+        let plain = try QuireBinary.run(["status"], store: a).stdout
+        #expect(plain.contains("last error: ") && plain.contains("no Quire repository"), "\(plain)")
+        #expect(plain.range(of: #"last sync:  \d{4}-\d\d-\d\d \d\d:\d\d \((just now|\d+ (minute|hour|day)s? ago)\)\n"#, options: .regularExpression) != nil, "\(plain)")
+        let json = try JSONValue.parse(try QuireBinary.run(["status", "--json"], store: a).stdout).object
+        #expect(json?["failure"]?.string == status?["failure"]?.string && json?["last_sync"]?.string?.hasSuffix("Z") == true)
         // A sync that works again clears it.
         try FileManager.default.moveItem(atPath: dir.path + "/gone", toPath: dir.path + "/repo")
         #expect(try QuireBinary.run(["sync"], store: a, environment: ["QUIRE_KDF_COST": "1,8192"]).status == 0)
         let cleared = try JSONValue.parse(try QuireBinary.run(["service", "status", "--json"], store: a).stdout).object
         #expect(cleared?["failure"]?.string == "")
+        #expect(try !QuireBinary.run(["status"], store: a).stdout.contains("last error"))
+    }
+
+    /// How long ago, as `status` says it; a time ahead of this clock is never "ago".
+    @Test func agesReadAsPeopleSayThem() {
+        #expect(Format.age(0) == "just now" && Format.age(59) == "just now" && Format.age(-30) == "just now")
+        #expect(Format.age(60) == "1 minute ago" && Format.age(8 * 60 + 5) == "8 minutes ago")
+        #expect(Format.age(3600) == "1 hour ago" && Format.age(47 * 3600) == "47 hours ago" && Format.age(49 * 3600) == "2 days ago")
+        #expect(Format.age(-3600) == "ahead of this machine's clock")
+        let now = Date(timeIntervalSince1970: 1_765_000_000)
+        #expect(Format.happened("not a time", now: now) == "not a time")
+        #expect(Format.happened(Timestamp(microseconds: 1_765_000_000_000_000 - 600_000_000, offsetSeconds: 0).text, now: now).hasSuffix(" (10 minutes ago)"))
     }
 }
