@@ -3,8 +3,9 @@ import QuireSupport
 
 /// The language and writing direction of a piece of text, where its script tells them.
 /// Quire stores no language per entry, so this is read off the letters: a script that
-/// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th)
-/// or whose language shows in a few letters (Arabic script: Persian letters → fa, else ar;
+/// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th,
+/// and `ownScripts`: Bengali → bn, Tamil → ta, Georgian → ka …; Devanagari is read as
+/// Hindi, its most written language) or whose language shows in a few letters (Arabic script: Persian letters → fa, else ar;
 /// Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
 /// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
@@ -26,11 +27,19 @@ package struct TextLanguage: Equatable, Sendable {
         self.direction = direction
     }
 
-    /// Scripts counted, in alphabetical order (a tie goes to the first).
-    private static let scripts = ["arabic", "cyrillic", "el", "han", "he", "kana", "ko", "latin", "th"]
+    /// Scripts counted, in alphabetical order, then `ownScripts` (a tie goes to the first).
+    private static let scripts = ["arabic", "cyrillic", "el", "han", "he", "kana", "ko", "latin", "th"] + ownScripts.map(\.code)
     private enum Index {
-        static let arabic = 0, cyrillic = 1, el = 2, han = 3, he = 4, kana = 5, ko = 6, latin = 7, th = 8
+        static let arabic = 0, cyrillic = 1, el = 2, han = 3, he = 4, kana = 5, ko = 6, latin = 7, th = 8, own = 9
     }
+
+    /// Unicode blocks whose script is written for one language above all, with its tag.
+    static let ownScripts: [(block: ClosedRange<UInt32>, code: String)] = [
+        (0x0530...0x058F, "hy"), (0x0900...0x097F, "hi"), (0x0980...0x09FF, "bn"), (0x0A00...0x0A7F, "pa"),
+        (0x0A80...0x0AFF, "gu"), (0x0B00...0x0B7F, "or"), (0x0B80...0x0BFF, "ta"), (0x0C00...0x0C7F, "te"),
+        (0x0C80...0x0CFF, "kn"), (0x0D00...0x0D7F, "ml"), (0x0D80...0x0DFF, "si"), (0x0E80...0x0EFF, "lo"),
+        (0x1000...0x109F, "my"), (0x10A0...0x10FF, "ka"), (0x1200...0x137F, "am"), (0x1780...0x17FF, "km"),
+    ]
 
     /// Blocks of the counted scripts in which every scalar is a letter (`isAlphabetic`, as
     /// a test checks one by one): the letters of most text in those scripts, told without
@@ -88,6 +97,7 @@ package struct TextLanguage: Equatable, Sendable {
                 case 0x3040...0x30FF: script = Index.kana
                 case 0xAC00...0xD7AF, 0x1100...0x11FF: script = Index.ko
                 case 0x4E00...0x9FFF, 0x3400...0x4DBF: script = Index.han
+                case 0x0530...0x17FF: script = Self.ownScripts.firstIndex { $0.block.contains(v) }.map { Index.own + $0 }
                 default: script = nil
                 }
             }
@@ -107,6 +117,7 @@ package struct TextLanguage: Equatable, Sendable {
         case "cyrillic": code = ukrainian ? "uk" : belarusian ? "be" : serbian ? "sr" : "ru"
         case let name? where ["el", "he", "th", "ko"].contains(name): code = name
         case "latin": code = LatinWords.language(of: text)
+        case let own? where Self.ownScripts.contains(where: { $0.code == own }): code = own
         default: code = nil
         }
     }

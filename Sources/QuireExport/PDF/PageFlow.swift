@@ -351,11 +351,20 @@ final class PageFlow {
 /// not from a 20 MB CJK face that cairo would load whole to subset.
 enum BookFonts {
     static func serif(_ language: String?) -> String {
-        families("Noto Serif", cjk("Serif", language), "Noto Naskh Arabic, Noto Serif Hebrew, Noto Serif Thai, DejaVu Serif", "serif", language)
+        families("Noto Serif", cjk("Serif", language), "Noto Naskh Arabic, Noto Serif Hebrew, " + scripts("Serif") + ", DejaVu Serif", "serif", language)
     }
 
     static func sans(_ language: String?) -> String {
-        families("Noto Sans", cjk("Sans", language), "Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Thai, DejaVu Sans", "sans-serif", language)
+        families("Noto Sans", cjk("Sans", language), "Noto Sans Arabic, Noto Sans Hebrew, " + scripts("Sans") + ", DejaVu Sans", "sans-serif", language)
+    }
+
+    /// Noto's faces for the scripts of South and Southeast Asia, the Caucasus and Ethiopia,
+    /// named so a Hindi or Tamil entry is set in the serif beside Latin text in Noto Serif
+    /// (fontconfig's own fallback took the sans). None of them has ★ or ●, which still
+    /// come from DejaVu.
+    private static func scripts(_ kind: String) -> String {
+        ["Thai", "Devanagari", "Bengali", "Tamil", "Telugu", "Kannada", "Malayalam", "Gujarati", "Gurmukhi", "Oriya", "Sinhala",
+         "Lao", "Khmer", "Myanmar", "Georgian", "Armenian", "Ethiopic"].map { "Noto \(kind) \($0)" }.joined(separator: ", ")
     }
 
     private static func families(_ main: String, _ cjk: String, _ others: String, _ generic: String, _ language: String?) -> String {

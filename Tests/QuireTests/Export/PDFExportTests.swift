@@ -47,6 +47,25 @@ import Testing
         #expect(info.stdout.contains("Tagged:          yes"))
     }
 
+    /// A journal in Hindi with a Tamil entry: the book is in Hindi (its dates in Hindi), and
+    /// each script's text is set in Noto's serif for it, beside Latin text in Noto Serif.
+    @Test(.enabled(if: readers))
+    func indicTextIsReadAsItsLanguageAndSetInTheSerif() throws {
+        let store = dir.path + "/indic"
+        for (title, body) in [("कल बारिश हुई", "आज सुबह मैंने एक किताब पढ़ी। क्षत्रिय, द्वार।"), ("दिल्ली", "बहुत गर्मी थी, हम घर पर रहे।"),
+                              ("வீட்டில் ஒரு நாள்", "இன்று காலை நான் ஒரு புத்தகம் படித்தேன்.")] {
+            try #require(try QuireBinary.run(["add", "--title", title, "--date", "2025-03-04 10:00", body], store: store).status == 0)
+        }
+        let book = dir.path + "/indic.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book, "--json"], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(try JSONValue.parse(run.stdout).object?["language"]?.string == "hi", "\(run.stdout)")
+        let fonts = try ExternalTool.run("pdffonts", [book]).stdout
+        #expect(fonts.contains("NotoSerifDevanagari-Regular") && fonts.contains("NotoSerifTamil-Regular"), "\(fonts)")
+        let text = try ExternalTool.run("pdftotext", [book, "-"]).stdout
+        #expect(text.contains("मार्च") && text.contains("क्षत्रिय"), "\(text)")
+    }
+
     @Test(.enabled(if: readers), arguments: [("a4", "595.28 x 841.89"), ("letter", "612 x 792"), ("6x9in", "432 x 648"), ("150x220mm", "425.2 x 623.62")])
     func thePageSizeIsTheOneAskedFor(size: String, points: String) throws {
         let (run, book) = try export(["--page-size", size, "--from", "2025-03-01", "--to", "2025-04-30"])

@@ -82,6 +82,12 @@ import Testing
         #expect(TextLanguage(of: "שלום עולם").direction == "rtl")
         #expect(TextLanguage(of: "今日は東京に行きました").code == "ja")
         #expect(TextLanguage(of: "我今天去了北京").code == "zh")
+        // Scripts written for one language above all; Devanagari is read as Hindi.
+        #expect(TextLanguage(of: "आज सुबह मैंने एक किताब पढ़ी") == TextLanguage(code: "hi", direction: "ltr"))
+        #expect(TextLanguage(of: "இன்று காலை நான் ஒரு புத்தகம் படித்தேன்").code == "ta")
+        #expect(TextLanguage(of: "আমি আজ বাজারে গিয়েছিলাম").code == "bn")
+        #expect(TextLanguage(of: "დღეს თბილისში ვიყავი").code == "ka")
+        #expect(TextLanguage(of: "Today in Delhi: आज दिल्ली में बहुत गर्मी थी और हम घर पर रहे").code == "hi")
         #expect(TextLanguage(of: "Привет, мир").code == "ru")
         #expect(TextLanguage(of: "Привіт, світ").code == "uk")
         #expect(TextLanguage(of: "Hello world") == TextLanguage(code: nil, direction: "ltr"))
