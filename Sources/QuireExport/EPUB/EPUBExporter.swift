@@ -249,7 +249,7 @@ package struct EPUBExporter {
         if summary.images > 0 { sentences.append(words.text("accessibilityPhotos")) }
         sentences.append(words.text("accessibilityVoice"))
         if summary.overlays > 0 { sentences.append(words.text("accessibilityOverlays")) }
-        return sentences.joined(separator: words.language == "ja" ? "" : " ")
+        return sentences.joined(separator: ["ja", "zh", "zh-Hant"].contains(words.language) ? "" : " ")
     }
 
     private func item(_ id: String, _ href: String, _ mediaType: String, properties: String? = nil, overlay: String? = nil) -> MustacheValue {

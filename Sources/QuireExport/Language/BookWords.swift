@@ -4,7 +4,8 @@ import Foundation
 /// language: the catalogue `messages/<language>.txt` carried in the binary, each key it lacks
 /// taken from English. `{name}` in a text is filled in by `text(_:_:)`.
 package struct BookWords: Sendable {
-    /// The catalogue's language (`pt` for `pt-BR`), or "en" when Quire has none for it.
+    /// The catalogue's language (`pt` for `pt-BR`, `zh-Hant` for `zh-TW`), or "en" when
+    /// Quire has none for it.
     package let language: String
     let texts: [String: String]
 
@@ -21,9 +22,16 @@ package struct BookWords: Sendable {
     /// The languages with a catalogue of their own.
     package static var languages: [String] { catalogues.keys.sorted() }
 
-    /// The words for a BCP 47 tag: its own catalogue (`pt-BR` → `pt`), else English.
+    /// The words for a BCP 47 tag: its own catalogue (`pt-BR` → `pt`), else English. Chinese
+    /// is written in traditional characters (`zh-Hant`) where the tag says so or names Taiwan,
+    /// Hong Kong or Macao, else in simplified ones (`zh`).
     package init(for tag: String) {
-        let base = String(tag.split(separator: "-").first ?? "").lowercased()
+        let subtags = tag.split(separator: "-").map { $0.lowercased() }
+        var base = subtags.first ?? ""
+        if base == "zh", subtags.dropFirst().contains(where: { ["hant", "tw", "hk", "mo"].contains($0) }),
+           !subtags.contains("hans") {
+            base = "zh-Hant"
+        }
         language = Self.catalogues[base] == nil ? "en" : base
         texts = (Self.catalogues["en"] ?? [:]).merging(Self.catalogues[language] ?? [:]) { _, own in own }
     }
@@ -56,7 +64,8 @@ package struct BookWords: Sendable {
     package static func pluralCategory(_ n: Int, language: String) -> String {
         let n = abs(n), tens = n % 100, units = n % 10
         switch language {
-        case "ja", "zh", "ko": return "other"
+        case "ja", "zh", "zh-Hant", "ko": return "other"
+        case "hi": return n <= 1 ? "one" : "other"  // CLDR: i = 0 or n = 1
         case "fr", "pt": return n <= 1 ? "one" : "other"
         case "ru", "uk":
             if units == 1 && tens != 11 { return "one" }

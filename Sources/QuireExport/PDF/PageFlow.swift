@@ -383,7 +383,12 @@ enum BookFonts {
 
     private static func cjk(_ kind: String, _ language: String?) -> String {
         switch language?.prefix(2) {
-        case "zh": return "Noto \(kind) CJK SC"
+        case "zh":
+            // Han takes the glyph forms of where it is read: Taiwan's, Hong Kong's, else China's.
+            let subtags = (language ?? "").lowercased().split(separator: "-").dropFirst()
+            if subtags.contains("hk") || subtags.contains("mo") { return "Noto \(kind) CJK HK" }
+            if subtags.contains("hant") || subtags.contains("tw") { return "Noto \(kind) CJK TC" }
+            return "Noto \(kind) CJK SC"
         case "ko": return "Noto \(kind) CJK KR"
         default: return "Noto \(kind) CJK JP"
         }

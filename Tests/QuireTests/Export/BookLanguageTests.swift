@@ -34,7 +34,8 @@ import Testing
             return (String(parts[0]), String(parts[1]))
         }
         let englishBases = Set(english.keys.map { split($0).base })
-        for language in ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk"] {
+        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi"])
+        for language in BookWords.languages {
             let catalogue = try #require(BookWords.catalogues[language], "no catalogue for \(language)")
             let bases = Set(catalogue.keys.map { split($0).base })
             #expect(bases == englishBases, "\(language): missing \(englishBases.subtracting(bases).sorted()), unknown \(bases.subtracting(englishBases).sorted())")
@@ -70,6 +71,19 @@ import Testing
         #expect(arabic.text("entries", count: 5, formatted: "٥") == "٥ مدخلات")
         #expect(arabic.text("entries", count: 30, formatted: "٣٠") == "٣٠ مدخلًا")
         #expect(arabic.text("entries", count: 100, formatted: "١٠٠") == "١٠٠ مدخل")
+        let hindi = BookWords(for: "hi-IN")
+        #expect([0, 1, 2].map { hindi.text("entries", count: $0, formatted: String($0)) } == ["0 प्रविष्टि", "1 प्रविष्टि", "2 प्रविष्टियाँ"])
+    }
+
+    /// Chinese in the characters its reader writes: traditional for Taiwan, Hong Kong and
+    /// Macao or a tag that says Hant, else simplified.
+    @Test func chineseWordsFollowTheTagsScript() {
+        #expect(BookWords(for: "zh").text("contents") == "目录" && BookWords(for: "zh-CN").language == "zh")
+        #expect(BookWords(for: "zh-TW").text("contents") == "目錄" && BookWords(for: "zh-Hant-HK").language == "zh-Hant")
+        #expect(BookWords(for: "zh-Hans-HK").language == "zh" && BookWords(for: "ko-KR").text("contents") == "차례")
+        // The PDF's Han glyph forms follow the same tag.
+        #expect(BookFonts.serif("zh").contains("Noto Serif CJK SC") && BookFonts.serif("zh-TW").contains("Noto Serif CJK TC"))
+        #expect(BookFonts.sans("zh-Hant").contains("Noto Sans CJK TC") && BookFonts.serif("zh-HK").contains("Noto Serif CJK HK"))
     }
 
     static func placeholders(_ text: String) -> Set<String> {
