@@ -6,7 +6,8 @@ import QuireSupport
 /// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th,
 /// and `ownScripts`: Bengali → bn, Tamil → ta, Georgian → ka …; Devanagari is read as
 /// Hindi, its most written language) or whose language shows in a few letters (Arabic script: Persian letters → fa, else ar;
-/// Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh).
+/// Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh, or
+/// zh-Hant when more of its letters are traditional-only than simplified-only).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
 /// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
 package struct TextLanguage: Equatable, Sendable {
@@ -32,6 +33,11 @@ package struct TextLanguage: Equatable, Sendable {
     private enum Index {
         static let arabic = 0, cyrillic = 1, el = 2, han = 3, he = 4, kana = 5, ko = 6, latin = 7, th = 8, own = 9
     }
+
+    /// Chinese written in traditional characters (Taiwan, Hong Kong) is told from simplified
+    /// by the commonest characters each writes its own way: 們/们, 這/这, 說/说 …
+    static let traditionalOnly: Set<UInt32> = Set("們這說時國會來學個後還對點體長開關與為從當發無過樣麼讓見頭給問題覺經車門東現電話實麗氣愛歡寫記".unicodeScalars.map(\.value))
+    static let simplifiedOnly: Set<UInt32> = Set("们这说时国会来学个后还对点体长开关与为从当发无过样么让见头给问题觉经车门东现电话实丽气爱欢写记".unicodeScalars.map(\.value))
 
     /// Unicode blocks whose script is written for one language above all, with its tag.
     static let ownScripts: [(block: ClosedRange<UInt32>, code: String)] = [
@@ -69,6 +75,7 @@ package struct TextLanguage: Equatable, Sendable {
         var counts = [Int](repeating: 0, count: Self.scripts.count)
         var direction: String?
         var persian = false, ukrainian = false, belarusian = false, serbian = false
+        var traditional = 0, simplified = 0
         var seen = 0
         for scalar in text.unicodeScalars {
             let v = scalar.value
@@ -96,7 +103,9 @@ package struct TextLanguage: Equatable, Sendable {
                 case 0x0E00...0x0E7F: script = Index.th
                 case 0x3040...0x30FF: script = Index.kana
                 case 0xAC00...0xD7AF, 0x1100...0x11FF: script = Index.ko
-                case 0x4E00...0x9FFF, 0x3400...0x4DBF: script = Index.han
+                case 0x4E00...0x9FFF, 0x3400...0x4DBF:
+                    script = Index.han
+                    if Self.traditionalOnly.contains(v) { traditional += 1 } else if Self.simplifiedOnly.contains(v) { simplified += 1 }
                 case 0x0530...0x17FF: script = Self.ownScripts.firstIndex { $0.block.contains(v) }.map { Index.own + $0 }
                 default: script = nil
                 }
@@ -112,7 +121,7 @@ package struct TextLanguage: Equatable, Sendable {
         for index in counts.indices where counts[index] > 0 && counts[index] > (top.map { counts[$0] } ?? 0) { top = index }
         switch top.map({ Self.scripts[$0] }) {
         case "kana": code = "ja"
-        case "han": code = counts[Index.kana] > 0 ? "ja" : "zh"
+        case "han": code = counts[Index.kana] > 0 ? "ja" : traditional > simplified ? "zh-Hant" : "zh"
         case "arabic": code = persian ? "fa" : "ar"
         case "cyrillic": code = ukrainian ? "uk" : belarusian ? "be" : serbian ? "sr" : "ru"
         case let name? where ["el", "he", "th", "ko"].contains(name): code = name

@@ -82,6 +82,8 @@ import Testing
         #expect(TextLanguage(of: "שלום עולם").direction == "rtl")
         #expect(TextLanguage(of: "今日は東京に行きました").code == "ja")
         #expect(TextLanguage(of: "我今天去了北京").code == "zh")
+        #expect(TextLanguage(of: "今天我們去了台北，這裡的天氣很好。").code == "zh-Hant")
+        #expect(TextLanguage(of: "今天我们去了北京，这里的天气很好。").code == "zh")
         // Scripts written for one language above all; Devanagari is read as Hindi.
         #expect(TextLanguage(of: "आज सुबह मैंने एक किताब पढ़ी") == TextLanguage(code: "hi", direction: "ltr"))
         #expect(TextLanguage(of: "இன்று காலை நான் ஒரு புத்தகம் படித்தேன்").code == "ta")
