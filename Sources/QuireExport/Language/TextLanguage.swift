@@ -36,8 +36,16 @@ package struct TextLanguage: Equatable, Sendable {
 
     /// Chinese written in traditional characters (Taiwan, Hong Kong) is told from simplified
     /// by the commonest characters each writes its own way: 們/们, 這/这, 說/说 …
-    static let traditionalOnly: Set<UInt32> = Set("們這說時國會來學個後還對點體長開關與為從當發無過樣麼讓見頭給問題覺經車門東現電話實麗氣愛歡寫記".unicodeScalars.map(\.value))
-    static let simplifiedOnly: Set<UInt32> = Set("们这说时国会来学个后还对点体长开关与为从当发无过样么让见头给问题觉经车门东现电话实丽气爱欢写记".unicodeScalars.map(\.value))
+    /// Indexed by scalar - 0x4E00 over the block 0x4E00...0x9FFF: 1 traditional-only, 2
+    /// simplified-only (a table, not a set: every Han letter of every book is looked up).
+    static let hanForm: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 0xA000 - 0x4E00)
+        for (letters, form) in [("們這說時國會來學個後還對點體長開關與為從當發無過樣麼讓見頭給問題覺經車門東現電話實麗氣愛歡寫記", UInt8(1)),
+                                ("们这说时国会来学个后还对点体长开关与为从当发无过样么让见头给问题觉经车门东现电话实丽气爱欢写记", 2)] {
+            for scalar in letters.unicodeScalars where (0x4E00...0x9FFF).contains(scalar.value) { table[Int(scalar.value - 0x4E00)] = form }
+        }
+        return table
+    }()
 
     /// Unicode blocks whose script is written for one language above all, with its tag.
     static let ownScripts: [(block: ClosedRange<UInt32>, code: String)] = [
@@ -105,7 +113,13 @@ package struct TextLanguage: Equatable, Sendable {
                 case 0xAC00...0xD7AF, 0x1100...0x11FF: script = Index.ko
                 case 0x4E00...0x9FFF, 0x3400...0x4DBF:
                     script = Index.han
-                    if Self.traditionalOnly.contains(v) { traditional += 1 } else if Self.simplifiedOnly.contains(v) { simplified += 1 }
+                    if v >= 0x4E00 {
+                        switch Self.hanForm[Int(v - 0x4E00)] {
+                        case 1: traditional += 1
+                        case 2: simplified += 1
+                        default: break
+                        }
+                    }
                 case 0x0530...0x17FF: script = Self.ownScripts.firstIndex { $0.block.contains(v) }.map { Index.own + $0 }
                 default: script = nil
                 }
