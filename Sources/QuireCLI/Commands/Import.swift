@@ -43,7 +43,8 @@ struct ImportCommand: Command {
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let all = arguments.positionals
-        let journal = arguments.value("journal")
+        // The journal a person typed, as the store writes it (`travel` for Travel).
+        func journal(in store: Store) throws -> String? { try arguments.value("journal").map { try store.journalName(typed: $0) } }
         let transcribe = try Hearing.asked(arguments)
         var awaiting: Set<String> = []
         let summary: ImportSummary
@@ -57,7 +58,7 @@ struct ImportCommand: Command {
             store = try context.openStore(create: true, cacheMebibytes: 64)
             if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
             do {
-                summary = try Journal(store: store).importEntries(from: path, format: importer, journal: try journal.map { try store.journalName(typed: $0) },
+                summary = try Journal(store: store).importEntries(from: path, format: importer, journal: try journal(in: store),
                                                                   progress: context.progress("importing"))
             } catch let error as ImportError {
                 throw Self.withGuess(error, path: path, asked: format)
@@ -83,7 +84,7 @@ struct ImportCommand: Command {
             }
             store = try context.openStore(create: true, cacheMebibytes: 64)
             if transcribe { awaiting = Set(try store.pendingTranscriptions().map(\.id)) }
-            summary = try Journal(store: store).importEntries(from: path, format: .jsonLines, journal: try journal.map { try store.journalName(typed: $0) },
+            summary = try Journal(store: store).importEntries(from: path, format: .jsonLines, journal: try journal(in: store),
                                                               progress: context.progress("importing"))
         }
         // What this import brought in without a transcript: awaiting now and not before.

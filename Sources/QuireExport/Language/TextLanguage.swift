@@ -5,9 +5,10 @@ import QuireSupport
 /// Quire stores no language per entry, so this is read off the letters: a script that
 /// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th,
 /// and `ownScripts`: Bengali → bn, Tamil → ta, Georgian → ka …; Devanagari is read as
-/// Hindi, its most written language) or whose language shows in a few letters (Arabic script: Persian letters → fa, else ar;
-/// Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh, or
-/// zh-Hant when more of its letters are traditional-only than simplified-only).
+/// Hindi, its most written language) or whose language shows in a few letters (Arabic
+/// script: Persian letters → fa, else ar; Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr,
+/// else ru; Han without kana → zh, or zh-Hant when more of its letters are written only in
+/// traditional characters than only in simplified ones: `hanForm`).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
 /// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
 package struct TextLanguage: Equatable, Sendable {
@@ -35,9 +36,9 @@ package struct TextLanguage: Equatable, Sendable {
     }
 
     /// Chinese written in traditional characters (Taiwan, Hong Kong) is told from simplified
-    /// by the commonest characters each writes its own way: 們/们, 這/这, 說/说 …
-    /// Indexed by scalar - 0x4E00 over the block 0x4E00...0x9FFF: 1 traditional-only, 2
-    /// simplified-only (a table, not a set: every Han letter of every book is looked up).
+    /// by the commonest characters each writes its own way (們/们, 這/这, 說/说 …): for each
+    /// scalar of the block 0x4E00...0x9FFF, 1 for traditional-only, 2 for simplified-only. A
+    /// table, not a set: every Han letter of every book is looked up.
     static let hanForm: [UInt8] = {
         var table = [UInt8](repeating: 0, count: 0xA000 - 0x4E00)
         for (letters, form) in [("們這說時國會來學個後還對點體長開關與為從當發無過樣麼讓見頭給問題覺經車門東現電話實麗氣愛歡寫記", UInt8(1)),
