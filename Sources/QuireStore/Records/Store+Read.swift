@@ -84,7 +84,8 @@ extension Store {
             for wanted in filter.journals {
                 let found = names.filter { Self.sameName($0, wanted) }
                 guard !found.isEmpty else {
-                    throw StoreError(.notFound, detail: "no journal named \"\(wanted)\"" + (names.isEmpty ? "" : " (the journals: \(names.joined(separator: ", ")))"))
+                    let shown = names.prefix(12).joined(separator: ", ") + (names.count > 12 ? " and \(names.count - 12) more" : "")
+                    throw StoreError(.notFound, detail: "no journal named \"\(wanted)\"" + (names.isEmpty ? "" : " (the journals: \(shown))"))
                 }
                 matched += found
             }
