@@ -5,7 +5,8 @@ import Foundation
 ///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς,
 ///   «strasse» finds «Straße» and «lodz» «Łódź»; Arabic harakat and tatweel are ignored,
 ///   and أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
-///   Indic scripts keep their vowel signs (`isDiacritic`);
+///   Indic scripts keep their vowel signs (`isDiacritic`); every script's digits are read
+///   as ASCII ones (٢٠٢٥ is 2025);
 /// - Han, Hiragana and Katakana, Thai, Lao, Khmer and Myanmar, written without spaces, and
 ///   Hangul, whose words carry their particles (서울에서, "in Seoul"), are indexed as
 ///   overlapping bigrams of their scalars with each scalar also indexed on its own at the
@@ -282,6 +283,14 @@ package enum QuireTokenizer {
         for scalar in lower.decomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .nonspacingMark where isDiacritic(scalar.value), .enclosingMark: continue
+            case .decimalNumber:
+                // Every script's digits are the same number: ٢٠٢٥, ۱۴۰۲, २०२५ and ２０２５ are
+                // found by 2025 and 1402, as typed on a Latin keyboard, and the other way round.
+                if let value = scalar.properties.numericValue, (0...9).contains(value), value == value.rounded() {
+                    scalars.append(Unicode.Scalar(UInt8(48 + Int(value))))
+                } else {
+                    scalars.append(scalar)
+                }
             default:
                 // Letters read as another (`sameLetter`).
                 if let same = Self.sameLetter[scalar.value] {
@@ -337,8 +346,8 @@ package enum QuireTokenizer {
         case 0x3005, 0x3006, 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
              0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F,
              0xAC00...0xD7A3, 0x1100...0x11FF, 0x3131...0x318E,  // Hangul syllables and jamo
-             0x0E01...0x0E3A, 0x0E40...0x0E4E, 0x0E81...0x0EDF, 0x1000...0x1049, 0x1050...0x109F,
-             0x1780...0x17D3, 0x17DC, 0x17DD:  // Thai, Lao, Myanmar, Khmer: letters and marks
+             0x0E01...0x0E3A, 0x0E40...0x0E4E, 0x0E81...0x0ECF, 0x0EDC...0x0EDF, 0x1000...0x103F, 0x1050...0x108F,
+             0x109A...0x109F, 0x1780...0x17D3, 0x17DC, 0x17DD:  // Thai, Lao, Myanmar, Khmer: letters and marks (not digits)
             return .cjk
         default:
             break
