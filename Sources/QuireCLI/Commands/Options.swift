@@ -103,7 +103,9 @@ enum Options {
     }
 
     static func filter(_ arguments: Arguments) throws -> EntryFilter {
-        EntryFilter(journals: arguments.all("journal"), tags: arguments.all("tag").map { (try? Store.typedTag($0)) ?? $0 },
+        // A tag no entry could carry (empty, `#` alone, a control character) is a mistake to
+        // name, not a filter that quietly matches nothing.
+        EntryFilter(journals: arguments.all("journal"), tags: try arguments.all("tag").map { try Store.typedTag($0) },
                     from: try date(arguments, "from"), to: try date(arguments, "to", endOfDay: true))
     }
 

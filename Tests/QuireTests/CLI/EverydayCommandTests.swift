@@ -58,6 +58,8 @@ import Testing
         #expect(typo.status == 1 && typo.stderr.hasPrefix("quire: error: no journal named \"Travle\" (the journals: Journal, Travel)")
                 && typo.stderr.contains("quire journals"), "\(typo.stderr)")
         #expect(try QuireBinary.run(["list", "--tag", "nowhere"], store: store).stdout.isEmpty)
+        let empty = try QuireBinary.run(["list", "--tag", "#"], store: store)
+        #expect(empty.status == 1 && empty.stderr.hasPrefix("quire: error: tag \"#\" is empty"), "\(empty.stderr)")
         // A journal typed in another case is the journal there is, not a second one.
         let more = id(try run(["add", "--journal", "TRAVEL", "d"], store))
         _ = try run(["edit", more, "--journal", "journal"], store)
