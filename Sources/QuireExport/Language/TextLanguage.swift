@@ -4,11 +4,11 @@ import QuireSupport
 /// The language and writing direction of a piece of text, where its script tells them.
 /// Quire stores no language per entry, so this is read off the letters: a script that
 /// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th,
-/// and `ownScripts`: Bengali → bn, Tamil → ta, Georgian → ka …; Devanagari is read as
-/// Hindi, its most written language) or whose language shows in a few letters (Arabic
-/// script: Persian letters → fa, else ar; Cyrillic: і/ї/є/ґ → uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr,
-/// else ru; Han without kana → zh, or zh-Hant when more of its letters are written only in
-/// traditional characters than only in simplified ones: `hanForm`).
+/// and `ownScripts`: Bengali → bn, Tamil → ta, Georgian → ka …) or whose language shows in
+/// a few letters or words (Arabic script: Persian letters → fa, else ar; Cyrillic: і/ї/є/ґ →
+/// uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh, or zh-Hant when more of its
+/// letters are written only in traditional characters than only in simplified ones:
+/// `hanForm`; Devanagari → hi, or mr or ne when their commonest words lead).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
 /// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
 package struct TextLanguage: Equatable, Sendable {
@@ -141,6 +141,7 @@ package struct TextLanguage: Equatable, Sendable {
         case "cyrillic": code = ukrainian ? "uk" : belarusian ? "be" : serbian ? "sr" : "ru"
         case let name? where ["el", "he", "th", "ko"].contains(name): code = name
         case "latin": code = LatinWords.language(of: text)
+        case "hi": code = Self.devanagariLanguage(of: text)
         case let own? where Self.ownScripts.contains(where: { $0.code == own }): code = own
         default: code = nil
         }
@@ -148,6 +149,25 @@ package struct TextLanguage: Equatable, Sendable {
 }
 
 extension TextLanguage {
+    /// Words each language of Devanagari writes in nearly every sentence and the others do
+    /// not: Marathi's आहे ("is") and आणि ("and"), Nepali's छ ("is") and पनि ("also").
+    static let devanagariWords: [(code: String, words: Set<Substring>)] = [
+        ("hi", ["है", "हैं", "और", "में", "नहीं", "था", "थी", "थे", "यह", "वह", "भी", "हम", "मैं", "गया", "गए"]),
+        ("mr", ["आहे", "आहेत", "आणि", "नाही", "होते", "होता", "मला", "पण", "आम्ही", "मी", "त्या", "केले", "झाले"]),
+        ("ne", ["छ", "छन्", "र", "पनि", "हो", "थियो", "मेरो", "भयो", "हुन्छ", "छैन", "यो", "गरें", "थिए"]),
+    ]
+
+    /// Hindi, Marathi or Nepali, by which one's `devanagariWords` show most (Hindi when none
+    /// leads: it is the most written of them).
+    static func devanagariLanguage(of text: String) -> String {
+        var counts = [Int](repeating: 0, count: devanagariWords.count)
+        for word in text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation || $0 == "।" }).prefix(500) {
+            for (index, list) in devanagariWords.enumerated() where list.words.contains(word) { counts[index] += 1 }
+        }
+        let best = counts.indices.max { counts[$0] < counts[$1] || (counts[$0] == counts[$1] && $0 > $1) } ?? 0
+        return counts[best] > 0 ? devanagariWords[best].code : "hi"
+    }
+
     /// `text` without the targets of its links and its bare URLs, which are no prose: a
     /// photo's `![](quire:media/8fa2e84d-7ee9-…)` has more Latin letters than a short
     /// Russian entry, reads as "c", "d", "e", "a" (French, Italian and Portuguese words), and

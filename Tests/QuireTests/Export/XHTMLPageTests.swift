@@ -90,6 +90,9 @@ import Testing
         #expect(TextLanguage(of: "আমি আজ বাজারে গিয়েছিলাম").code == "bn")
         #expect(TextLanguage(of: "დღეს თბილისში ვიყავი").code == "ka")
         #expect(TextLanguage(of: "Today in Delhi: आज दिल्ली में बहुत गर्मी थी और हम घर पर रहे").code == "hi")
+        // Devanagari is also Marathi's and Nepali's: their commonest words tell them.
+        #expect(TextLanguage(of: "आज सकाळी मी पुण्याला गेलो आणि खूप पाऊस होता. घरी परत आलो, मला बरे वाटत आहे.").code == "mr")
+        #expect(TextLanguage(of: "आज बिहान म काठमाडौं गएँ र त्यहाँ धेरै चिसो थियो। मेरो साथी पनि आयो।").code == "ne")
         #expect(TextLanguage(of: "Привет, мир").code == "ru")
         #expect(TextLanguage(of: "Привіт, світ").code == "uk")
         #expect(TextLanguage(of: "Hello world") == TextLanguage(code: nil, direction: "ltr"))
