@@ -65,7 +65,7 @@ package struct BookWords: Sendable {
         let n = abs(n), tens = n % 100, units = n % 10
         switch language {
         case "ja", "zh", "zh-Hant", "ko": return "other"
-        case "hi": return n <= 1 ? "one" : "other"  // CLDR: i = 0 or n = 1
+        case "hi", "fa": return n <= 1 ? "one" : "other"  // CLDR: i = 0 or n = 1
         case "fr", "pt": return n <= 1 ? "one" : "other"
         case "ru", "uk":
             if units == 1 && tens != 11 { return "one" }
