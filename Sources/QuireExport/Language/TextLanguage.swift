@@ -10,7 +10,8 @@ import QuireSupport
 /// letters are written only in traditional characters than only in simplified ones:
 /// `hanForm`; Devanagari → hi, or mr or ne when their commonest words lead).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
-/// German, Italian, Portuguese or Dutch when enough of them show, else no guess.
+/// German, Italian, Portuguese, Dutch, Polish or Turkish when enough of them show, else no
+/// guess.
 package struct TextLanguage: Equatable, Sendable {
     /// A BCP 47 tag, or nil when the script does not tell.
     package let code: String?
@@ -222,12 +223,18 @@ enum LatinWords {
         ("nl", ["de", "het", "een", "en", "is", "niet", "van", "ik", "dat", "met", "was", "vandaag", "we", "zijn", "op", "naar"]),
         ("pt", ["o", "a", "os", "as", "de", "que", "e", "é", "um", "uma", "não", "com", "para", "do", "da", "em", "foi",
                 "hoje", "muito", "mas", "eu", "no", "na", "estava", "dia"]),
+        // Polish and Turkish: words no other list has ("i", "do", "to", "de" and "da" are
+        // left out: English, Portuguese and the Romance languages write them too).
+        ("pl", ["w", "nie", "się", "z", "że", "jest", "jak", "ale", "po", "dzisiaj", "było", "był", "bardzo", "co", "już",
+                "od", "tak", "mnie", "jestem", "byłem", "byłam"]),
+        ("tr", ["ve", "bir", "bu", "için", "ile", "çok", "ama", "ben", "bugün", "gibi", "daha", "sonra", "var", "yok",
+                "çünkü", "şey", "kadar", "değil", "biz", "gittik"]),
     ]
 
     /// Each listed word's UTF-8 bytes packed into a number (none is longer than 8), with
     /// the languages whose lists hold it, one bit each.
-    static let table: [UInt64: UInt8] = {
-        var table: [UInt64: UInt8] = [:]
+    static let table: [UInt64: UInt16] = {
+        var table: [UInt64: UInt16] = [:]
         for (index, list) in lists.enumerated() {
             for word in list.words {
                 var key: UInt64 = 0

@@ -150,6 +150,8 @@ import Testing
         #expect(TextLanguage(of: "TODAY WE WENT TO THE SEA").code == "en")
         #expect(TextLanguage(of: "C'ÉTAIT TRÈS BIEN, ET NOUS…").code == "fr")
         #expect(TextLanguage(of: "Hoy—fuimos al mercado—y estaba lleno; 3pm.").code == "es")
+        #expect(TextLanguage(of: "Dzisiaj był piękny dzień. Poszliśmy nad morze i było bardzo ciepło.").code == "pl")
+        #expect(TextLanguage(of: "Bugün çok güzel bir gündü. Sahile gittik ve akşama kadar kaldık.").code == "tr")
         // Every listed word fits the 8 bytes of its key.
         #expect(LatinWords.lists.allSatisfy { $0.words.allSatisfy { $0.utf8.count <= 8 } })
         #expect(LatinWords.table.count == Set(LatinWords.lists.flatMap(\.words)).count)
