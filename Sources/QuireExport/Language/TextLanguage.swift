@@ -162,7 +162,9 @@ extension TextLanguage {
     /// leads: it is the most written of them).
     static func devanagariLanguage(of text: String) -> String {
         var counts = [Int](repeating: 0, count: devanagariWords.count)
-        for word in text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation || $0 == "।" }).prefix(500) {
+        // The danda (।) is punctuation too. Only the text's start is split, as `init` reads
+        // only its first 2,000 letters: a long entry is not split whole to read 500 words.
+        for word in text.prefix(4000).split(whereSeparator: { $0.isWhitespace || $0.isPunctuation }).prefix(500) {
             for (index, list) in devanagariWords.enumerated() where list.words.contains(word) { counts[index] += 1 }
         }
         let best = counts.indices.max { counts[$0] < counts[$1] || (counts[$0] == counts[$1] && $0 > $1) } ?? 0
