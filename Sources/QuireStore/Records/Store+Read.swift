@@ -79,7 +79,7 @@ extension Store {
             return "(" + names.map { _ in "?" }.joined(separator: ", ") + ")"
         }
         if !filter.journals.isEmpty {
-            let names = try database.cached("SELECT name FROM journals WHERE deleted = 0 ORDER BY name").rows { $0.text(0) }
+            let names = try journalNames()
             var matched: [String] = []
             for wanted in filter.journals {
                 let found = names.filter { Self.sameName($0, wanted) }
@@ -120,10 +120,15 @@ extension Store {
     /// (a new journal). For names typed on a command line; an import's or a merge's journal
     /// names are kept exactly, as each journal's id is made from its name.
     package func journalName(typed: String) throws -> String {
-        let names = try database.cached("SELECT name FROM journals WHERE deleted = 0").rows { $0.text(0) }
+        let names = try journalNames()
         guard !names.contains(where: { $0.utf8.elementsEqual(typed.utf8) }) else { return typed }
         let like = names.filter { Self.sameName($0, typed) }
         return like.count == 1 ? like[0] : typed
+    }
+
+    /// The names of the journals there are, by name.
+    private func journalNames() throws -> [String] {
+        try database.cached("SELECT name FROM journals WHERE deleted = 0 ORDER BY name").rows { $0.text(0) }
     }
 
     /// Two names one person means as one: equal once lower-cased, in any Unicode form
