@@ -11,8 +11,9 @@ struct SearchCommand: Command {
         place or the journal's name. Case and accents are ignored, and a digit is the same in
         every script (٢٠٢٥ is 2025); Russian words match in other grammatical forms (Москва
         finds Москве); Japanese, Chinese and Thai words are found inside sentences without
-        spaces, and Korean words inside their particles (서울 finds 서울에서); `word*` matches
-        words starting with "word".
+        spaces, and Korean words inside their particles (서울 finds 서울에서); a Persian word
+        is found with or without its zero-width non-joiner (میخواهم finds می‌خواهم); `word*`
+        matches words starting with "word".
         """
     static let options: [OptionSpec] = OptionSpec.filters + [
         .value("limit", "N", "at most N results, best first (default 50)"),

@@ -6,7 +6,8 @@ import Foundation
 ///   «strasse» finds «Straße» and «lodz» «Łódź»; Arabic harakat and tatweel are ignored,
 ///   and أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
 ///   Indic scripts keep their vowel signs (`isDiacritic`); every script's digits are read
-///   as ASCII ones (٢٠٢٥ is 2025);
+///   as ASCII ones (٢٠٢٥ is 2025); a soft hyphen or a zero-width (non-)joiner inside a
+///   word leaves it whole (`emitJoined`);
 /// - Han, Hiragana and Katakana, Thai, Lao, Khmer and Myanmar, written without spaces, and
 ///   Hangul, whose words carry their particles (서울에서, "in Seoul"), are indexed as
 ///   overlapping bigrams of their scalars with each scalar also indexed on its own at the
@@ -131,16 +132,22 @@ package enum QuireTokenizer {
                 if rc != 0 { return rc }
                 continue
             }
-            var ascii = true
+            var ascii = true, nonJoiners = 0
             while i < text.count {
                 let (s, n) = decode(text, at: i)
-                guard classify(s) == .word else { break }
+                if classify(s) != .word {
+                    // A joiner between two letters keeps them one word (`isJoiner`).
+                    guard isJoiner(s.value), i + n < text.count, classify(decode(text, at: i + n).0) == .word else { break }
+                    if s.value == 0x200C { nonJoiners += 1 }
+                }
                 if n > 1 { ascii = false }
                 i += n
             }
             let word = UnsafeBufferPointer(rebasing: text[start..<i])
             let rc: Int32
-            if ascii {
+            if nonJoiners > 0 {
+                rc = emitJoined(text, start..<i, mode: mode, cache: cache, emit: emit)
+            } else if ascii {
                 scratch.removeAll(keepingCapacity: true)
                 scratch.reserveCapacity(word.count)
                 for b in word { scratch.append((65...90).contains(b) ? b + 32 : b) }
@@ -151,6 +158,45 @@ package enum QuireTokenizer {
             if rc != 0 { return rc }
         }
         return 0
+    }
+
+    /// A word written with zero-width non-joiners: Persian writes می‌خواهم ("I want") and
+    /// کتاب‌ها ("books") with one between a word and its prefix or suffix, which half of its
+    /// writers type as a space or leave out. The whole word (without them) is its token, so it
+    /// is found typed either way, and in a document each part is also indexed at the same
+    /// position, so خواهم and کتاب find it too.
+    private static func emitJoined(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, mode: Mode, cache: Cache,
+                                   emit: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Int32) -> Int32 {
+        var emitted = false
+        var rc = cache.withNormalized(UnsafeBufferPointer(rebasing: text[range]), mode: mode) { token -> Int32 in
+            guard !token.isEmpty else { return 0 }
+            emitted = true
+            return emit(token, range.lowerBound, range.upperBound, false)
+        }
+        guard rc == 0, mode == .document else { return rc }
+        var from = range.lowerBound, i = range.lowerBound
+        while i <= range.upperBound {
+            let (s, n) = i < range.upperBound ? decode(text, at: i) : ("\u{200C}", 0)
+            if s.value == 0x200C {
+                let part = UnsafeBufferPointer(rebasing: text[from..<i])
+                rc = cache.withNormalized(part, mode: mode) { token -> Int32 in
+                    guard !token.isEmpty else { return 0 }
+                    defer { emitted = true }
+                    return emit(token, from, i, emitted)
+                }
+                if rc != 0 { return rc }
+                from = i + 3
+            }
+            i += max(n, 1)
+        }
+        return 0
+    }
+
+    /// Scalars that join the letters on either side into one word, and are no part of it:
+    /// the soft hyphen (an imported page's hyphenation points), the zero-width non-joiner and
+    /// joiner (they choose a letter's shape in Persian and the Indic scripts) and the word joiner.
+    static func isJoiner(_ v: UInt32) -> Bool {
+        v == 0x00AD || v == 0x200C || v == 0x200D || v == 0x2060
     }
 
     private static func emitCJK(_ text: UnsafeBufferPointer<UInt8>, _ chars: [(start: Int, end: Int)], mode: Mode,
@@ -283,6 +329,7 @@ package enum QuireTokenizer {
         for scalar in lower.decomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .nonspacingMark where isDiacritic(scalar.value), .enclosingMark: continue
+            case .format where isJoiner(scalar.value): continue
             case .decimalNumber:
                 // Every script's digits are the same number: ٢٠٢٥, ۱۴۰۲, २०२५ and ２０２５ are
                 // found by 2025 and 1402, as typed on a Latin keyboard, and the other way round.

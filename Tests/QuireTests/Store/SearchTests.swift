@@ -78,6 +78,24 @@ import Testing
         #expect(QuireTokenizer.tokens("٢٠٢٥م").map(\.text) == ["2025م"])
     }
 
+    /// Persian writes a word's prefix and suffix with a zero-width non-joiner (می‌خواهم, "I
+    /// want"; کتاب‌ها, "books") that many leave out: the word is one token without it, and
+    /// a document also indexes its parts at its position. A soft hyphen or a zero-width
+    /// joiner never cuts a word; a joiner beside no letter is a space.
+    @Test func joinersKeepAWordWhole() {
+        let doc = QuireTokenizer.tokens("می‌خواهم کتاب‌ها")
+        #expect(doc.filter { !$0.colocated }.map(\.text) == ["ميخواهم", "كتابها"])
+        #expect(doc.filter(\.colocated).map(\.text) == ["مي", "خواهم", "كتاب", "ها"])
+        #expect(doc.map(\.start) == [0, 0, 7, 18, 18, 29] && doc.map(\.end) == [17, 4, 17, 33, 26, 33])
+        for mode in [QuireTokenizer.Mode.query, .prefix] {
+            #expect(QuireTokenizer.tokens("می‌خواهم", mode: mode).map(\.text) == ["ميخواهم"])
+            #expect(QuireTokenizer.tokens("میخواهم", mode: mode).map(\.text) == ["ميخواهم"])
+        }
+        #expect(QuireTokenizer.tokens("Infor\u{AD}mation Auf\u{200C}lage").map(\.text) == ["information", "auflage", "auf", "lage"])
+        #expect(QuireTokenizer.tokens("क्\u{200D}ष").map(\.text) == ["क्ष"])
+        #expect(QuireTokenizer.tokens("a\u{200C} b \u{200C}c d\u{200C}\u{200C}e \u{AD}").map(\.text) == ["a", "b", "c", "d", "e"])
+    }
+
     @Test func byteOffsetsPointAtTheSourceText() {
         let text = "Hi Москва, 東京!"
         let bytes = Array(text.utf8)
@@ -96,7 +114,7 @@ import Testing
     func theASCIIPathMakesWhatTheScalarPathMakes(mode: QuireTokenizer.Mode) {
         let pieces: [[UInt8]] = ["a", "Z", "q", "7", "Hello", "WORLD", "mIxEd", "x9", " ", " ", ".", ",", "-", "\n", "_", "'",
                                  "é", "É", "ñ", "Canción", "Ёлка", "москве", "東京", "タワー", "كَتَبَ", "ـ", "\u{301}", "—", "«", "😀",
-                                 "café", "naïve", "İ", "ß", "Ω", "서울", "เพื่อน", "ی", "ς", "Ł", "ø"].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x82], [0x80], [0xF0, 0x9F, 0x98]]
+                                 "café", "naïve", "İ", "ß", "Ω", "서울", "เพื่อน", "ی", "ς", "Ł", "ø", "\u{AD}", "\u{200C}", "\u{200D}", "می"].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x82], [0x80], [0xF0, 0x9F, 0x98]]
         var generator = SystemRandomNumberGenerator()
         var texts: [[UInt8]] = pieces + pieces.flatMap { a in pieces.map { a + $0 } }
         for _ in 0..<2000 {
@@ -225,6 +243,13 @@ import Testing
         #expect(Store.startingOnABase("\u{0E48}x") == "\u{0E48}x" && Store.startingOnABase("…") == "…" && Store.startingOnABase("") == "")
         let persian = try store.add(NewEntry(title: "کتاب خواندم", body: "در کتابخانه‌ی شهر"))
         #expect(try found("كتاب") == [persian.id])
+        // Typed with the zero-width non-joiner, without it, or a part of the word alone.
+        let want = try store.add(NewEntry(title: "امروز", body: "می‌خواهم کتاب‌ها را بخوانم"))
+        for query in ["میخواهم", "می‌خواهم", "خواهم", "کتابها", "می‌خواهم کتاب‌ها", "میخوا*"] {
+            #expect(try found(query) == [want.id], "\(query)")
+        }
+        let part = try #require(try store.search("خواهم").first?.snippet(open: "[", close: "]"))
+        #expect(part.contains("خواهم]"), "\(part)")
         let yesterday = try store.add(NewEntry(title: "कल बारिश हुई", body: "मैंने एक किताब पढ़ी।"))
         let time = try store.add(NewEntry(title: "कुल खर्च", body: "வீட்டில் ஒரு கல் இருந்தது"))
         #expect(try found("कल") == [yesterday.id] && found("कुल") == [time.id])
