@@ -81,14 +81,7 @@ extension Store {
         if !filter.journals.isEmpty {
             let names = try journalNames()
             var matched: [String] = []
-            for wanted in filter.journals {
-                let found = names.filter { Self.sameName($0, wanted) }
-                guard !found.isEmpty else {
-                    let shown = names.prefix(12).joined(separator: ", ") + (names.count > 12 ? " and \(names.count - 12) more" : "")
-                    throw StoreError(.notFound, detail: "no journal named \"\(wanted)\"" + (names.isEmpty ? "" : " (the journals: \(shown))"))
-                }
-                matched += found
-            }
+            for wanted in filter.journals { matched += try journals(named: wanted, among: names) }
             sql += " AND j.name IN " + placeholders(matched)
         }
         if !filter.tags.isEmpty {
@@ -126,9 +119,13 @@ extension Store {
         return like.count == 1 ? like[0] : typed
     }
 
-    /// The names of the journals there are, by name.
-    private func journalNames() throws -> [String] {
-        try database.cached("SELECT name FROM journals WHERE deleted = 0 ORDER BY name").rows { $0.text(0) }
+    /// The names of the journals there are, by name: a deleted one that another device wrote
+    /// an entry in meanwhile is still there.
+    func journalNames() throws -> [String] {
+        try database.cached("""
+            SELECT name FROM journals j
+            WHERE deleted = 0 OR EXISTS (SELECT 1 FROM entries e WHERE e.journal_id = j.id AND e.deleted = 0) ORDER BY name
+            """).rows { $0.text(0) }
     }
 
     /// Two names one person means as one: equal once lower-cased, in any Unicode form
@@ -140,7 +137,7 @@ extension Store {
     /// Every tag written on any entry, each spelling once. Read a spelling at a time through
     /// the tag index (a seek past the last one found), not by visiting every row: a journal
     /// holds hundreds of tags on a hundred thousand entries.
-    private func distinctTags() throws -> [String] {
+    func distinctTags() throws -> [String] {
         let next = try database.cached("SELECT tag FROM entry_tags WHERE tag > ? ORDER BY tag LIMIT 1")
         var tags: [String] = []
         while let tag = try next.first([.text(tags.last ?? "")], { $0.text(0) }) { tags.append(tag) }

@@ -195,6 +195,14 @@ final class Writer {
         return id
     }
 
+    /// Deletes journal `name` (a tombstone that syncs), once no entry is left in it.
+    func deleteJournal(named name: String) throws {
+        let id = RecordSchema.journalID(named: name)
+        try database.cached("UPDATE journals SET deleted = 1 WHERE id = ? AND deleted = 0").run([.text(id)])
+        if database.changes > 0 { try touch(.journal, id, "deleted") }
+        journals[name] = nil
+    }
+
     // MARK: - Entries
 
     /// Writes `entry` (without its media) as the new state of its record, recording exactly

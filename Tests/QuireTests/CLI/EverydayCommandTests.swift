@@ -65,6 +65,16 @@ import Testing
         _ = try run(["edit", more, "--journal", "journal"], store)
         _ = try run(["add", "--journal", "travel", "e"], store)
         #expect(try run(["journals"], store).stdout == "3  Journal\n2  Travel\n")
+        // Renaming: a tag in any case, a journal into one that exists.
+        #expect(try run(["tags", "rename", "#SEA", "ocean"], store).stdout == "Renamed tag #Sea and #sea to #ocean (3 entries).\n")
+        #expect(try run(["tags"], store).stdout == "3  #ocean\n1  #cafe\u{301}\n1  #summer\n")
+        let merged = try JSONValue.parse(try run(["journals", "rename", "travel", "Journal", "--json"], store).stdout).object
+        #expect(merged?["from"]?.array?.compactMap(\.string) == ["Travel"] && merged?["entries"]?.integer == 2 && merged?["already"]?.integer == 3)
+        #expect(try run(["journals"], store).stdout == "5  Journal\n")
+        let gone = try QuireBinary.run(["journals", "rename", "Travel", "Trips"], store: store)
+        #expect(gone.status == 1 && gone.stderr.hasPrefix("quire: error: no journal named \"Travel\" (the journals: Journal)"), "\(gone.stderr)")
+        let unknown = try QuireBinary.run(["tags", "merge", "a", "b"], store: store)
+        #expect(unknown.status == 2 && unknown.stderr.hasPrefix("quire: error: unknown action 'merge'"), "\(unknown.stderr)")
     }
 
     /// `quire edit ID` with no option opens $EDITOR on the entry (title, blank line, text);
