@@ -22,7 +22,7 @@ package struct BookWords: Sendable {
     /// The languages with a catalogue of their own.
     package static var languages: [String] { catalogues.keys.sorted() }
 
-    /// The words for a BCP 47 tag: its own catalogue (`pt-BR` → `pt`), else English. Chinese
+    /// The words for a BCP 47 tag: its own catalogue (`pt-BR` → `pt`, `no` → `nb`), else English. Chinese
     /// is written in traditional characters (`zh-Hant`) where the tag says so or names Taiwan,
     /// Hong Kong or Macao, else in simplified ones (`zh`).
     package init(for tag: String) {
@@ -32,6 +32,7 @@ package struct BookWords: Sendable {
            !subtags.contains("hans") {
             base = "zh-Hant"
         }
+        if base == "no" || base == "nn" { base = "nb" }  // Norwegian is read in Bokmål's words
         language = Self.catalogues[base] == nil ? "en" : base
         texts = (Self.catalogues["en"] ?? [:]).merging(Self.catalogues[language] ?? [:]) { _, own in own }
     }

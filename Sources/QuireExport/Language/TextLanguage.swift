@@ -10,8 +10,8 @@ import QuireSupport
 /// letters are written only in traditional characters than only in simplified ones:
 /// `hanForm`; Devanagari → hi, or mr or ne when their commonest words lead).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
-/// German, Italian, Portuguese, Dutch, Polish or Turkish when enough of them show, else no
-/// guess.
+/// German, Italian, Portuguese, Dutch, Polish, Turkish, Swedish, Danish or Norwegian when enough
+/// of them show, else no guess.
 package struct TextLanguage: Equatable, Sendable {
     /// A BCP 47 tag, or nil when the script does not tell.
     package let code: String?
@@ -226,11 +226,21 @@ enum LatinWords {
         ("pt", ["o", "a", "os", "as", "de", "que", "e", "é", "um", "uma", "não", "com", "para", "do", "da", "em", "foi",
                 "hoje", "muito", "mas", "eu", "no", "na", "estava", "dia"]),
         // Polish and Turkish: words no other list has ("i", "do", "to", "de" and "da" are
-        // left out: English, Portuguese and the Romance languages write them too).
+        // left out: English, Portuguese and the Romance languages write them too; Turkish's
+        // "var" is the Scandinavian languages' "was").
         ("pl", ["w", "nie", "się", "z", "że", "jest", "jak", "ale", "po", "dzisiaj", "było", "był", "bardzo", "co", "już",
                 "od", "tak", "mnie", "jestem", "byłem", "byłam"]),
-        ("tr", ["ve", "bir", "bu", "için", "ile", "çok", "ama", "ben", "bugün", "gibi", "daha", "sonra", "var", "yok",
+        ("tr", ["ve", "bir", "bu", "için", "ile", "çok", "ama", "ben", "bugün", "gibi", "daha", "sonra", "yok",
                 "çünkü", "şey", "kadar", "değil", "biz", "gittik"]),
+        // Swedish, Danish and Norwegian share most of their commonest words (och is
+        // Swedish's own, but og, jeg, ikke and det are both the others'): each list holds
+        // only words the other two, and English, spell otherwise.
+        ("sv", ["och", "jag", "är", "inte", "att", "ett", "för", "också", "idag", "mycket", "hade", "hon", "någon", "när",
+                "kunde", "skulle", "vara", "sedan", "från", "vad", "honom"]),
+        ("da", ["af", "hvad", "noget", "meget", "blev", "havde", "lidt", "jer", "mere", "gik", "hende", "nogle", "fik",
+                "rigtig", "ind", "ud"]),
+        ("nb", ["ble", "hva", "noe", "mye", "hadde", "nå", "meg", "deg", "seg", "enn", "litt", "igjen", "dere", "gikk",
+                "noen", "fikk", "opp", "etter", "å"]),
     ]
 
     /// Each listed word's UTF-8 bytes packed into a number (none is longer than 8), with

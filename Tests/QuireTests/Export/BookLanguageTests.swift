@@ -34,7 +34,7 @@ import Testing
             return (String(parts[0]), String(parts[1]))
         }
         let englishBases = Set(english.keys.map { split($0).base })
-        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa"])
+        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb"])
         for language in BookWords.languages {
             let catalogue = try #require(BookWords.catalogues[language], "no catalogue for \(language)")
             let bases = Set(catalogue.keys.map { split($0).base })
@@ -81,6 +81,8 @@ import Testing
         #expect(BookWords(for: "zh").text("contents") == "目录" && BookWords(for: "zh-CN").language == "zh")
         #expect(BookWords(for: "zh-TW").text("contents") == "目錄" && BookWords(for: "zh-Hant-HK").language == "zh-Hant")
         #expect(BookWords(for: "zh-Hans-HK").language == "zh" && BookWords(for: "ko-KR").text("contents") == "차례")
+        #expect(BookWords(for: "no").language == "nb" && BookWords(for: "nn-NO").text("contents") == "Innhold")
+        #expect(BookWords(for: "sv-FI").text("entries", count: 2, formatted: "2") == "2 anteckningar" && BookWords(for: "da").text("contents") == "Indhold")
         // The PDF's Han glyph forms follow the same tag.
         #expect(BookFonts.serif("zh").contains("Noto Serif CJK SC") && BookFonts.serif("zh-TW").contains("Noto Serif CJK TC"))
         #expect(BookFonts.sans("zh-Hant").contains("Noto Sans CJK TC") && BookFonts.serif("zh-HK").contains("Noto Serif CJK HK"))
@@ -152,6 +154,16 @@ import Testing
         #expect(TextLanguage(of: "Hoy—fuimos al mercado—y estaba lleno; 3pm.").code == "es")
         #expect(TextLanguage(of: "Dzisiaj był piękny dzień. Poszliśmy nad morze i było bardzo ciepło.").code == "pl")
         #expect(TextLanguage(of: "Bugün çok güzel bir gündü. Sahile gittik ve akşama kadar kaldık.").code == "tr")
+        // The Scandinavian three, by the words each spells its own way.
+        #expect(TextLanguage(of: "Idag var vi vid havet och jag badade. Det var inte så kallt som jag trodde.").code == "sv")
+        #expect(TextLanguage(of: "I dag var vi ved havet, og jeg badede. Det var ikke så koldt, som jeg havde troet, men vandet var lidt uroligt.").code == "da")
+        #expect(TextLanguage(of: "I dag var vi ved sjøen, og jeg badet. Det var ikke så kaldt som jeg hadde trodd, men vannet var litt urolig.").code == "nb")
+        #expect(TextLanguage(of: "Og så var det ikke mer å si.").code == nil, "one word of one list tells nothing")
+        let day = [("sv", "Vi tog tåget till Göteborg i morse. Det regnade hela dagen, så vi gick på museum och fick en kopp kaffe efteråt. Jag hade glömt mitt paraply, men det gjorde inte så mycket."),
+                   ("da", "Vi tog toget til Aarhus i morges. Det regnede hele dagen, så vi gik på museum og fik en kop kaffe bagefter. Jeg havde glemt min paraply, men det gjorde ikke så meget."),
+                   ("nb", "Vi tok toget til Bergen i morges. Det regnet hele dagen, så vi gikk på museum og fikk en kopp kaffe etterpå. Jeg hadde glemt paraplyen, men det gjorde ikke så mye.")]
+        for (code, text) in day { #expect(TextLanguage(of: text).code == code, "\(text)") }
+        #expect(TextLanguage(of: "At the end of the day her dog was not tired, and we went home.").code == "en")
         // Every listed word fits the 8 bytes of its key.
         #expect(LatinWords.lists.allSatisfy { $0.words.allSatisfy { $0.utf8.count <= 8 } })
         #expect(LatinWords.table.count == Set(LatinWords.lists.flatMap(\.words)).count)
