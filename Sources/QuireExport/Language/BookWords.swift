@@ -80,6 +80,9 @@ package struct BookWords: Sendable {
             default: return (3...10).contains(tens) ? "few" : (11...99).contains(tens) ? "many" : "other"
             }
         case "he": return n == 1 ? "one" : n == 2 ? "two" : "other"
+        case "pl":  // CLDR: 1 alone is one (21 is many), as few takes 2–4 but not 12–14
+            if n == 1 { return "one" }
+            return (2...4).contains(units) && !(12...14).contains(tens) ? "few" : "many"
         default: return n == 1 ? "one" : "other"
         }
     }

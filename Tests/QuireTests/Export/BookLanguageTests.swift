@@ -34,7 +34,7 @@ import Testing
             return (String(parts[0]), String(parts[1]))
         }
         let englishBases = Set(english.keys.map { split($0).base })
-        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb"])
+        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb", "pl", "tr", "el"])
         for language in BookWords.languages {
             let catalogue = try #require(BookWords.catalogues[language], "no catalogue for \(language)")
             let bases = Set(catalogue.keys.map { split($0).base })
@@ -82,6 +82,11 @@ import Testing
         #expect(BookWords(for: "zh-TW").text("contents") == "目錄" && BookWords(for: "zh-Hant-HK").language == "zh-Hant")
         #expect(BookWords(for: "zh-Hans-HK").language == "zh" && BookWords(for: "ko-KR").text("contents") == "차례")
         #expect(BookWords(for: "no").language == "nb" && BookWords(for: "nn-NO").text("contents") == "Innhold")
+        // Polish counts 1 as one, 2–4 as few (but not 12–14), the rest as many.
+        let polish = BookWords(for: "pl-PL")
+        #expect([1, 2, 5, 12, 21, 22, 112, 0].map { polish.text("entries", count: $0, formatted: String($0)) }
+                == ["1 wpis", "2 wpisy", "5 wpisów", "12 wpisów", "21 wpisów", "22 wpisy", "112 wpisów", "0 wpisów"])
+        #expect(BookWords(for: "tr").text("contents") == "İçindekiler" && BookWords(for: "el-GR").text("entries", count: 3, formatted: "3") == "3 καταχωρίσεις")
         #expect(BookWords(for: "sv-FI").text("entries", count: 2, formatted: "2") == "2 anteckningar" && BookWords(for: "da").text("contents") == "Indhold")
         // The PDF's Han glyph forms follow the same tag.
         #expect(BookFonts.serif("zh").contains("Noto Serif CJK SC") && BookFonts.serif("zh-TW").contains("Noto Serif CJK TC"))
