@@ -18,7 +18,7 @@ struct TagsCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         if try Renaming.wanted(arguments) {
             let names = try arguments.positionals("rename", "OLD", "NEW")
-            let renamed = try context.openStore().renameTag(names[1], to: names[2])
+            let renamed = try context.openStore().renameTag(names[1], to: names[2], progress: context.progress("renaming"))
             return Renaming.show(renamed, what: "tag", prefix: "#", arguments, context)
         }
         let store = try context.openStore(reading: true)
@@ -43,7 +43,7 @@ struct JournalsCommand: Command {
     static func run(_ arguments: Arguments, context: Context) throws {
         if try Renaming.wanted(arguments) {
             let names = try arguments.positionals("rename", "OLD", "NEW")
-            let renamed = try context.openStore().renameJournal(names[1], to: names[2])
+            let renamed = try context.openStore().renameJournal(names[1], to: names[2], progress: context.progress("renaming"))
             return Renaming.show(renamed, what: "journal", prefix: "", arguments, context)
         }
         let store = try context.openStore(reading: true)

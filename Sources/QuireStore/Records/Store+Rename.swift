@@ -20,7 +20,7 @@ extension Store {
     /// Each entry's change syncs as `edit --journal` does; the journals left empty are deleted.
     /// One transaction.
     /// - Throws: `.notFound` when no journal is named `old`, `.invalid` for a bad new name.
-    public func renameJournal(_ old: String, to new: String) throws -> Renamed {
+    public func renameJournal(_ old: String, to new: String, progress: ProgressHandler? = nil) throws -> Renamed {
         let names = try journalNames()
         let from = try journals(named: old, among: names)
         var target = try Self.cleanName(new, what: "journal name")
@@ -29,13 +29,7 @@ extension Store {
         let already = try liveEntries(inJournals: [target]).count
         return try write { writer in
             let ids = try liveEntries(inJournals: moving)
-            for id in ids {
-                guard let stored = try storedEntry(id: id) else { continue }
-                var entry = stored.entry
-                entry.journal = target
-                entry.modified = Timestamp.now(clock: clock.now)
-                try writer.save(entry, previous: stored)
-            }
+            try change(ids, with: writer, progress: progress) { entry in entry.journal = target }
             for name in moving { try writer.deleteJournal(named: name) }
             return Renamed(from: moving, to: target, entries: ids.count, alreadyThere: already)
         }
@@ -45,7 +39,7 @@ extension Store {
     /// carries it; an entry that also carries `new` keeps it once. Syncs as `edit
     /// --remove-tag/--add-tag` does. One transaction.
     /// - Throws: `.notFound` when no entry carries `old`, `.invalid` for a bad new tag.
-    public func renameTag(_ old: String, to new: String) throws -> Renamed {
+    public func renameTag(_ old: String, to new: String, progress: ProgressHandler? = nil) throws -> Renamed {
         let wanted = try Self.typedTag(old)
         let target = try Self.cleanName(Self.typedTag(new), what: "tag")
         let from = try distinctTags().filter { Self.sameName($0, wanted) }
@@ -57,15 +51,25 @@ extension Store {
         return try write { writer in
             let ids = try liveEntries(taggedWith: moving)
             let gone = Set(moving)
-            for id in ids {
-                guard let stored = try storedEntry(id: id) else { continue }
-                var entry = stored.entry
+            try change(ids, with: writer, progress: progress) { entry in
                 entry.tags = try Self.cleanTags(entry.tags.filter { !gone.contains($0) } + [target])
-                entry.modified = Timestamp.now(clock: clock.now)
-                try writer.save(entry, previous: stored)
             }
             return Renamed(from: moving, to: target, entries: ids.count, alreadyThere: already)
         }
+    }
+
+    /// Applies `body` to each entry of `ids` and saves it as an edit does (every entry
+    /// reindexed: some 0.2 ms each), telling `progress` every 500.
+    private func change(_ ids: [String], with writer: Writer, progress: ProgressHandler?, _ body: (inout Entry) throws -> Void) throws {
+        for (done, id) in ids.enumerated() {
+            if done % 500 == 0 { progress?(Int64(done), Int64(ids.count)) }
+            guard let stored = try storedEntry(id: id) else { continue }
+            var entry = stored.entry
+            try body(&entry)
+            entry.modified = Timestamp.now(clock: clock.now)
+            try writer.save(entry, previous: stored)
+        }
+        if !ids.isEmpty { progress?(Int64(ids.count), Int64(ids.count)) }
     }
 
     /// The journals among `names` that `wanted` names, as a filter matches them.
