@@ -216,7 +216,7 @@ extension OptionSpec {
     ]
     static let filters: [OptionSpec] = [
         repeated("journal", "J", "only entries of journal J, case ignored (repeat for several)"),
-        repeated("tag", "T", "only entries with tag T, case ignored (repeat: all of them)"),
+        repeated("tag", "T", "only entries with tag T or a tag nested in it (T/…), case ignored (repeat: all of them)"),
         value("from", "DATE", "created at or after DATE (RFC 3339, YYYY-MM-DD, or words: yesterday, last monday)"),
         value("to", "DATE", "created at or before DATE (a bare date or a day's name includes that whole day)"),
     ]

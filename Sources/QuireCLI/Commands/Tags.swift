@@ -11,9 +11,10 @@ struct TagsCommand: Command {
 
         Most used first. `quire list --tag T` shows the entries of one.
         rename: every entry tagged OLD (in any case: #Travel and #travel are one tag) is
-        tagged NEW instead; to a tag that exists, the two become one. Syncs like an edit.
+        tagged NEW instead, and a tag nested in OLD moves with it (#travel/italy becomes
+        #trips/italy); to a tag that exists, the two become one. Syncs like an edit.
         """
-    static let options: [OptionSpec] = [.flag("json", "a JSON array of {\"tag\", \"entries\"}; rename: {\"from\", \"to\", \"entries\", \"already\"}")]
+    static let options: [OptionSpec] = [.flag("json", "a JSON array of {\"tag\", \"entries\"}; rename: {\"from\", \"to\", \"entries\", \"already\", \"nested\"}")]
 
     static func run(_ arguments: Arguments, context: Context) throws {
         if try Renaming.wanted(arguments) {
@@ -63,15 +64,23 @@ enum Renaming {
     static func show(_ renamed: Renamed, what: String, prefix: String, _ arguments: Arguments, _ context: Context) {
         if arguments.flag("json") {
             var json = JSONOutput()
+            let nested = renamed.nested.sorted { $0.key < $1.key }.map { [("from", JSONOutput.Value.string($0.key)), ("to", .string($0.value))] }
             json.object([("from", .strings(renamed.from)), ("to", .string(renamed.to)), ("entries", .int(renamed.entries)),
-                         ("already", .int(renamed.alreadyThere))])
+                         ("already", .int(renamed.alreadyThere)), ("nested", .objects(nested))])
             return context.print(json.text)
         }
         let to = prefix + renamed.to
-        guard !renamed.from.isEmpty else { return context.print("Nothing to rename: the \(what) is already \(to).") }
-        let from = renamed.from.map { prefix + $0 }.joined(separator: " and ")
+        guard !renamed.from.isEmpty || !renamed.nested.isEmpty else { return context.print("Nothing to rename: the \(what) is already \(to).") }
         let entries = renamed.entries == 1 ? "1 entry" : "\(renamed.entries) entries"
-        var line = "Renamed \(what) \(from) to \(to) (\(entries))"
+        var line: String
+        if renamed.from.isEmpty {  // only tags nested in the one named
+            line = "Renamed " + renamed.nested.sorted { $0.key < $1.key }.map { "\(prefix)\($0.key) to \(prefix)\($0.value)" }
+                .joined(separator: ", ") + " (\(entries))"
+        } else {
+            var from = renamed.from.map { prefix + $0 }.joined(separator: " and ")
+            if !renamed.nested.isEmpty { from += renamed.nested.count == 1 ? " and 1 tag nested in it" : " and \(renamed.nested.count) tags nested in it" }
+            line = "Renamed \(what) \(from) to \(to) (\(entries))"
+        }
         if renamed.alreadyThere > 0 {
             line += "; \(renamed.alreadyThere) " + (what == "tag" ? "already had \(to)" : renamed.alreadyThere == 1 ? "was in \(to) already" : "were in \(to) already")
         }

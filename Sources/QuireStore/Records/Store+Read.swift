@@ -87,7 +87,7 @@ extension Store {
         if !filter.tags.isEmpty {
             let known = try distinctTags()
             for tag in filter.tags {
-                let forms = known.filter { Self.sameName($0, tag) }
+                let forms = known.filter { Self.isTag($0, within: tag) }
                 sql += forms.isEmpty ? " AND 0" : " AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.id AND t.tag IN " + placeholders(forms) + ")"
             }
         }
@@ -132,6 +132,12 @@ extension Store {
     /// (Swift compares strings by canonical equivalence).
     static func sameName(_ a: String, _ b: String) -> Bool {
         a == b || a.lowercased() == b.lowercased()
+    }
+
+    /// Whether `tag` is `wanted` (as `sameName` takes it) or nested in it, as Obsidian nests
+    /// tags: #travel/italy is a #travel tag too.
+    static func isTag(_ tag: String, within wanted: String) -> Bool {
+        sameName(tag, wanted) || tag.lowercased().hasPrefix(wanted.lowercased() + "/")
     }
 
     /// Every tag written on any entry, each spelling once. Read a spelling at a time through

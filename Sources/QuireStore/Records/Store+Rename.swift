@@ -10,6 +10,9 @@ public struct Renamed: Sendable, Equatable {
     public var entries: Int
     /// Entries that already had the new name (a merge into an existing journal or tag).
     public var alreadyThere: Int
+    /// Tags nested in the renamed one that moved with it, old name to new
+    /// (`travel/italy` → `trips/italy`).
+    public var nested: [String: String] = [:]
 }
 
 extension Store {
@@ -36,25 +39,32 @@ extension Store {
     }
 
     /// Renames tag `old` (`#old` or `@old` as typed, any case) to `new` on every entry that
-    /// carries it; an entry that also carries `new` keeps it once. Syncs as `edit
+    /// carries it, and the tags nested in it with it (`travel/italy` becomes `trips/italy`);
+    /// an entry that also carries `new` keeps it once. Syncs as `edit
     /// --remove-tag/--add-tag` does. One transaction.
     /// - Throws: `.notFound` when no entry carries `old`, `.invalid` for a bad new tag.
     public func renameTag(_ old: String, to new: String, progress: ProgressHandler? = nil) throws -> Renamed {
         let wanted = try Self.typedTag(old)
         let target = try Self.cleanName(Self.typedTag(new), what: "tag")
-        let from = try distinctTags().filter { Self.sameName($0, wanted) }
-        guard !from.isEmpty else {
+        var renamed: [String: String] = [:]  // each tag that goes, and what it becomes
+        for tag in try distinctTags() where Self.isTag(tag, within: wanted) {
+            // A nested tag keeps what follows its parent: after the parent's characters and "/".
+            let nested = Self.sameName(tag, wanted) ? "" : String(tag.dropFirst(wanted.count))
+            renamed[tag] = try Self.cleanName(target + nested, what: "tag")
+        }
+        guard !renamed.isEmpty else {
             throw StoreError(.notFound, detail: "no entry is tagged #\(wanted)")
         }
-        let moving = from.filter { !$0.utf8.elementsEqual(target.utf8) }
+        renamed = renamed.filter { !$0.key.utf8.elementsEqual($0.value.utf8) }
+        let moving = renamed.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let already = try liveEntries(taggedWith: [target]).count
         return try write { writer in
             let ids = try liveEntries(taggedWith: moving)
-            let gone = Set(moving)
             try change(ids, with: writer, progress: progress) { entry in
-                entry.tags = try Self.cleanTags(entry.tags.filter { !gone.contains($0) } + [target])
+                entry.tags = try Self.cleanTags(entry.tags.map { renamed[$0] ?? $0 })
             }
-            return Renamed(from: moving, to: target, entries: ids.count, alreadyThere: already)
+            return Renamed(from: moving.filter { Self.sameName($0, wanted) }, to: target, entries: ids.count, alreadyThere: already,
+                           nested: renamed.filter { !Self.sameName($0.key, wanted) })
         }
     }
 

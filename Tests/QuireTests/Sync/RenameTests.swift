@@ -70,6 +70,27 @@ import Testing
         #expect(try b.entries(matching: EntryFilter(tags: ["Sea"])).isEmpty && b.entries(matching: EntryFilter(tags: ["OCEAN"])).count == 2)
     }
 
+    /// Obsidian nests tags: #travel/italy is a #travel tag. `--tag travel` finds it, and
+    /// renaming #travel takes it along (#trips/italy); #travelling is no #travel tag.
+    @Test func nestedTagsAreFoundByTheirParentAndMoveWithIt() throws {
+        let world = try SyncWorld(devices: 1)
+        let a = world.stores[0]
+        let italy = try a.add(NewEntry(title: "Rome", tags: ["Travel/Italy"]))
+        let madrid = try a.add(NewEntry(title: "Madrid", tags: ["travel/spain/madrid", "food"]))
+        let plain = try a.add(NewEntry(title: "Train", tags: ["travel"]))
+        let other = try a.add(NewEntry(title: "Walk", tags: ["travelling"]))
+        func found(_ tag: String) throws -> [String] { try a.entries(matching: EntryFilter(tags: [tag])).map(\.id).sorted() }
+        #expect(try found("travel") == [italy.id, madrid.id, plain.id].sorted())
+        #expect(try found("TRAVEL/spain") == [madrid.id] && found("travel/ital").isEmpty && found("spain").isEmpty)
+        let renamed = try a.renameTag("travel", to: "trips")
+        #expect(renamed.from == ["travel"] && renamed.entries == 3)
+        #expect(renamed.nested == ["Travel/Italy": "trips/Italy", "travel/spain/madrid": "trips/spain/madrid"])
+        #expect(try a.entry(id: italy.id)?.tags == ["trips/Italy"] && a.entry(id: madrid.id)?.tags == ["food", "trips/spain/madrid"])
+        #expect(try a.entry(id: other.id)?.tags == ["travelling"] && found("travel").isEmpty)
+        #expect(try a.renameTag("trips/spain", to: "spain").nested == ["trips/spain/madrid": "spain/madrid"])
+        #expect(try found("spain") == [madrid.id])
+    }
+
     @Test func aRefusedRenameWritesNothing() throws {
         let world = try SyncWorld(devices: 1)
         let a = world.stores[0]
