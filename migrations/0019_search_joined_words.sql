@@ -3,8 +3,10 @@
 -- non-joiner that half of its writers leave out or type as a space: a search for میخواهم
 -- found nothing. A word is now one token with those left out, and in a document each part
 -- of a word with non-joiners is also indexed at its position (خواهم still finds it); an
--- imported page's soft hyphens no longer cut its words in two. As for migrations/0017, FTS5
--- deletes a row's terms by tokenizing its text again, so the index is built again, whole.
+-- imported page's soft hyphens no longer cut its words in two. Arabic-script words lose
+-- the article and "and" in front and their commonest endings (Lucene's light stemmer): a
+-- search for مدرسة ("school") found المدرسة ("the school") nowhere. As for migrations/0017,
+-- FTS5 deletes a row's terms by tokenizing its text again, so the index is built again, whole.
 
 DROP TABLE search;
 CREATE VIRTUAL TABLE search USING fts5(title, body, transcripts, tags, place, tokenize = 'quire', prefix = '3');

@@ -4,7 +4,8 @@ import Foundation
 /// - letters and digits form words; Latin, Greek and Arabic words are folded for case and
 ///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς,
 ///   «strasse» finds «Straße» and «lodz» «Łódź»; Arabic harakat and tatweel are ignored,
-///   and أ/إ/آ match ا), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
+///   and أ/إ/آ match ا; Arabic-script words lose their article and commonest endings:
+///   `arabicStem`), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
 ///   Indic scripts keep their vowel signs (`isDiacritic`); every script's digits are read
 ///   as ASCII ones (٢٠٢٥ is 2025); a soft hyphen or a zero-width (non-)joiner inside a
 ///   word leaves it whole (`emitJoined`);
@@ -347,8 +348,33 @@ package enum QuireTokenizer {
                 }
             }
         }
+        if let first = scalars.first, (0x0621...0x064A).contains(first.value) || (0x0671...0x06D3).contains(first.value) {
+            return String(String.UnicodeScalarView(arabicStem(Array(scalars), mode: mode))).precomposedStringWithCanonicalMapping
+        }
         return String(scalars).precomposedStringWithCanonicalMapping
     }
+
+    /// An Arabic-script word without its article and conjunction in front and its commonest
+    /// endings (Larkey's light stemmer, as Lucene's ArabicStemmer applies it, on letters
+    /// already folded: ة is ه, ى is ي): المدرسة ("the school") and مدرسة meet at مدرس, and
+    /// a search for كتاب finds الكتاب, وكتاب and كتابها (Persian's کتاب‌ها, "books", too).
+    /// A prefix query (`المدر*`) loses only the article, so what it keeps still begins the
+    /// stored stems.
+    static func arabicStem(_ word: [Unicode.Scalar], mode: Mode) -> [Unicode.Scalar] {
+        var word = word[...]
+        for prefix in arabicPrefixes where word.count >= (prefix.count == 1 ? 4 : prefix.count + 2) && word.starts(with: prefix) {
+            word = word.dropFirst(prefix.count)
+            break
+        }
+        guard mode != .prefix else { return Array(word) }
+        for suffix in arabicSuffixes where word.count >= suffix.count + 2 && word.reversed().starts(with: suffix.reversed()) {
+            word = word.dropLast(suffix.count)
+        }
+        return Array(word)
+    }
+
+    static let arabicPrefixes: [[Unicode.Scalar]] = ["ال", "وال", "بال", "كال", "فال", "لل", "و"].map { Array($0.unicodeScalars) }
+    static let arabicSuffixes: [[Unicode.Scalar]] = ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"].map { Array($0.unicodeScalars) }
 
     /// Marks a word is found without: Latin's and Greek's accents (after decomposition),
     /// Hebrew's points, Arabic's harakat, and the nukta of the Indic scripts (ज़ is typed as
