@@ -65,7 +65,7 @@ package struct BookWords: Sendable {
     package static func pluralCategory(_ n: Int, language: String) -> String {
         let n = abs(n), tens = n % 100, units = n % 10
         switch language {
-        case "ja", "zh", "zh-Hant", "ko": return "other"
+        case "ja", "zh", "zh-Hant", "ko", "vi", "id": return "other"
         case "hi", "fa": return n <= 1 ? "one" : "other"  // CLDR: i = 0 or n = 1
         case "fr", "pt": return n <= 1 ? "one" : "other"
         case "ru", "uk":

@@ -10,8 +10,8 @@ import QuireSupport
 /// letters are written only in traditional characters than only in simplified ones:
 /// `hanForm`; Devanagari → hi, or mr or ne when their commonest words lead).
 /// Latin text is told by its commonest short words (`LatinWords`): English, Spanish, French,
-/// German, Italian, Portuguese, Dutch, Polish, Turkish, Swedish, Danish or Norwegian when enough
-/// of them show, else no guess.
+/// German, Italian, Portuguese, Dutch, Polish, Turkish, Swedish, Danish, Norwegian,
+/// Vietnamese or Indonesian when enough of them show, else no guess.
 package struct TextLanguage: Equatable, Sendable {
     /// A BCP 47 tag, or nil when the script does not tell.
     package let code: String?
@@ -241,6 +241,11 @@ enum LatinWords {
                 "rigtig", "ind", "ud"]),
         ("nb", ["ble", "hva", "noe", "mye", "hadde", "nå", "meg", "deg", "seg", "enn", "litt", "igjen", "dere", "gikk",
                 "noen", "fikk", "opp", "etter", "å"]),
+        // Vietnamese (its tone marks make its words its own; là is French too) and Indonesian.
+        ("vi", ["và", "của", "có", "không", "được", "một", "những", "các", "cho", "này", "đã", "với", "người", "tôi",
+                "chúng", "hôm", "rất", "đi", "lại", "ở", "ăn", "nhiều", "đến"]),
+        ("id", ["dan", "yang", "ini", "itu", "dengan", "untuk", "tidak", "saya", "dari", "hari", "sangat", "kami", "kita",
+                "ada", "akan", "sudah", "juga", "tapi", "karena", "pergi", "kemarin", "bisa", "lagi", "sekali"]),
     ]
 
     /// Each listed word's UTF-8 bytes packed into a number (none is longer than 8), with

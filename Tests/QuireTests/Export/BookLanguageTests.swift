@@ -34,7 +34,7 @@ import Testing
             return (String(parts[0]), String(parts[1]))
         }
         let englishBases = Set(english.keys.map { split($0).base })
-        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb", "pl", "tr", "el"])
+        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb", "pl", "tr", "el", "vi", "id"])
         for language in BookWords.languages {
             let catalogue = try #require(BookWords.catalogues[language], "no catalogue for \(language)")
             let bases = Set(catalogue.keys.map { split($0).base })
@@ -168,6 +168,10 @@ import Testing
                    ("da", "Vi tog toget til Aarhus i morges. Det regnede hele dagen, så vi gik på museum og fik en kop kaffe bagefter. Jeg havde glemt min paraply, men det gjorde ikke så meget."),
                    ("nb", "Vi tok toget til Bergen i morges. Det regnet hele dagen, så vi gikk på museum og fikk en kopp kaffe etterpå. Jeg hadde glemt paraplyen, men det gjorde ikke så mye.")]
         for (code, text) in day { #expect(TextLanguage(of: text).code == code, "\(text)") }
+        #expect(TextLanguage(of: "Hôm nay tôi đi biển với gia đình. Trời rất đẹp và chúng tôi đã ăn hải sản.").code == "vi")
+        #expect(TextLanguage(of: "Hari ini saya pergi ke pantai dengan keluarga. Cuacanya sangat cerah dan kami makan ikan bakar.").code == "id")
+        #expect(TextLanguage(of: "Là, il y avait une petite maison et nous étions très contents.").code == "fr")
+        #expect(BookWords(for: "vi-VN").text("entries", count: 1, formatted: "1") == "1 mục" && BookWords(for: "id").text("contents") == "Daftar Isi")
         #expect(TextLanguage(of: "At the end of the day her dog was not tired, and we went home.").code == "en")
         // Every listed word fits the 8 bytes of its key.
         #expect(LatinWords.lists.allSatisfy { $0.words.allSatisfy { $0.utf8.count <= 8 } })
