@@ -20,7 +20,7 @@ struct AddCommand: Command {
         .value("journal", "J", "journal to add to (default \"Journal\"); case ignored where it exists"),
         .value("title", "T", "title"),
         .value("date", "DATE", "when it happened: RFC 3339, YYYY-MM-DD or words (default now)"),
-        .repeated("tag", "T", "a tag; repeat for more"),
+        .repeated("tag", "T", "a tag; repeat for more; case ignored where it exists"),
         .flag("star", "mark the entry starred"),
         .flag("tags-from-text", "also tag the entry with the @tags and #tags written in its text (as jrnl does)"),
         .value("body", "TEXT", "the text"),
@@ -43,8 +43,8 @@ struct AddCommand: Command {
         if arguments.flag("tags-from-text") { tags += Store.tags(inText: title + "\n" + body) }
         let store = try context.openStore(create: true)
         let journal = try arguments.value("journal").map { try store.journalName(typed: $0) } ?? Store.defaultJournal
-        let entry = try store.add(NewEntry(journal: journal, title: title,
-                                           body: body, created: created, tags: tags, starred: arguments.flag("star")))
+        let entry = try store.add(NewEntry(journal: journal, title: title, body: body, created: created,
+                                           tags: try tags.map { try store.tagName(typed: $0) }, starred: arguments.flag("star")))
         context.print(entry.id)
         if context.stderrIsTerminal {
             context.printError("Added to \(entry.journal), \(Format.forPeople(entry.created)) (id \(Format.short(entry.id))).")

@@ -24,8 +24,8 @@ struct EditCommand: Command {
         .value("body-file", "F", "the new text from F (- for standard input)"),
         .value("date", "D", "when it happened: RFC 3339, YYYY-MM-DD or words (yesterday)"),
         .value("journal", "J", "move it to journal J; case ignored where it exists"),
-        .repeated("add-tag", "T", "add tag T; repeat for more"),
-        .repeated("remove-tag", "T", "remove tag T; repeat for more"),
+        .repeated("add-tag", "T", "add tag T; repeat for more; case ignored where it exists"),
+        .repeated("remove-tag", "T", "remove tag T, in any case; repeat for more"),
         .flag("star", "mark it starred"),
         .flag("unstar", "mark it not starred"),
     ]
@@ -40,7 +40,7 @@ struct EditCommand: Command {
         let entryID = try Options.entryID(id, in: store)
         guard let before = try store.entry(id: entryID) else { throw CLIError.failure("no entry with id \(id)", hint: nil) }
         var edit = EntryEdit(title: arguments.value("title"), body: body, created: created, journal: journal,
-                             addTags: arguments.all("add-tag"), removeTags: arguments.all("remove-tag"),
+                             addTags: try arguments.all("add-tag").map { try store.tagName(typed: $0) }, removeTags: arguments.all("remove-tag"),
                              starred: arguments.flag("star") ? true : arguments.flag("unstar") ? false : nil)
         if arguments.given.isEmpty {
             guard let (title, text) = try EditorSession(context: context, store: store).edit(before) else {

@@ -73,6 +73,13 @@ extension Store {
         return trimmed
     }
 
+    /// `names` with each one `sameName` takes as an earlier one left out.
+    static func distinctNames(_ names: [String]) -> [String] {
+        var kept: [String] = []
+        for name in names where !kept.contains(where: { sameName($0, name) }) { kept.append(name) }
+        return kept
+    }
+
     static func cleanTags(_ tags: [String]) throws -> [String] {
         Array(Set(try tags.map { try cleanName($0, what: "tag") })).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
@@ -127,7 +134,8 @@ extension Store {
         try Self.checkLocation(new.location)
         let entry = Entry(id: StableID.random(), journal: try Self.cleanName(new.journal, what: "journal name"),
                           title: new.title, body: new.body, created: created, modified: now,
-                          tags: try Self.cleanTags(new.tags.map(Self.typedTag)), starred: new.starred, location: new.location, media: [])
+                          tags: try Self.cleanTags(Self.distinctNames(new.tags.map(Self.typedTag))), starred: new.starred,
+                          location: new.location, media: [])
         try write { try $0.save(entry, previous: nil) }
         return entry
     }
@@ -147,8 +155,11 @@ extension Store {
             if let created = edit.created { entry.created = created }
             if let journal = edit.journal { entry.journal = try Self.cleanName(journal, what: "journal name") }
             if let starred = edit.starred { entry.starred = starred }
-            let removed = Set(try edit.removeTags.map(Self.typedTag) + edit.removeTags.map { try Self.cleanName($0, what: "tag") })
-            entry.tags = try Self.cleanTags(entry.tags.filter { !removed.contains($0) } + edit.addTags.map(Self.typedTag))
+            // A tag is removed, and is not added twice, in any case or Unicode form: #Travel
+            // is the tag travel, as filters take it.
+            let removed = try edit.removeTags.map(Self.typedTag) + edit.removeTags.map { try Self.cleanName($0, what: "tag") }
+            entry.tags = entry.tags.filter { tag in !removed.contains { Self.sameName($0, tag) } }
+            entry.tags = try Self.cleanTags(Self.distinctNames(entry.tags + edit.addTags.map(Self.typedTag)))
             guard entry != stored.entry else { return entry }
             entry.modified = Timestamp.now(clock: clock.now)
             try writer.save(entry, previous: stored)

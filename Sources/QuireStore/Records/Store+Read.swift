@@ -119,6 +119,16 @@ extension Store {
         return like.count == 1 ? like[0] : typed
     }
 
+    /// The tag a person means by `typed` (`#Travel`, `travel`): a tag written in another case
+    /// or Unicode form when it is the only such one, else `typed` as it is (a new tag); as
+    /// `journalName(typed:)` does for journals.
+    package func tagName(typed: String) throws -> String {
+        let name = try Self.typedTag(typed)
+        if try database.cached("SELECT 1 FROM entry_tags WHERE tag = ? LIMIT 1").first([.text(name)], { _ in true }) == true { return name }
+        let like = try distinctTags().filter { Self.sameName($0, name) }
+        return like.count == 1 ? like[0] : name
+    }
+
     /// The names of the journals there are, by name: a deleted one that another device wrote
     /// an entry in meanwhile is still there.
     func journalNames() throws -> [String] {
