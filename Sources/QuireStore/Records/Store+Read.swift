@@ -113,9 +113,14 @@ extension Store {
     /// (a new journal). For names typed on a command line; an import's or a merge's journal
     /// names are kept exactly, as each journal's id is made from its name.
     package func journalName(typed: String) throws -> String {
-        let names = try journalNames()
+        Self.spelling(typed, among: try journalNames())
+    }
+
+    /// The one of `names` that `typed` means in another case or Unicode form, when it is the
+    /// only such one; else `typed` (it is one of them as written, or a new name).
+    static func spelling(_ typed: String, among names: [String]) -> String {
         guard !names.contains(where: { $0.utf8.elementsEqual(typed.utf8) }) else { return typed }
-        let like = names.filter { Self.sameName($0, typed) }
+        let like = names.filter { sameName($0, typed) }
         return like.count == 1 ? like[0] : typed
     }
 
@@ -125,8 +130,7 @@ extension Store {
     package func tagName(typed: String) throws -> String {
         let name = try Self.typedTag(typed)
         if try database.cached("SELECT 1 FROM entry_tags WHERE tag = ? LIMIT 1").first([.text(name)], { _ in true }) == true { return name }
-        let like = try distinctTags().filter { Self.sameName($0, name) }
-        return like.count == 1 ? like[0] : name
+        return Self.spelling(name, among: try distinctTags())
     }
 
     /// The names of the journals there are, by name: a deleted one that another device wrote

@@ -45,9 +45,13 @@ extension Store {
     /// - Throws: `.notFound` when no entry carries `old`, `.invalid` for a bad new tag.
     public func renameTag(_ old: String, to new: String, progress: ProgressHandler? = nil) throws -> Renamed {
         let wanted = try Self.typedTag(old)
-        let target = try Self.cleanName(Self.typedTag(new), what: "tag")
+        let tags = try distinctTags()
+        var target = try Self.typedTag(new)
+        // A new name in another case than a tag there is, is that tag (unless it is the case
+        // of the renamed one being changed).
+        if !Self.sameName(target, wanted) { target = Self.spelling(target, among: tags) }
         var renamed: [String: String] = [:]  // each tag that goes, and what it becomes
-        for tag in try distinctTags() where Self.isTag(tag, within: wanted) {
+        for tag in tags where Self.isTag(tag, within: wanted) {
             // A nested tag keeps what follows its parent: after the parent's characters and "/".
             let nested = Self.sameName(tag, wanted) ? "" : String(tag.dropFirst(wanted.count))
             renamed[tag] = try Self.cleanName(target + nested, what: "tag")
@@ -61,7 +65,8 @@ extension Store {
         return try write { writer in
             let ids = try liveEntries(taggedWith: moving)
             try change(ids, with: writer, progress: progress) { entry in
-                entry.tags = try Self.cleanTags(entry.tags.map { renamed[$0] ?? $0 })
+                // The new names first: where the entry had one already in another case, it goes.
+                entry.tags = try Self.cleanTags(Self.distinctNames(entry.tags.compactMap { renamed[$0] } + entry.tags.filter { renamed[$0] == nil }))
             }
             return Renamed(from: moving.filter { Self.sameName($0, wanted) }, to: target, entries: ids.count, alreadyThere: already,
                            nested: renamed.filter { !Self.sameName($0.key, wanted) })

@@ -68,6 +68,10 @@ import Testing
         try world.sync(b)
         #expect(try world.dump(a) == world.dump(b))
         #expect(try b.entries(matching: EntryFilter(tags: ["Sea"])).isEmpty && b.entries(matching: EntryFilter(tags: ["OCEAN"])).count == 2)
+        // A new name typed in another case is the tag there is; an entry keeps it once.
+        let four = try a.add(NewEntry(title: "four", tags: ["Beach", "sand"]))
+        #expect(try a.renameTag("sand", to: "BEACH") == Renamed(from: ["sand"], to: "Beach", entries: 1, alreadyThere: 1))
+        #expect(try a.entry(id: four.id)?.tags == ["Beach"])
     }
 
     /// Obsidian nests tags: #travel/italy is a #travel tag. `--tag travel` finds it, and
