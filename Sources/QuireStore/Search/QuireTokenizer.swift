@@ -186,7 +186,7 @@ package enum QuireTokenizer {
                     return emit(token, from, i, emitted)
                 }
                 if rc != 0 { return rc }
-                from = i + 3
+                from = i + n
             }
             i += max(n, 1)
         }
