@@ -5,7 +5,8 @@ import Foundation
 ///   diacritics (so «canción» finds «cancion», «ΟΔΟΣ» finds «οδός» with its final ς,
 ///   «strasse» finds «Straße» and «lodz» «Łódź»; Arabic harakat and tatweel are ignored,
 ///   and أ/إ/آ match ا; Arabic-script words lose their article and commonest endings:
-///   `arabicStem`), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
+///   `arabicStem`; Hebrew words are also indexed without the one-letter words in front:
+///   `emitWithoutHebrewPrefixes`), Cyrillic words are lower-cased, ё→е, and Russian-stemmed; the
 ///   Indic scripts keep their vowel signs (`isDiacritic`); every script's digits are read
 ///   as ASCII ones (٢٠٢٥ is 2025); a soft hyphen or a zero-width (non-)joiner inside a
 ///   word leaves it whole (`emitJoined`);
@@ -154,7 +155,11 @@ package enum QuireTokenizer {
                 for b in word { scratch.append((65...90).contains(b) ? b + 32 : b) }
                 rc = scratch.withUnsafeBufferPointer { emit($0, start, i, false) }
             } else {
-                rc = cache.withNormalized(word, mode: mode) { $0.isEmpty ? 0 : emit($0, start, i, false) }
+                rc = cache.withNormalized(word, mode: mode) { token in
+                    guard !token.isEmpty else { return 0 }
+                    let rc = emit(token, start, i, false)
+                    return rc != 0 || mode != .document ? rc : emitWithoutHebrewPrefixes(token, start, i, emit: emit)
+                }
             }
             if rc != 0 { return rc }
         }
@@ -189,6 +194,27 @@ package enum QuireTokenizer {
                 from = i + n
             }
             i += max(n, 1)
+        }
+        return 0
+    }
+
+    /// Hebrew writes "and", "the", "in", "to", "from", "that" and "as" (ו ה ב ל מ ש כ) as a
+    /// letter in front of a word, up to two of them (ובבית, "and in the house"): a document
+    /// also indexes the word without one and without two such letters, at its position, so
+    /// בית finds הבית and ובבית. Only where three letters at least are left: בית is not
+    /// also indexed as ית. Queries are not cut (הבית finds הבית, not every בית).
+    private static func emitWithoutHebrewPrefixes(_ token: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int,
+                                                  emit: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Int32) -> Int32 {
+        // Hebrew letters are two bytes each in UTF-8, D7 90 (א) to D7 AA (ת); a word of
+        // anything else as well is left as it is.
+        guard token.count >= 8, token.count % 2 == 0,
+              stride(from: 0, to: token.count, by: 2).allSatisfy({ token[$0] == 0xD7 && (0x90...0xAA).contains(token[$0 + 1]) }) else { return 0 }
+        let prefixLetters: Set<UInt8> = [0x95, 0x94, 0x91, 0x9C, 0x9E, 0xA9, 0x9B]  // ו ה ב ל מ ש כ
+        var cut = 0
+        while cut < 4, prefixLetters.contains(token[cut + 1]), token.count - cut - 2 >= 6 {
+            cut += 2
+            let rc = emit(UnsafeBufferPointer(rebasing: token[cut...]), start, end, true)
+            if rc != 0 { return rc }
         }
         return 0
     }

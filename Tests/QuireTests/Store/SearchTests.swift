@@ -51,6 +51,17 @@ import Testing
         #expect(QuireTokenizer.tokens("مدرسة", mode: .query).map(\.text) == QuireTokenizer.tokens("مدرسه", mode: .query).map(\.text))
     }
 
+    /// Hebrew writes "and", "the", "in" and four more as a letter in front of a word: a
+    /// document is found by the word without one or two of them, a query is taken as typed.
+    @Test func hebrewWordsAreAlsoIndexedWithoutTheirPrefixLetters() {
+        let doc = QuireTokenizer.tokens("ובבית הבית בית שלום")
+        #expect(doc.filter { !$0.colocated }.map(\.text) == ["ובבית", "הבית", "בית", "שלום"])
+        #expect(doc.filter(\.colocated).map(\.text) == ["בבית", "בית", "בית", "לום"])
+        #expect(doc.filter(\.colocated).allSatisfy { token in doc.contains { !$0.colocated && $0.start == token.start && $0.end == token.end } })
+        #expect(QuireTokenizer.tokens("ובבית", mode: .query).map(\.text) == ["ובבית"])
+        #expect(QuireTokenizer.tokens("ובית7").filter(\.colocated).isEmpty, "a word of Hebrew letters only")
+    }
+
     /// Arabic writes the article, "and" and "with" as part of a word, and the pronouns and
     /// plurals after it: a noun is found in all those forms (Lucene's light stemmer rules).
     @Test func arabicWordsLoseTheirArticleAndEndings() {
@@ -81,7 +92,7 @@ import Testing
         #expect(QuireTokenizer.tokens("পড়া", mode: .query).map(\.text) == QuireTokenizer.tokens("পডা", mode: .query).map(\.text))
         #expect(QuireTokenizer.tokens("ज़िंदगी पढ़ी").map(\.text) == ["जिंदगी", "पढी"])
         // Hebrew's points go: a pointed word is found as it is usually written.
-        #expect(QuireTokenizer.tokens("שָׁלוֹם").map(\.text) == ["שלום"])
+        #expect(QuireTokenizer.tokens("שָׁלוֹם", mode: .query).map(\.text) == ["שלום"])
     }
 
     /// Every script's digits are ASCII ones: a year typed on a Latin keyboard finds the
@@ -127,7 +138,7 @@ import Testing
     func theASCIIPathMakesWhatTheScalarPathMakes(mode: QuireTokenizer.Mode) {
         let pieces: [[UInt8]] = ["a", "Z", "q", "7", "Hello", "WORLD", "mIxEd", "x9", " ", " ", ".", ",", "-", "\n", "_", "'",
                                  "é", "É", "ñ", "Canción", "Ёлка", "москве", "東京", "タワー", "كَتَبَ", "ـ", "\u{301}", "—", "«", "😀",
-                                 "café", "naïve", "İ", "ß", "Ω", "서울", "เพื่อน", "ی", "ς", "Ł", "ø", "\u{AD}", "\u{200C}", "\u{200D}", "می"].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x82], [0x80], [0xF0, 0x9F, 0x98]]
+                                 "café", "naïve", "İ", "ß", "Ω", "서울", "เพื่อน", "ی", "ς", "Ł", "ø", "\u{AD}", "\u{200C}", "\u{200D}", "می", "הבית"].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x82], [0x80], [0xF0, 0x9F, 0x98]]
         var generator = SystemRandomNumberGenerator()
         var texts: [[UInt8]] = pieces + pieces.flatMap { a in pieces.map { a + $0 } }
         for _ in 0..<2000 {
@@ -228,6 +239,8 @@ import Testing
         #expect(try found("CANCIÓN abuela") == [ids["es"]])
         #expect(try found("المكتبة") == [ids["ar"]])       // harakat ignored
         #expect(try found("مكتبة صباح") == [ids["ar"]])    // without the article
+        let hebrew = try store.add(NewEntry(title: "ערב", body: "ישבנו ובבית היה שקט, והשלום חזר"))
+        #expect(try found("בית שלום") == [hebrew.id] && found("הבית").isEmpty)
         #expect(try found("river") == [ids["en"]])
         #expect(try found("riv*") == [ids["en"]])
         #expect(try found("radiator") == [ids["voice"]])  // transcripts are searched
