@@ -5,7 +5,7 @@ import QuireSupport
 /// Quire stores no language per entry, so this is read off the letters: a script that
 /// belongs to one language (kana → ja, Hangul → ko, Greek → el, Hebrew → he, Thai → th,
 /// and `ownScripts`: Bengali → bn, Tamil → ta, Georgian → ka …) or whose language shows in
-/// a few letters or words (Arabic script: Persian letters → fa, else ar; Cyrillic: і/ї/є/ґ →
+/// a few letters or words (Arabic script: ٹ ڈ ڑ ں ے → ur, Persian letters → fa, else ar; Cyrillic: і/ї/є/ґ →
 /// uk, ў → be, ђ/ћ/џ/љ/њ/ј → sr, else ru; Han without kana → zh, or zh-Hant when more of its
 /// letters are written only in traditional characters than only in simplified ones:
 /// `hanForm`; Devanagari → hi, or mr or ne when their commonest words lead).
@@ -84,7 +84,7 @@ package struct TextLanguage: Equatable, Sendable {
         // this runs over every entry of every book.
         var counts = [Int](repeating: 0, count: Self.scripts.count)
         var direction: String?
-        var persian = false, ukrainian = false, belarusian = false, serbian = false
+        var persian = false, urdu = false, ukrainian = false, belarusian = false, serbian = false
         var traditional = 0, simplified = 0
         var seen = 0
         for scalar in text.unicodeScalars {
@@ -110,6 +110,7 @@ package struct TextLanguage: Equatable, Sendable {
                 case 0x0600...0x06FF, 0x0750...0x077F, 0xFB50...0xFDFF, 0xFE70...0xFEFF:
                     script = Index.arabic
                     if ["پ", "چ", "ژ", "گ", "ک", "ی"].contains(scalar) { persian = true }
+                    if ["ٹ", "ڈ", "ڑ", "ں", "ے", "ۓ"].contains(scalar) { urdu = true }  // Urdu's own letters
                 case 0x0E00...0x0E7F: script = Index.th
                 case 0x3040...0x30FF: script = Index.kana
                 case 0xAC00...0xD7AF, 0x1100...0x11FF: script = Index.ko
@@ -138,7 +139,7 @@ package struct TextLanguage: Equatable, Sendable {
         switch top.map({ Self.scripts[$0] }) {
         case "kana": code = "ja"
         case "han": code = counts[Index.kana] > 0 ? "ja" : traditional > simplified ? "zh-Hant" : "zh"
-        case "arabic": code = persian ? "fa" : "ar"
+        case "arabic": code = urdu ? "ur" : persian ? "fa" : "ar"
         case "cyrillic": code = ukrainian ? "uk" : belarusian ? "be" : serbian ? "sr" : "ru"
         case let name? where ["el", "he", "th", "ko"].contains(name): code = name
         case "latin": code = LatinWords.language(of: text)

@@ -34,7 +34,7 @@ import Testing
             return (String(parts[0]), String(parts[1]))
         }
         let englishBases = Set(english.keys.map { split($0).base })
-        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb", "pl", "tr", "el", "vi", "id"])
+        #expect(Set(BookWords.languages) == ["en", "ru", "es", "de", "fr", "ja", "ar", "he", "pt", "it", "uk", "zh", "zh-Hant", "ko", "hi", "nl", "fa", "sv", "da", "nb", "pl", "tr", "el", "vi", "id", "ur"])
         for language in BookWords.languages {
             let catalogue = try #require(BookWords.catalogues[language], "no catalogue for \(language)")
             let bases = Set(catalogue.keys.map { split($0).base })

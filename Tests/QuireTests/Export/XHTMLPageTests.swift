@@ -79,6 +79,9 @@ import Testing
     @Test func scriptsTellLanguageAndDirection() {
         #expect(TextLanguage(of: "ذهبت إلى المكتبة") == TextLanguage(code: "ar", direction: "rtl"))
         #expect(TextLanguage(of: "کتاب خواندم").code == "fa")
+        // Urdu shares Persian's letters and has its own (ٹ ڈ ڑ ں ے).
+        #expect(TextLanguage(of: "آج ہم سمندر کے کنارے گئے اور بہت مزہ آیا۔").code == "ur")
+        #expect(BookWords(for: "ur-PK").text("entries", count: 2, formatted: "2") == "2 اندراجات")
         #expect(TextLanguage(of: "שלום עולם").direction == "rtl")
         #expect(TextLanguage(of: "今日は東京に行きました").code == "ja")
         #expect(TextLanguage(of: "我今天去了北京").code == "zh")
