@@ -71,14 +71,14 @@ enum Renaming {
         }
         let to = prefix + renamed.to
         guard !renamed.from.isEmpty || !renamed.nested.isEmpty else { return context.print("Nothing to rename: the \(what) is already \(to).") }
-        let entries = renamed.entries == 1 ? "1 entry" : "\(renamed.entries) entries"
+        let entries = Format.count(renamed.entries, "entry", "entries")
         var line: String
         if renamed.from.isEmpty {  // only tags nested in the one named
             line = "Renamed " + renamed.nested.sorted { $0.key < $1.key }.map { "\(prefix)\($0.key) to \(prefix)\($0.value)" }
                 .joined(separator: ", ") + " (\(entries))"
         } else {
             var from = renamed.from.map { prefix + $0 }.joined(separator: " and ")
-            if !renamed.nested.isEmpty { from += renamed.nested.count == 1 ? " and 1 tag nested in it" : " and \(renamed.nested.count) tags nested in it" }
+            if !renamed.nested.isEmpty { from += " and " + Format.count(renamed.nested.count, "tag") + " nested in it" }
             line = "Renamed \(what) \(from) to \(to) (\(entries))"
         }
         if renamed.alreadyThere > 0 {
