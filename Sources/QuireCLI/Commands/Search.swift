@@ -9,13 +9,13 @@ struct SearchCommand: Command {
 
         Every word must match, in the title, the text, a voice note's transcript, a tag, the
         place or the journal's name. Case and accents are ignored, and a digit is the same in
-        every script (٢٠٢٥ is 2025); Russian words match in other grammatical forms (Москва
-        finds Москве), Arabic ones without their article and endings (مدرسة finds المدرسة),
+        every script (٢٠٢٥ is 2025); English and Russian words match in other grammatical
+        forms (swim finds swimming and swims, Москва finds Москве), Arabic ones without their article and endings (مدرسة finds المدرسة),
         Hebrew ones without the letters for "and", "the", "in" in front (בית finds ובבית);
         Japanese, Chinese and Thai words are found inside sentences without spaces, and
         Korean words inside their particles (서울 finds 서울에서); a Persian word is found
         with or without its zero-width non-joiner (میخواهم finds می‌خواهم); `word*` matches
-        words starting with "word".
+        words starting with "word" as typed.
         """
     static let options: [OptionSpec] = OptionSpec.filters + [
         .value("limit", "N", "at most N results, best first (default 50)"),

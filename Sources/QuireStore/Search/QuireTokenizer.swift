@@ -74,7 +74,7 @@ package enum QuireTokenizer {
                 }
                 guard i < count, base[i] >= 0x80 else {
                     let word = UnsafeBufferPointer(rebasing: text[start..<i])
-                    let rc = upper ? lowercasedASCII(word) { emit($0, start, i, false) } : emit(word, start, i, false)
+                    let rc = withASCIIToken(word, upper: upper, mode: mode) { emit($0, start, i, false) }
                     if rc != 0 { return rc }
                     continue
                 }
@@ -99,11 +99,24 @@ package enum QuireTokenizer {
         b &- 48 < 10 || (b | 0x20) &- 97 < 26
     }
 
-    /// `word` (ASCII) lower-cased, on the stack, for `body`.
-    private static func lowercasedASCII(_ word: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32 {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count) { buffer in
-            for (k, b) in word.enumerated() { buffer[k] = b &- 65 < 26 ? b | 0x20 : b }
-            return body(UnsafeBufferPointer(buffer))
+    /// `word` (ASCII letters and digits) as its token, for `body`: lower-cased, and stemmed as
+    /// English (`EnglishStemmer`: «Swimming» is «swim») when it is letters alone, unless
+    /// `mode` is `.prefix`; on the stack. `upper`: whether it holds a capital (else a word too
+    /// short to stem is handed over as it stands).
+    @inline(__always)
+    private static func withASCIIToken(_ word: UnsafeBufferPointer<UInt8>, upper: Bool, mode: Mode,
+                                       _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32 {
+        let stems = mode != .prefix && word.count > 2
+        guard stems || upper else { return body(word) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count) { buffer in
+            guard let base = buffer.baseAddress else { return body(word) }
+            var letters = true
+            for (k, b) in word.enumerated() {
+                base[k] = b &- 65 < 26 ? b | 0x20 : b
+                letters = letters && b &- 48 >= 10
+            }
+            let n = stems && letters ? EnglishStemmer.stem(base, count: word.count) : word.count
+            return body(UnsafeBufferPointer(start: base, count: n))
         }
     }
 
@@ -112,7 +125,6 @@ package enum QuireTokenizer {
                                 emit: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Int32) -> Int32 {
         let text = UnsafeBufferPointer(rebasing: whole[..<(to ?? whole.count)])
         var i = from
-        var scratch: [UInt8] = []
         var cjk: [(start: Int, end: Int)] = []
         while i < text.count {
             let (scalar, length) = decode(text, at: i)
@@ -150,10 +162,7 @@ package enum QuireTokenizer {
             if nonJoiners > 0 {
                 rc = emitJoined(text, start..<i, mode: mode, cache: cache, emit: emit)
             } else if ascii {
-                scratch.removeAll(keepingCapacity: true)
-                scratch.reserveCapacity(word.count)
-                for b in word { scratch.append((65...90).contains(b) ? b + 32 : b) }
-                rc = scratch.withUnsafeBufferPointer { emit($0, start, i, false) }
+                rc = withASCIIToken(word, upper: true, mode: mode) { emit($0, start, i, false) }
             } else {
                 rc = cache.withNormalized(word, mode: mode) { token in
                     guard !token.isEmpty else { return 0 }
@@ -377,7 +386,15 @@ package enum QuireTokenizer {
         if let first = scalars.first, (0x0621...0x064A).contains(first.value) || (0x0671...0x06D3).contains(first.value) {
             return String(String.UnicodeScalarView(arabicStem(Array(scalars), mode: mode))).precomposedStringWithCanonicalMapping
         }
-        return String(scalars).precomposedStringWithCanonicalMapping
+        let folded = String(scalars).precomposedStringWithCanonicalMapping
+        // «café» and «naïve» fold to ASCII letters: stemmed as the same words typed without
+        // their accents are (`withASCIIToken`).
+        guard mode != .prefix, folded.utf8.count > 2, folded.utf8.allSatisfy({ $0 &- 97 < 26 }) else { return folded }
+        var bytes = Array(folded.utf8)
+        let n = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { EnglishStemmer.stem($0, count: buffer.count) } ?? 0
+        }
+        return String(decoding: bytes[..<n], as: UTF8.self)
     }
 
     /// An Arabic-script word without its article and conjunction in front and its commonest

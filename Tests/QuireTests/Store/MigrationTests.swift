@@ -59,7 +59,7 @@ import Testing
         try store.database.execute("""
             INSERT INTO journals VALUES ('j1', 'Journal', 0);
             INSERT INTO entries (id, journal_id, title, body, created, created_us, modified)
-            VALUES ('e1', 'j1', 'Старая запись', 'Тексты из прошлого 東京タワー\(version >= 16 ? " 서울에서 ΟΔΟΣ" : "")\(version >= 17 ? " कुल கால்" : "")\(version >= 18 ? " می‌خواهم" : "")', '2024-05-01T10:00:00+03:00', 1714546800000000, '2024-05-01T10:00:00+03:00');
+            VALUES ('e1', 'j1', 'Старая запись', 'Тексты из прошлого 東京タワー\(version >= 16 ? " 서울에서 ΟΔΟΣ" : "")\(version >= 17 ? " कुल கால்" : "")\(version >= 18 ? " می‌خواهم" : "")\(version >= 19 ? " Swimming with the neighbours" : "")', '2024-05-01T10:00:00+03:00', 1714546800000000, '2024-05-01T10:00:00+03:00');
             INSERT INTO entry_tags VALUES ('e1', 'архив');
             INSERT INTO blobs VALUES ('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0);
             INSERT INTO media (id, entry_id, kind, blob_id, filename, mime, transcript)
@@ -108,7 +108,7 @@ import Testing
     }
 
     /// Stores exactly as older Quires left them, checked in (see writeSchemaFixture).
-    @Test(arguments: [1, 2, 3, 4, 5, 6, 10, 16, 17, 18])
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 10, 16, 17, 18, 19])
     func checkedInFixturesUpgradeToTheFreshSchema(version: Int) throws {
         let dir = TempDir()
         let fixture = Self.fixtures.appendingPathComponent(String(format: "schema-%04d.sqlite", version))
@@ -140,6 +140,11 @@ import Testing
         if version >= 18 {
             // Written when a zero-width non-joiner cut a word in two (migration 0019).
             #expect(try upgraded.search("میخواهم").map(\.id) == ["e1"] && upgraded.search("خواهم").map(\.id) == ["e1"])
+        }
+        if version >= 19 {
+            // Written when English words were indexed as written (migration 0020 stems them).
+            #expect(try upgraded.search("swim").map(\.id) == ["e1"] && upgraded.search("neighbour").map(\.id) == ["e1"])
+            try upgraded.database.execute("INSERT INTO search(search) VALUES ('integrity-check')")
         }
         // A new store's pages are 16 KiB (`Store.pageSize`); one made before keeps its 4 KiB.
         func pageSize(_ store: Store) throws -> Int64? { try store.database.prepare("PRAGMA page_size").first([]) { $0.int(0) } }
