@@ -35,6 +35,7 @@ enum EnglishStemmer {
             memcpy(w, s.utf8Start, s.utf8CodeUnitCount)
             return s.utf8CodeUnitCount
         }
+        guard w[n - 1] == 0x73 || w[n - 1] == 0x79 || w[n - 1] == 0x65 else { return nil }  // each ends in s, y or e
         switch n {
         case 3: return equals("sky") ? 3 : nil
         case 4:
@@ -54,6 +55,21 @@ enum EnglishStemmer {
             if equals("cosmos") { return 6 }
             return nil
         default: return nil
+        }
+    }
+
+    /// Suffixes grouped by their last letter, the longest first in each group, so that a
+    /// step compares a word with the few that end as it does.
+    struct SuffixTable {
+        let suffixes: [StaticString]
+        /// The group of letter `k` (a = 0) is `suffixes[bounds[k]..<bounds[k + 1]]`.
+        let bounds: [Int]
+
+        init(_ list: [StaticString]) {
+            func last(_ s: StaticString) -> Int { Int(s.utf8Start[s.utf8CodeUnitCount - 1]) - 97 }
+            let sorted = list.sorted { last($0) != last($1) ? last($0) < last($1) : $0.utf8CodeUnitCount > $1.utf8CodeUnitCount }
+            suffixes = sorted
+            bounds = (0...26).map { letter in sorted.firstIndex { last($0) >= letter } ?? sorted.count }
         }
     }
 
@@ -81,17 +97,20 @@ enum EnglishStemmer {
 
         func vowel(_ i: Int) -> Bool { Self.isVowel(w[i]) }
 
-        /// Whether `w[0..<end]` ends with `s`.
+        /// Whether `w[0..<end]` ends with `s` (its last letter compared first).
         func ends(_ s: StaticString, at end: Int) -> Bool {
             let k = s.utf8CodeUnitCount
-            return k <= end && memcmp(w + (end - k), s.utf8Start, k) == 0
+            return k <= end && w[end - 1] == s.utf8Start[k - 1] && memcmp(w + (end - k), s.utf8Start, k - 1) == 0
         }
 
         func ends(_ s: StaticString) -> Bool { ends(s, at: n) }
 
-        /// The longest of `suffixes` (longest first) that the word ends with.
-        func longest(_ suffixes: [StaticString]) -> StaticString? {
-            suffixes.first { ends($0) }
+        /// The longest suffix of `table` that the word ends with.
+        func longest(_ table: SuffixTable) -> StaticString? {
+            let letter = Int(w[n - 1]) &- 97
+            guard letter >= 0, letter < 26 else { return nil }
+            for i in table.bounds[letter]..<table.bounds[letter + 1] where ends(table.suffixes[i]) { return table.suffixes[i] }
+            return nil
         }
 
         /// Puts `s` in place of the word's last `length` bytes.
@@ -130,8 +149,7 @@ enum EnglishStemmer {
             p1 = n
             p2 = n
             var i = 0
-            let prefixes: [StaticString] = ["gener", "commun", "arsen", "past", "univers", "later", "emerg", "organ", "inter"]
-            if let prefix = prefixes.first(where: { $0.utf8CodeUnitCount <= n && memcmp(w, $0.utf8Start, $0.utf8CodeUnitCount) == 0 }) {
+            if let prefix = misleadingPrefix(), prefix.utf8CodeUnitCount <= n, memcmp(w, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 {
                 i = prefix.utf8CodeUnitCount
             } else {
                 guard let after = pastVowelAndConsonant(from: 0) else { return }
@@ -139,6 +157,22 @@ enum EnglishStemmer {
             }
             p1 = i
             if let after = pastVowelAndConsonant(from: i) { p2 = after }
+        }
+
+        /// The one prefix R1 begins after that a word beginning with this letter may have.
+        func misleadingPrefix() -> StaticString? {
+            switch w[0] {
+            case 0x61: return "arsen"
+            case 0x63: return "commun"
+            case 0x65: return "emerg"
+            case 0x67: return "gener"
+            case 0x69: return "inter"
+            case 0x6C: return "later"
+            case 0x6F: return "organ"
+            case 0x70: return "past"
+            case 0x75: return "univers"
+            default: return nil
+            }
         }
 
         /// The index after the first consonant that follows a vowel, from `start` on.
@@ -152,6 +186,7 @@ enum EnglishStemmer {
 
         /// Plurals: -sses, -ied/-ies, -s.
         mutating func step1a() {
+            guard w[n - 1] == 0x73 || w[n - 1] == 0x64 else { return }  // s, d
             if ends("sses") {
                 n -= 2
             } else if ends("ied") || ends("ies") {
@@ -165,8 +200,10 @@ enum EnglishStemmer {
         }
 
         /// -eed, -ed, -ing and their -ly forms.
+        static let step1bSuffixes = SuffixTable(["eedly", "ingly", "edly", "eed", "ing", "ed"])
+
         mutating func step1b() {
-            guard let suffix = longest(["eedly", "ingly", "edly", "eed", "ing", "ed"]) else { return }
+            guard w[n - 1] == 0x64 || w[n - 1] == 0x67 || w[n - 1] == 0x79, let suffix = longest(Self.step1bSuffixes) else { return }
             let k = suffix.utf8CodeUnitCount
             let start = n - k
             if ends("eed") || ends("eedly") {
@@ -183,18 +220,26 @@ enum EnglishStemmer {
                     replaceEnd(0, with: "ie")
                     return
                 }
-                for whole: StaticString in ["inn", "out", "cann", "herr", "earr", "even"]
-                where start == whole.utf8CodeUnitCount && ends(whole, at: start) { return }
+                if start == 3, ends("inn", at: 3) || ends("out", at: 3) { return }
+                if start == 4, ends("cann", at: 4) || ends("herr", at: 4) || ends("earr", at: 4) || ends("even", at: 4) { return }
             }
             guard (0..<start).contains(where: vowel) else { return }
             n = start
             if ends("at") || ends("bl") || ends("iz") {
                 replaceEnd(0, with: "e")  // luxuriating → luxuriate
-            } else if n >= 2, w[n - 1] == w[n - 2], "bdfgmnprt".utf8.contains(w[n - 1]) {
+            } else if n >= 2, w[n - 1] == w[n - 2], Self.doubles(w[n - 1]) {
                 // hopping → hop, but adding, egging and odder keep their double letter.
                 if !(n == 3 && (w[0] == 0x61 || w[0] == 0x65 || w[0] == 0x6F)) { n -= 1 }
             } else if n == p1 && endsShort(at: n) {
                 replaceEnd(0, with: "e")  // hoping → hope
+            }
+        }
+
+        /// The letters whose double Step 1b undoes: b d f g m n p r t.
+        static func doubles(_ b: UInt8) -> Bool {
+            switch b {
+            case 0x62, 0x64, 0x66, 0x67, 0x6D, 0x6E, 0x70, 0x72, 0x74: return true
+            default: return false
             }
         }
 
@@ -204,14 +249,14 @@ enum EnglishStemmer {
             w[n - 1] = 0x69
         }
 
-        static let step2Suffixes: [StaticString] = [
+        static let step2Suffixes = SuffixTable([
             "ational", "ization", "fulness", "ousness", "iveness",
             "tional", "biliti", "lessli",
             "entli", "ation", "alism", "aliti", "ousli", "iviti", "fulli", "ogist",
             "enci", "anci", "abli", "izer", "ator", "alli",
             "bli", "ogi",
             "li",
-        ]
+        ])
 
         mutating func step2() {
             guard let suffix = longest(Self.step2Suffixes) else { return }
@@ -251,7 +296,7 @@ enum EnglishStemmer {
             }
         }
 
-        static let step3Suffixes: [StaticString] = ["ational", "tional", "alize", "icate", "iciti", "ative", "ical", "ness", "ful"]
+        static let step3Suffixes = SuffixTable(["ational", "tional", "alize", "icate", "iciti", "ative", "ical", "ness", "ful"])
 
         mutating func step3() {
             guard let suffix = longest(Self.step3Suffixes) else { return }
@@ -266,12 +311,12 @@ enum EnglishStemmer {
             else { n -= k }  // ness, ful
         }
 
-        static let step4Suffixes: [StaticString] = [
+        static let step4Suffixes = SuffixTable([
             "ement",
             "ance", "ence", "able", "ible", "ment",
             "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize", "ion",
             "al", "er", "ic",
-        ]
+        ])
 
         mutating func step4() {
             guard let suffix = longest(Self.step4Suffixes) else { return }
