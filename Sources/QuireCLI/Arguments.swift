@@ -10,6 +10,8 @@ struct Arguments {
         var flags: Set<String> = []
         /// One-letter names (`-n`) of options and flags, by letter.
         var short: [Character: String] = [:]
+        /// A word after one dash that names no option is a positional (search's `-word`).
+        var dashWords = false
     }
 
     private(set) var values: [String: [String]] = [:]
@@ -28,7 +30,8 @@ struct Arguments {
             }
             if onlyPositionals || !long.hasPrefix("--") || long == "-" {
                 // A negative number is a positional (`--interval -5` is checked by its command).
-                if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-h" && Double(arg) == nil {
+                if !onlyPositionals && arg.hasPrefix("-") && arg.count > 1 && arg != "-h" && Double(arg) == nil
+                    && !(spec.dashWords && !arg.hasPrefix("--")) {
                     throw Self.unknown(arg, spec: spec)
                 }
                 if arg == "-h" { setFlags.insert("help"); continue }

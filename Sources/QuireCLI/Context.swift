@@ -116,6 +116,8 @@ protocol Command: Sendable {
     static var usage: String { get }
     /// Every option the command takes, declared once: parsing, `--help` and docs/CLI.md come from it.
     static var options: [OptionSpec] { get }
+    /// The parser's view of `options` (a command may change it: search's `-word`).
+    static var spec: Arguments.Spec { get }
     static func run(_ arguments: Arguments, context: Context) throws
 }
 

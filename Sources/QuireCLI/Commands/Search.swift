@@ -14,13 +14,23 @@ struct SearchCommand: Command {
         Hebrew ones without the letters for "and", "the", "in" in front (בית finds ובבית);
         Japanese, Chinese and Thai words are found inside sentences without spaces, and
         Korean words inside their particles (서울 finds 서울에서); a Persian word is found
-        with or without its zero-width non-joiner (میخواهم finds می‌خواهم); `word*` matches
-        words starting with "word" as typed.
+        with or without its zero-width non-joiner (میخواهم finds می‌خواهم).
+
+        "a phrase" (in single quotes for the shell: '"a phrase"') matches its words in that
+        order; word* matches words starting with "word" as typed; -word or NOT word leaves
+        out the entries holding it; OR between two words takes either: `quire search dinner
+        pizza OR pasta -work` finds dinners with pizza or pasta, none about work.
         """
     static let options: [OptionSpec] = OptionSpec.filters + [
         .value("limit", "N", "at most N results, best first (default 50)"),
         .flag("json", "a JSON array of {\"id\", \"created\", \"title\", \"snippet\"}"),
     ]
+
+    static var spec: Arguments.Spec {
+        var spec = OptionSpec.spec(options)
+        spec.dashWords = true
+        return spec
+    }
 
     static func run(_ arguments: Arguments, context: Context) throws {
         let query = arguments.positionals.joined(separator: " ")

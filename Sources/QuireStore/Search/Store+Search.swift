@@ -16,25 +16,14 @@ public struct SearchHit: Sendable {
 }
 
 extension Store {
-    /// Builds an FTS5 query from what a person typed: every word must match (in the title,
-    /// text, a transcript, a tag or the place); `word*` matches a prefix. Quoting every term means no input can
-    /// be an FTS5 syntax error.
-    /// - Throws: `.invalid` when the query has no words at all.
-    static func ftsQuery(_ input: String) throws -> String {
-        var terms: [String] = []
-        for raw in input.split(whereSeparator: { $0.isWhitespace }) {
-            var word = String(raw)
-            let isPrefix = word.count > 1 && word.hasSuffix("*")
-            if isPrefix { word.removeLast() }
-            guard !QuireTokenizer.tokens(word, mode: isPrefix ? .prefix : .query).isEmpty else { continue }
-            terms.append("\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (isPrefix ? "*" : ""))
-        }
-        guard !terms.isEmpty else { throw StoreError(.invalid, detail: "the search has no words to look for") }
-        return terms.joined(separator: " ")
-    }
+    /// Builds an FTS5 query from what a person typed (`SearchQuery`: words, "phrases",
+    /// `word*` prefixes, `-word` exclusions, `OR`).
+    /// - Throws: `.invalid` when the query has no words to look for.
+    static func ftsQuery(_ input: String) throws -> String { try SearchQuery(input).fts() }
 
     /// Entries whose title, text, transcripts, tags or place hold every word of `query`, of
-    /// those `filter` selects, best first (a title counts most, then tags).
+    /// those `filter` selects, best first (a title counts most, then tags). `query` may hold
+    /// "phrases", `word*` prefixes, `-word` exclusions and `OR` (`SearchQuery`).
     public func search(_ query: String, filter: EntryFilter = EntryFilter(), limit: Int = 50) throws -> [SearchHit] {
         let match = try Self.ftsQuery(query)
         let (conditions, values) = try conditions(filter)

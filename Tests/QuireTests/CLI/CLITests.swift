@@ -110,6 +110,29 @@ import Testing
         expectOneLineError(try QuireBinary.run(["show", id], store: store), status: 1, mentioning: "no entry")
     }
 
+    /// `-word` after `search` is a word to leave out, not an unknown option; `--word` is one.
+    @Test func searchLeavesOutDashWordsAndTakesPhrases() throws {
+        let dir = TempDir()
+        let store = dir.path + "/s"
+        func add(_ text: String) throws -> String {
+            String(try QuireBinary.run(["add", text], store: store).stdout.prefix(8))
+        }
+        let pizza = try add("Dinner with pizza at home")
+        let pasta = try add("Dinner with pasta after work")
+        let office = try add("Swimming before work, dinner skipped")
+        func found(_ words: [String]) throws -> [String] {
+            let run = try QuireBinary.run(["search"] + words + ["--json"], store: store)
+            #expect(run.status == 0, "\(run.stderr)")
+            return (try JSONValue.parse(run.stdout).array ?? []).compactMap { $0.object?["id"]?.string.map { String($0.prefix(8)) } }
+        }
+        #expect(try found(["dinner", "-work"]) == [pizza])
+        #expect(try Set(found(["dinner", "pizza", "OR", "pasta"])) == [pizza, pasta])
+        #expect(try found(["\"dinner with pasta\""]) == [pasta])
+        #expect(try found(["swim", "-pizza"]) == [office], "English is stemmed")
+        expectOneLineError(try QuireBinary.run(["search", "-work"], store: store), status: 1, mentioning: "only words to leave out")
+        expectOneLineError(try QuireBinary.run(["search", "dinner", "--work"], store: store), status: 2, mentioning: "--work")
+    }
+
     @Test func attachWithSubtitlesAndTranscripts() throws {
         let dir = TempDir()
         let store = dir.path + "/s"

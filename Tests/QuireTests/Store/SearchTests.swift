@@ -329,12 +329,39 @@ import Testing
 
     @Test func hostileQueriesAreJustWords() throws {
         let (_, store, _) = try journal()
-        for query in ["river\"", "NEAR(a b)", "a AND OR NOT", "title:river", "-river", "^river", "river*\"", "\"river\" OR 1"] {
+        for query in ["river\"", "NEAR(a b)", "a AND OR NOT", "title:river", "^river", "river*\"", "\"river\" OR 1", "a -", "\"a\"\"b\"",
+                      "OR river", "river OR", "-\"\" river", "\"river", "river NOT", "(river) OR (1", "\"a\"* *"] {
             _ = try store.search(query)
         }
-        for query in ["\"", "(((", "*", "!!! ...", "   "] {
+        for query in ["\"", "(((", "*", "!!! ...", "   ", "-river", "NOT river -sea", "OR AND NOT"] {
             #expect(throws: StoreError.self) { try store.search(query) }
         }
+    }
+
+    /// A search reads "phrases", `word*`, `-word` and `OR` as a web search does.
+    @Test func queriesHavePhrasesExclusionsAndOr() throws {
+        func fts(_ query: String) throws -> String { try Store.ftsQuery(query) }
+        #expect(try fts("red car") == #""red" AND "car""#)
+        #expect(try fts(#""red car" boat"#) == #""red car" AND "boat""#)
+        #expect(try fts(#"dinner pizza OR pasta"#) == #""dinner" AND ("pizza" OR "pasta")"#)
+        #expect(try fts(#"a OR b OR c d"#) == #"("a" OR "b" OR "c") AND "d""#)
+        #expect(try fts(#"dinner -work NOT "the office""#) == #"("dinner") NOT "work" NOT "the office""#)
+        #expect(try fts(#"swim* "red ca"*"#) == #""swim"* AND "red ca"*"#)
+        #expect(try fts(#"cats AND dogs"#) == #""cats" AND "dogs""#)
+        #expect(try fts(#""open quote"#) == #""open quote""#)
+        #expect(try fts(#"say "he said ""hi"""#) == #""say" AND "he said " AND "hi""#)
+        #expect(try fts("a - b") == #""a" AND "b""#, "a dash alone is no exclusion")
+        #expect(throws: StoreError.self) { try fts("-work") }
+
+        let (_, store, ids) = try journal()
+        func found(_ query: String) throws -> [String] { try store.search(query).map(\.id) }
+        #expect(try found(#""walk along the river""#) == [ids["en"]])
+        #expect(try found(#""river along""#).isEmpty, "a phrase keeps its order")
+        #expect(try found(#""walking along""#) == [ids["en"]], "a phrase's words are stemmed")
+        #expect(try found("river -sam").isEmpty && found("river -plumber") == [ids["en"]])
+        #expect(try Set(found("river OR radiator")) == Set([ids["en"], ids["voice"]].compactMap { $0 }))
+        #expect(try found("long river OR radiator") == [ids["en"]])
+        #expect(try found(#"leak* -"call the""#).isEmpty && found("leak* -sam") == [ids["voice"]])
     }
 
     @Test func searchFollowsEditsAndDeletes() throws {
