@@ -12,8 +12,18 @@ struct SearchQuery {
         var text: String
         var prefix = false
 
-        /// The term as an FTS5 string, its quotes doubled.
-        var fts: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "") }
+        /// The term as an FTS5 string, its quotes doubled (scalar by scalar: a quote followed
+        /// by a combining mark or a zero-width non-joiner is one `Character`, yet a quote to FTS5).
+        var fts: String {
+            var quoted = String.UnicodeScalarView()
+            quoted.append("\"")
+            for scalar in text.unicodeScalars {
+                if scalar == "\"" { quoted.append(scalar) }
+                quoted.append(scalar)
+            }
+            quoted.append("\"")
+            return String(quoted) + (prefix ? "*" : "")
+        }
     }
 
     /// The terms to find, each group one of its terms (a group of one: that term).
@@ -22,30 +32,31 @@ struct SearchQuery {
     private(set) var excluded: [Term] = []
 
     init(_ input: String) {
-        var rest = Substring(input)
+        // Read scalar by scalar, as FTS5 reads it (see `Term.fts`).
+        var rest = Substring(input).unicodeScalars[...]
         var negated = false, or = false
         while let first = rest.first {
-            if first.isWhitespace {
+            if first.properties.isWhitespace {
                 rest = rest.dropFirst()
                 continue
             }
             var term: Term
-            if first == "-", let next = rest.dropFirst().first, !next.isWhitespace {
+            if first == "-", let next = rest.dropFirst().first, !next.properties.isWhitespace {
                 negated = true
                 rest = rest.dropFirst()
                 continue
             } else if first == "\"" {
                 let inside = rest.dropFirst()
                 let close = inside.firstIndex(of: "\"") ?? inside.endIndex
-                term = Term(text: String(inside[..<close]))
+                term = Term(text: String(Substring(inside[..<close])))
                 rest = close < inside.endIndex ? inside[inside.index(after: close)...] : inside[close...]
                 if rest.first == "*" {
                     term.prefix = true
                     rest = rest.dropFirst()
                 }
             } else {
-                let end = rest.firstIndex(where: \.isWhitespace) ?? rest.endIndex
-                var word = rest[..<end]
+                let end = rest.firstIndex(where: \.properties.isWhitespace) ?? rest.endIndex
+                var word = Substring(rest[..<end])
                 rest = rest[end...]
                 switch word {
                 case "AND": continue
@@ -53,8 +64,8 @@ struct SearchQuery {
                 case "NOT": negated = true; continue
                 default: break
                 }
-                let prefix = word.count > 1 && word.hasSuffix("*")
-                if prefix { word = word.dropLast() }
+                let prefix = word.unicodeScalars.count > 1 && word.unicodeScalars.last == "*"
+                if prefix { word = Substring(word.unicodeScalars.dropLast()) }
                 term = Term(text: String(word), prefix: prefix)
             }
             defer { negated = false; or = false }

@@ -338,6 +338,34 @@ import Testing
         }
     }
 
+    /// Any mix of quotes, dashes, stars, operators and FTS5's own syntax is a search or a
+    /// one-line `.invalid`, never an FTS5 error: 3,000 queries drawn from a fixed seed.
+    @Test func noQueryIsAnFTS5Error() throws {
+        let (_, store, _) = try journal()
+        let pieces = ["\"", "-", "*", "OR", "AND", "NOT", "(", ")", " ", " ", "river", "walk", "東京", ":", "^", "NEAR", "+", "'", "\\", "москва", "ۍ", "\u{200C}"]
+        var state: UInt64 = 0x9E3779B97F4A7C15
+        func next(_ bound: Int) -> Int {  // splitmix64: the same queries on every run
+            state &+= 0x9E3779B97F4A7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        var searched = 0
+        for _ in 0..<3000 {
+            let query = (0..<(1 + next(8))).map { _ in pieces[next(pieces.count)] }.joined()
+            do {
+                _ = try store.search(query)
+                searched += 1
+            } catch let error as StoreError where error.kind == .invalid {
+                continue
+            } catch {
+                Issue.record("\(query.debugDescription): \(error)")
+            }
+        }
+        #expect(searched > 1000)
+    }
+
     /// A search reads "phrases", `word*`, `-word` and `OR` as a web search does.
     @Test func queriesHavePhrasesExclusionsAndOr() throws {
         func fts(_ query: String) throws -> String { try Store.ftsQuery(query) }
