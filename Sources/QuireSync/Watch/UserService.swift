@@ -45,9 +45,22 @@ package struct UserService {
     /// The unit's text. Arguments and variables are quoted for systemd (`"…"`, with `%`, `$`,
     /// `\` and `"` escaped), so a store folder with spaces or quotes is passed as one argument.
     package func unit(interval: Int) -> String {
+        // Scalar by scalar: a quote followed by a combining mark is one `Character`, and
+        // would not be escaped by a `String` replacement.
         func quoted(_ s: String) -> String {
-            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$") + "\""
+            var out = String.UnicodeScalarView()
+            out.append("\"")
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\\", "\"": out.append("\\")
+                case "%": out.append("%")
+                case "$": out.append("$")
+                default: break
+                }
+                out.append(scalar)
+            }
+            out.append("\"")
+            return String(out)
         }
         let command = [executable, "--store", storeFolder, "sync", "--watch", "--interval", String(interval), "--cached-key-only"]
         return """

@@ -32,6 +32,15 @@ import Testing
         return ["PATH": bin + ":/usr/bin:/bin", "XDG_CONFIG_HOME": dir.path + "/config"]
     }
 
+    /// A folder's quotes, backslashes, `%` and `$` are escaped for systemd, each of them,
+    /// also a quote that a combining accent follows (one `Character` with it).
+    @Test func theUnitQuotesEveryQuoteOfAPath() {
+        let folder = "/home/a \"b\"\u{301} \\ $HOME %h"
+        let unit = UserService(storeFolder: folder, executable: "/usr/bin/quire", environment: ["HOME": "/home/a"]).unit(interval: 60)
+        let line = unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") } ?? ""
+        #expect(line.contains(#""--store" "/home/a \"b\"\#u{301} \\ $$HOME %%h" "sync""#), "\(line)")
+    }
+
     @Test func installWritesAUnitWithoutSecretsAndEnablesIt() throws {
         let dir = TempDir()
         let a = try syncedStore(dir)
