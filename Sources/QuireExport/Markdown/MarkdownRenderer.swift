@@ -203,7 +203,6 @@ package enum MarkdownRenderer {
     }
 
     private static func escapeAsParagraph(_ text: String) -> String {
-        "<p>" + text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;") + "</p>\n"
+        "<p>" + XMLText.escape(text) + "</p>\n"
     }
 }

@@ -286,16 +286,18 @@ struct Renderer {
         return out
     }
 
+    /// `text` with `& < > "` escaped, scalar by scalar: a `<` followed by a combining accent
+    /// is one `Character`, yet a `<` to an XML parser.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for c in text {
-            switch c {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            default: out.append(c)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

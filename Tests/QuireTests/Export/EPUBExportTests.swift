@@ -105,6 +105,27 @@ import Testing
         }
     }
 
+    /// A `<`, `"` or `&` that a combining accent follows is one `Character` with it, yet
+    /// markup to an XML parser: escaped in a title, a tag, a place and the text alike (the
+    /// book failed, blaming the built-in template).
+    @Test func markupCharactersWithCombiningMarksAreEscaped() throws {
+        let odd = "<\u{301}b> \"\u{301} &\u{301}amp;"
+        let other = dir.path + "/odd"
+        let add = try QuireBinary.run(["add", "--title", "T " + odd, "--tag", "t" + odd, "--body", "Body " + odd], store: other)
+        try #require(add.status == 0, "\(add.stderr)")
+        let out = dir.path + "/odd.epub"
+        let run = try QuireBinary.run(["export", "epub", out, "--title", "B " + odd], store: other)
+        try #require(run.status == 0, "\(run.stderr)")
+        let zip = try ZipArchive(out)
+        for name in zip.names where name.hasSuffix(".xhtml") || name.hasSuffix(".opf") {
+            #expect(XHTMLPage.wellFormednessProblem(zip.text(name)) == nil, "\(name)")
+        }
+        let page = try #require(zip.names.first { $0.hasPrefix("EPUB/text/2") }.map(zip.text))
+        #expect(page.contains("T &lt;\u{301}b&gt; &quot;\u{301} &amp;\u{301}amp;"))
+        #expect(page.contains("Body &lt;\u{301}b&gt;"))
+        #expect(Renderer.escape("<\u{301}\"\u{301}") == "&lt;\u{301}&quot;\u{301}")
+    }
+
     @Test func rightToLeftAndOtherScriptsAreMarked() throws {
         let (run, book) = try export()
         try #require(run.status == 0, "\(run.stderr)")
