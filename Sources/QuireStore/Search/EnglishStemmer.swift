@@ -30,7 +30,7 @@ enum EnglishStemmer {
 
     /// Words the steps would get wrong, whole: changed, or left as they are.
     private static func exception(_ w: UnsafeMutablePointer<UInt8>, _ n: Int) -> Int? {
-        func equals(_ s: StaticString) -> Bool { s.utf8CodeUnitCount == n && memcmp(w, s.utf8Start, n) == 0 }
+        func equals(_ s: StaticString) -> Bool { s.utf8CodeUnitCount == n && same(w, s.utf8Start, n) }
         func replace(_ s: StaticString) -> Int {
             memcpy(w, s.utf8Start, s.utf8CodeUnitCount)
             return s.utf8CodeUnitCount
@@ -56,6 +56,18 @@ enum EnglishStemmer {
             return nil
         default: return nil
         }
+    }
+
+    /// Whether the `k` bytes at `a` and `b` are the same, compared from the last: words
+    /// and suffixes are a few bytes, where a call to `memcmp` costs more than the compare.
+    @inline(__always)
+    static func same(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ k: Int) -> Bool {
+        var i = k - 1
+        while i >= 0 {
+            if a[i] != b[i] { return false }
+            i -= 1
+        }
+        return true
     }
 
     /// Suffixes grouped by their last letter, the longest first in each group, so that a
@@ -88,11 +100,11 @@ enum EnglishStemmer {
         // MARK: Letters
 
         /// a e i o u y (a consonant `y` is `Y` by then, which is none).
+        @inline(__always)
         static func isVowel(_ b: UInt8) -> Bool {
-            switch b {
-            case 0x61, 0x65, 0x69, 0x6F, 0x75, 0x79: return true  // a e i o u y
-            default: return false
-            }
+            // a e i o u y: bits 0, 4, 8, 14, 20 and 24 of the alphabet.
+            let k = b &- 97
+            return k < 26 && (0x0110_4111 as UInt32) >> UInt32(k) & 1 == 1
         }
 
         func vowel(_ i: Int) -> Bool { Self.isVowel(w[i]) }
@@ -100,7 +112,7 @@ enum EnglishStemmer {
         /// Whether `w[0..<end]` ends with `s` (its last letter compared first).
         func ends(_ s: StaticString, at end: Int) -> Bool {
             let k = s.utf8CodeUnitCount
-            return k <= end && w[end - 1] == s.utf8Start[k - 1] && memcmp(w + (end - k), s.utf8Start, k - 1) == 0
+            return k <= end && same(w + (end - k), s.utf8Start, k)
         }
 
         func ends(_ s: StaticString) -> Bool { ends(s, at: n) }
@@ -149,7 +161,7 @@ enum EnglishStemmer {
             p1 = n
             p2 = n
             var i = 0
-            if let prefix = misleadingPrefix(), prefix.utf8CodeUnitCount <= n, memcmp(w, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 {
+            if let prefix = misleadingPrefix(), prefix.utf8CodeUnitCount <= n, same(w, prefix.utf8Start, prefix.utf8CodeUnitCount) {
                 i = prefix.utf8CodeUnitCount
             } else {
                 guard let after = pastVowelAndConsonant(from: 0) else { return }

@@ -74,7 +74,7 @@ package enum QuireTokenizer {
                 }
                 guard i < count, base[i] >= 0x80 else {
                     let word = UnsafeBufferPointer(rebasing: text[start..<i])
-                    let rc = withASCIIToken(word, upper: upper, mode: mode) { emit($0, start, i, false) }
+                    let rc = withASCIIToken(word, upper: upper, mode: mode, cache: cache) { emit($0, start, i, $1) }
                     if rc != 0 { return rc }
                     continue
                 }
@@ -99,24 +99,42 @@ package enum QuireTokenizer {
         b &- 48 < 10 || (b | 0x20) &- 97 < 26
     }
 
-    /// `word` (ASCII letters and digits) as its token, for `body`: lower-cased, and stemmed as
-    /// English (`EnglishStemmer`: «Swimming» is «swim») when it is letters alone, unless
-    /// `mode` is `.prefix`; on the stack. `upper`: whether it holds a capital (else a word too
-    /// short to stem is handed over as it stands).
+    /// `word` (ASCII letters and digits) as its token, for `body(token, colocated)`:
+    /// lower-cased, and stemmed as English (`EnglishStemmer`: «Swimming» is «swim», through
+    /// `cache`) when it is letters alone; on the stack. A prefix is taken as typed, with its
+    /// stem beside it as an alternative when that is shorter, so `meetings*` finds «meetings»,
+    /// indexed as `meet`. `upper`: whether it holds a capital (else a word too short to stem
+    /// is handed over as it stands).
     @inline(__always)
-    private static func withASCIIToken(_ word: UnsafeBufferPointer<UInt8>, upper: Bool, mode: Mode,
-                                       _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32 {
-        let stems = mode != .prefix && word.count > 2
-        guard stems || upper else { return body(word) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count) { buffer in
-            guard let base = buffer.baseAddress else { return body(word) }
+    private static func withASCIIToken(_ word: UnsafeBufferPointer<UInt8>, upper: Bool, mode: Mode, cache: Cache,
+                                       _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Int32) -> Int32 {
+        let stems = word.count > 2
+        guard stems || upper else { return body(word, false) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count * 2) { buffer in
+            guard let base = buffer.baseAddress else { return body(word, false) }
             var letters = true
             for (k, b) in word.enumerated() {
                 base[k] = b &- 65 < 26 ? b | 0x20 : b
                 letters = letters && b &- 48 >= 10
             }
-            let n = stems && letters ? EnglishStemmer.stem(base, count: word.count) : word.count
-            return body(UnsafeBufferPointer(start: base, count: n))
+            let lowered = UnsafeBufferPointer(start: base, count: word.count)
+            guard stems && letters else { return body(lowered, false) }
+            guard mode == .prefix else { return body(UnsafeBufferPointer(start: base, count: cache.stem(base, count: word.count)), false) }
+            let rc = body(lowered, false)
+            return rc != 0 ? rc : withPrefixStem(lowered, cache: cache) { body($0, true) }
+        }
+    }
+
+    /// For a prefix of lower-case ASCII letters, its English stem when that is shorter (a
+    /// whole word typed as a prefix: `meetings*`), for `body`; else nothing.
+    private static func withPrefixStem(_ prefix: UnsafeBufferPointer<UInt8>, cache: Cache,
+                                       _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32 {
+        guard prefix.count > 2, prefix.allSatisfy({ $0 &- 97 < 26 }) else { return 0 }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count) { buffer in
+            guard let stem = buffer.baseAddress, let source = prefix.baseAddress else { return 0 }
+            stem.update(from: source, count: prefix.count)
+            let n = cache.stem(stem, count: prefix.count)
+            return n < prefix.count ? body(UnsafeBufferPointer(start: stem, count: n)) : 0
         }
     }
 
@@ -162,12 +180,16 @@ package enum QuireTokenizer {
             if nonJoiners > 0 {
                 rc = emitJoined(text, start..<i, mode: mode, cache: cache, emit: emit)
             } else if ascii {
-                rc = withASCIIToken(word, upper: true, mode: mode) { emit($0, start, i, false) }
+                rc = withASCIIToken(word, upper: true, mode: mode, cache: cache) { emit($0, start, i, $1) }
             } else {
                 rc = cache.withNormalized(word, mode: mode) { token in
                     guard !token.isEmpty else { return 0 }
                     let rc = emit(token, start, i, false)
-                    return rc != 0 || mode != .document ? rc : emitWithoutHebrewPrefixes(token, start, i, emit: emit)
+                    switch mode {
+                    case _ where rc != 0, .query: return rc
+                    case .document: return emitWithoutHebrewPrefixes(token, start, i, emit: emit)
+                    case .prefix: return withPrefixStem(token, cache: cache) { emit($0, start, i, true) }  // «Straße*» as «STRASSE*»
+                    }
                 }
             }
             if rc != 0 { return rc }
@@ -273,7 +295,53 @@ package enum QuireTokenizer {
         /// While an index build inserts rows read and tokenized ahead, their tokens.
         var feed: SearchFeed?
 
-        package init(limit: Int = 100_000) { self.limit = limit }
+        /// English stems of ASCII words of 3 to 16 letters, direct-mapped (`stem`): 1.3 MB of
+        /// zeroed memory (an empty slot is all zeros), which the kernel gives only as it is used.
+        private let stems: UnsafeMutablePointer<StemSlot>
+        static let stemSlots = 1 << 15
+
+        /// A word of up to 16 letters, packed in two integers (no letter is a zero byte, so
+        /// no two words pack alike and no word packs as an empty slot), and its stem.
+        struct StemSlot {
+            var word: (UInt64, UInt64) = (0, 0)
+            var stem: (UInt64, UInt64) = (0, 0)
+            var length = 0
+        }
+
+        package init(limit: Int = 100_000) {
+            self.limit = limit
+            guard let zeroed = calloc(Self.stemSlots, MemoryLayout<StemSlot>.stride) else { fatalError("out of memory") }
+            stems = zeroed.bindMemory(to: StemSlot.self, capacity: Self.stemSlots)
+        }
+
+        deinit { free(stems) }
+
+        /// Stems `w[0..<count]` (lower-case ASCII letters) in place, as `EnglishStemmer` does;
+        /// a word met again (text repeats its words) costs a hash and a compare instead of the
+        /// stemmer's steps: an English journal's import spent a fifth of its time stemming.
+        func stem(_ w: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+            guard count <= 16 else { return EnglishStemmer.stem(w, count: count) }
+            func pack(_ from: Int, _ to: Int) -> UInt64 {
+                var v: UInt64 = 0
+                var i = to - 1
+                while i >= from {
+                    v = v << 8 | UInt64(w[i])
+                    i -= 1
+                }
+                return v
+            }
+            let word = (pack(0, min(count, 8)), pack(8, max(count, 8)))
+            let index = Int(truncatingIfNeeded: (word.0 &* 0x9E37_79B9_7F4A_7C15 ^ word.1 &* 0xC2B2_AE3D_27D4_EB4F) >> 49)
+            let slot = stems + index
+            if slot.pointee.word == word {
+                let (s0, s1, n) = (slot.pointee.stem.0, slot.pointee.stem.1, slot.pointee.length)
+                for i in 0..<n { w[i] = UInt8(truncatingIfNeeded: i < 8 ? s0 >> (8 * i) : s1 >> (8 * (i - 8))) }
+                return n
+            }
+            let n = EnglishStemmer.stem(w, count: count)
+            slot.pointee = StemSlot(word: word, stem: (pack(0, min(n, 8)), pack(8, max(n, 8))), length: n)
+            return n
+        }
 
         /// Calls `body` with what `word` folds to for `mode` (empty: no token).
         func withNormalized<R>(_ word: UnsafeBufferPointer<UInt8>, mode: Mode, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
