@@ -173,3 +173,37 @@ final class DataBox: @unchecked Sendable {
     func set(err: Data) { lock.withLock { _err = err } }
     var err: Data { lock.withLock { _err } }
 }
+
+/// Text as odd as people paste it, drawn from a fixed seed (splitmix64: the same on every
+/// run): combining marks with nothing to combine with, CR LF and lone CRs, NUL, byte-order
+/// marks, line and paragraph separators, bidi controls, emoji sequences, quotes and
+/// backslashes before accents, markup characters.
+struct OddText {
+    static let pieces = ["a", "Я", "東", "ي", " ", "\u{301}", "\u{200C}", "\u{200D}", "\r\n", "\r", "\n", "\u{0}", "\u{FEFF}", "\u{2028}",
+                         "\u{2029}", "\u{202E}", "\"", "\\", "👩‍👩‍👧", "🇸🇪", "\t", "#", "*", "<", "&", "\u{1F}", "\u{7F}", "\u{FFFD}"]
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// A number below `bound`.
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+
+    /// Fewer than `most` pieces.
+    mutating func text(_ most: Int) -> String {
+        (0..<next(most)).map { _ in Self.pieces[next(Self.pieces.count)] }.joined()
+    }
+
+    /// Pieces without a control character, as a tag or a journal's name must be.
+    static let namePieces = pieces.filter { !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+
+    /// Fewer than `most` of `namePieces`.
+    mutating func name(_ most: Int) -> String {
+        (0..<next(most)).map { _ in Self.namePieces[next(Self.namePieces.count)] }.joined()
+    }
+}
