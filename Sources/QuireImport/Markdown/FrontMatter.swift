@@ -177,7 +177,7 @@ enum FrontMatter {
 
         /// A scalar or a flow list on one line.
         static func scalar(_ text: Substring, line: Int) throws -> YAMLNode {
-            var reader = ScalarReader(chars: Array(text), line: line)
+            var reader = ScalarReader(chars: Array(text.unicodeScalars), line: line)
             let node = try reader.value(inFlow: false)
             reader.skipSpaces()
             if reader.position < reader.chars.count, reader.chars[reader.position] != "#" {
@@ -187,8 +187,10 @@ enum FrontMatter {
         }
     }
 
+    /// Reads scalar by scalar: a quote, a comma or an escape's hex digit followed by a
+    /// combining mark or a zero-width joiner is one `Character` with it, yet itself to YAML.
     private struct ScalarReader {
-        let chars: [Character]
+        let chars: [Unicode.Scalar]
         let line: Int
         var position = 0
 
@@ -207,8 +209,8 @@ enum FrontMatter {
                 while position < chars.count {
                     let c = chars[position]
                     if inFlow && (c == "," || c == "]") { break }
-                    if c == "#" && out.last == " " { break }
-                    out.append(c)
+                    if c == "#" && out.unicodeScalars.last == " " { break }
+                    out.unicodeScalars.append(c)
                     position += 1
                 }
                 return .scalar(out.trimmingCharacters(in: .whitespaces), quoted: false)
@@ -238,7 +240,7 @@ enum FrontMatter {
                     if position < chars.count, chars[position] == "'" { out.append("'"); position += 1; continue }
                     return out
                 }
-                out.append(c)
+                out.unicodeScalars.append(c)
             }
             throw FrontMatterError(line: line, detail: "has a 'quoted' value that is not closed")
         }
@@ -250,7 +252,7 @@ enum FrontMatter {
                 let c = chars[position]
                 position += 1
                 if c == "\"" { return out }
-                guard c == "\\" else { out.append(c); continue }
+                guard c == "\\" else { out.unicodeScalars.append(c); continue }
                 guard position < chars.count else { break }
                 let e = chars[position]
                 position += 1
@@ -259,10 +261,10 @@ enum FrontMatter {
                 case "t": out.append("\t")
                 case "r": out.append("\r")
                 case "0": out.append("\u{0}")
-                case "\\", "\"", "/", " ": out.append(e)
+                case "\\", "\"", "/", " ": out.unicodeScalars.append(e)
                 case "x", "u", "U":
                     let n = e == "x" ? 2 : e == "u" ? 4 : 8
-                    guard position + n <= chars.count, let v = UInt32(String(chars[position..<position + n]), radix: 16),
+                    guard position + n <= chars.count, let v = UInt32(String(String.UnicodeScalarView(chars[position..<position + n])), radix: 16),
                           let scalar = Unicode.Scalar(v) else {
                         throw FrontMatterError(line: line, detail: "has an escape \\\(e) that is not a character")
                     }

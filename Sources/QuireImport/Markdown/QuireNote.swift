@@ -105,9 +105,12 @@ enum QuireNote {
         var text = rest
         if text.hasPrefix("\n") { text = text.dropFirst() }
         let lines = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
-        if dateLine, lines.count == 5, lines[0].hasPrefix("# "), lines[1].isEmpty, lines[2].hasPrefix("*"), lines[2].hasSuffix("*"), lines[3].isEmpty {
+        // By bytes: a title that begins with a combining mark makes one `Character` of it and
+        // the space after `#`.
+        func heading(_ line: Substring) -> Bool { line.utf8.starts(with: "# ".utf8) }
+        if dateLine, lines.count == 5, heading(lines[0]), lines[1].isEmpty, lines[2].hasPrefix("*"), lines[2].hasSuffix("*"), lines[3].isEmpty {
             text = lines[4]
-        } else if !dateLine, lines.count >= 3, lines[0].hasPrefix("# "), lines[1].isEmpty {
+        } else if !dateLine, lines.count >= 3, heading(lines[0]), lines[1].isEmpty {
             text = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)[2]
         }
         if let end = text.lastRange(ofBytes: "\n" + endMarker) {
