@@ -84,6 +84,11 @@ final class PDFCanvas {
 
     /// Writes what is left (fonts, subset at this point) and closes the file.
     func finish() throws {
+        // A context in error has drawn nothing since: refuse the book rather than leave pages out.
+        let drawing = cairo_status(cr)
+        guard drawing == CAIRO_STATUS_SUCCESS else {
+            throw ExportError(.io, path: sink.path, detail: "drawing the book failed: " + String(cString: cairo_status_to_string(drawing)))
+        }
         cairo_tag_end(cr, "Document")
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
@@ -143,13 +148,20 @@ final class PDFCanvas {
                 glyphs[index].y = glyphs[index].y == 0 ? baseY : baseY + glyphs[index].y
             }
             let flags = run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0)
-            if let shown = run.shownText {
-                shown.withUnsafeBufferPointer { bytes in
-                    cairo_show_text_glyphs(cr, bytes.baseAddress, Int32(bytes.count), glyphs, Int32(glyphs.count), run.clusters, Int32(run.clusters.count), flags)
+            func show(_ bytes: UnsafeBufferPointer<CChar>) {
+                // Clusters cairo would refuse (it then stops drawing for good, and every page
+                // after is left out of the file) become one cluster: the run's text still
+                // copies and is found, only not glyph by glyph.
+                var clusters = run.clusters
+                if !TextLayout.clustersFit(clusters, bytes: bytes, glyphs: glyphs.count, backward: run.backward) {
+                    clusters = [cairo_text_cluster_t(num_bytes: Int32(bytes.count), num_glyphs: Int32(glyphs.count))]
                 }
+                cairo_show_text_glyphs(cr, bytes.baseAddress, Int32(bytes.count), glyphs, Int32(glyphs.count), clusters, Int32(clusters.count), flags)
+            }
+            if let shown = run.shownText {
+                shown.withUnsafeBufferPointer(show)
             } else {
-                cairo_show_text_glyphs(cr, base + run.textRange.lowerBound, Int32(run.textRange.count), glyphs, Int32(glyphs.count),
-                                       run.clusters, Int32(run.clusters.count), flags)
+                show(UnsafeBufferPointer(start: base + run.textRange.lowerBound, count: run.textRange.count))
             }
         }
         for box in run.missing {

@@ -354,6 +354,25 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
         return (backward ? pieces.reversed() : pieces).flatMap { $0 }
     }
 
+    /// Whether cairo takes `clusters` for `bytes` and `glyphs` glyphs, by its own rules
+    /// (`_cairo_validate_text_clusters`): counts not negative, none empty of both, adding up
+    /// to the bytes and the glyphs, and no cluster starting inside a character (clusters of
+    /// a backward run are counted from the text's end).
+    static func clustersFit(_ clusters: [cairo_text_cluster_t], bytes: UnsafeBufferPointer<CChar>, glyphs: Int, backward: Bool) -> Bool {
+        var byteCount = 0, glyphCount = 0
+        for cluster in clusters {
+            let (b, g) = (Int(cluster.num_bytes), Int(cluster.num_glyphs))
+            guard b >= 0, g >= 0, b + g > 0 else { return false }
+            // Where the cluster's bytes begin and end: neither may fall inside a character.
+            let (from, to) = backward ? (bytes.count - byteCount - b, bytes.count - byteCount) : (byteCount, byteCount + b)
+            guard from >= 0, to <= bytes.count else { return false }
+            for edge in [from, to] where edge < bytes.count && UInt8(bitPattern: bytes[edge]) & 0xC0 == 0x80 { return false }
+            byteCount += b
+            glyphCount += g
+        }
+        return byteCount == bytes.count && glyphCount == glyphs
+    }
+
     private static func clusters(of run: UnsafeMutablePointer<PangoGlyphItem>, text: UnsafePointer<CChar>?, backward: Bool,
                                  infos: UnsafeBufferPointer<PangoGlyphInfo>) -> [cairo_text_cluster_t] {
         var clusters: [cairo_text_cluster_t] = []

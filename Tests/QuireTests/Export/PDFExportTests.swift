@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CPango
 @testable import QuireExport
 @testable import QuireStore
 
@@ -45,6 +46,39 @@ import Testing
         #expect(info.stdout.contains("Page size:       419.53 x 595.28 pts"), "\(info.stdout)")
         #expect(info.stdout.contains("Title:           Дневник") && info.stdout.contains("Author:          Анна"))
         #expect(info.stdout.contains("Tagged:          yes"))
+    }
+
+    /// A right-to-left override, a tab, a soft hyphen and a glyph from another font gave
+    /// clusters cairo refused; its context then drew nothing more, and every page after went
+    /// missing from the file. The run is drawn with one cluster now: every page is there,
+    /// the words after it are on them, and the book passes qpdf.
+    @Test(.enabled(if: readers))
+    func textCairoWouldRefuseClustersForLosesNoPage() throws {
+        let store = dir.path + "/clusters"
+        for (date, body) in [("2025-03-01 10:00", "r\u{202E}\t\u{AD}\u{FFFD}"), ("2025-03-02 10:00", "Afterwards the words are all there.")] {
+            try #require(try QuireBinary.run(["add", "--date", date, "--body", body], store: store).status == 0)
+        }
+        for print in [[], ["--print"]] {
+            let book = dir.path + "/clusters.pdf"
+            let run = try QuireBinary.run(["export", "pdf", book, "--json"] + print, store: store)
+            try #require(run.status == 0, "\(run.stderr)")
+            let pages = try #require(try JSONValue.parse(run.stdout).object?["pages"]?.number)
+            let info = try ExternalTool.run("pdfinfo", [book]).stdout
+            #expect(info.contains("Pages:           \(Int(pages))\n"), "\(info)")
+            #expect(try ExternalTool.run("pdftotext", [book, "-"]).stdout.contains("Afterwards the words are all there."))
+            #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
+        }
+        // cairo's rules, as `clustersFit` reads them.
+        let text: [CChar] = Array("aé".utf8CString.dropLast())  // 3 bytes
+        text.withUnsafeBufferPointer { bytes in
+            func fit(_ c: [(Int32, Int32)], glyphs: Int, backward: Bool = false) -> Bool {
+                TextLayout.clustersFit(c.map { cairo_text_cluster_t(num_bytes: $0.0, num_glyphs: $0.1) }, bytes: bytes, glyphs: glyphs, backward: backward)
+            }
+            #expect(fit([(1, 1), (2, 1)], glyphs: 2) && fit([(2, 1), (1, 1)], glyphs: 2, backward: true))
+            #expect(!fit([(2, 1), (1, 1)], glyphs: 2), "a cluster starting inside é")
+            #expect(!fit([(1, 1), (2, 1)], glyphs: 3) && !fit([(1, 1), (1, 1)], glyphs: 2), "counts that do not add up")
+            #expect(!fit([(0, 0), (3, 2)], glyphs: 2) && !fit([(-1, 1), (4, 1)], glyphs: 2))
+        }
     }
 
     /// A journal in Hindi with a Tamil entry: the book is in Hindi (its dates in Hindi), and
