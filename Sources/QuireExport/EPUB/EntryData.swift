@@ -18,13 +18,13 @@ struct EntryData {
         let dates = book.dates
         // An untitled entry is headed by its date: its first line stays the start of its text,
         // not a heading repeated above it.
-        let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
+        let title = entry.titleShows ? entry.title : dates.longDay(local)
         var object: [String: MustacheValue] = [
             "id": .string(entry.id),
             "anchor": .string(anchor),
             "title": .string(clean(title)),
             // Below a date heading, the time alone (nothing for a date-only entry).
-            "date": entry.title.isEmpty ? (local.isDateOnly ? .null : .string(dates.clock(local))) : .string(dates.longDayAndTime(local)),
+            "date": entry.titleShows ? .string(dates.longDayAndTime(local)) : (local.isDateOnly ? .null : .string(dates.clock(local))),
             "datetime": .string(entry.created.text),
             "journal": .string(clean(entry.journal)),
             "starred": .bool(entry.starred),

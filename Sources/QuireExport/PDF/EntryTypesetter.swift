@@ -38,7 +38,7 @@ struct EntryTypesetter {
         let told = TextLanguage(of: entry)
         let language = told.code ?? book.code
         let local = LocalDate(entry.created), dates = book.dates
-        script = EntryScript(block: block, id: entry.id, outlineTitle: entry.title.isEmpty ? dates.longDayAndTime(local) : entry.title,
+        script = EntryScript(block: block, id: entry.id, outlineTitle: entry.titleShows ? entry.title : dates.longDayAndTime(local),
                              rightToLeft: (told.direction ?? book.direction) == "rtl")
         let hyphens = hyphenator(language)
         // Leading is a factor of the font's own line height (`BookStyle`).
@@ -49,14 +49,14 @@ struct EntryTypesetter {
                                 leading: BookStyle.entryTitleLeading, language: language)
         heading.language = language
         script.space(size * BookStyle.spaceBeforeEntry)
-        let title = entry.title.isEmpty ? dates.longDay(local) : entry.title
+        let title = entry.titleShows ? entry.title : dates.longDay(local)
         script.paragraph(StyledText(title, language: language), style: heading, .init(keepWithNext: true, destination: namesEntries ? "e-" + entry.id : nil, entry: entries.number(of: entry.id)))
 
         // The date line runs the entry's way, though it starts with the book's words and digits.
         let direction = told.direction ?? book.direction
         var meta = StyledText(direction == "rtl" ? "\u{200F}" : direction != book.direction ? "\u{200E}" : "")
         let lead = meta.byteCount
-        meta.append(entry.title.isEmpty ? (local.isDateOnly ? "" : dates.clock(local)) : dates.longDayAndTime(local))
+        meta.append(entry.titleShows ? dates.longDayAndTime(local) : (local.isDateOnly ? "" : dates.clock(local)))
         func separator() -> String { meta.byteCount > lead ? "  ·  " : "" }
         if entry.starred { meta.append(meta.byteCount > lead ? "  ★" : "★") }
         if !entry.tags.isEmpty { meta.append(separator() + Self.tagList(entry.tags)) }

@@ -122,6 +122,18 @@ public struct Entry: Equatable, Sendable {
         self.media = media
     }
 
+    /// Whether the title shows anything: one of spaces, line or paragraph separators, control
+    /// or format characters alone (a pasted U+2028, a lone zero-width joiner) heads an entry
+    /// in a book as no title does, by its date; an EPUB's contents may not list an empty name.
+    package var titleShows: Bool {
+        title.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate: return false
+            default: return !scalar.properties.isWhitespace
+            }
+        }
+    }
+
     /// The title, or the words of the first line of the body that has words, when there is
     /// none (Markdown marks, links' targets and images left out).
     public var displayTitle: String {

@@ -126,6 +126,27 @@ import Testing
         #expect(Renderer.escape("<\u{301}\"\u{301}") == "&lt;\u{301}&quot;\u{301}")
     }
 
+    /// A book of odd text (`OddText`): EPUBCheck finds nothing, though a title may be a line
+    /// separator or a zero-width joiner alone (the contents listed it as an empty link; it is
+    /// headed by its date now, as an untitled entry is).
+    @Test(.enabled(if: ExternalTool.available("epubcheck")))
+    func oddTextMakesAValidBook() throws {
+        let other = try makeStore(dir, name: "odd")
+        var odd = OddText(seed: 0x082EFA98EC4E6C89)
+        for k in 0..<80 {
+            try other.add(NewEntry(journal: "J" + odd.name(4), title: k % 8 == 0 ? "\u{2028}\u{200D}" : odd.text(6), body: odd.text(40),
+                                   created: ts(String(format: "2025-%02d-%02dT10:00:00+03:00", 1 + k % 12, 1 + k % 28)),
+                                   tags: ["t" + odd.name(3)], location: Location(latitude: 1, longitude: 2, name: odd.name(5))))
+        }
+        let book = dir.path + "/odd-text.epub"
+        let run = try QuireBinary.run(["export", "epub", book], store: other.folder)
+        try #require(run.status == 0, "\(run.stderr)")
+        let (problems, _) = try EPUBCheck.problems(book, dir: dir)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        #expect(Entry(id: "", journal: "", title: "\u{2028}\u{200D}\t", body: "", created: ts("2025-01-01T00:00:00Z"), modified: ts("2025-01-01T00:00:00Z"),
+                      tags: [], starred: false, location: nil, media: []).titleShows == false)
+    }
+
     @Test func rightToLeftAndOtherScriptsAreMarked() throws {
         let (run, book) = try export()
         try #require(run.status == 0, "\(run.stderr)")
