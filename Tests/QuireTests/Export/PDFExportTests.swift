@@ -81,6 +81,25 @@ import CPango
         }
     }
 
+    /// A book of odd text (`OddText`): made, every page it counts in the file, its last
+    /// entry's words on them.
+    @Test(.enabled(if: readers))
+    func oddTextMakesAWholeBook() throws {
+        let other = try makeStore(dir, name: "odd")
+        var odd = OddText(seed: 0x452821E638D01377)
+        for k in 0..<120 {
+            try other.add(NewEntry(journal: "J" + odd.name(4), title: odd.text(6), body: odd.text(50),
+                                   created: ts(String(format: "2025-%02d-%02dT10:00:00+03:00", 1 + k % 12, 1 + k % 28)), tags: ["t" + odd.name(3)]))
+        }
+        try other.add(NewEntry(title: "Last", body: "The very last words.", created: ts("2025-12-31T23:00:00+03:00")))
+        let book = dir.path + "/odd-text.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book, "--json"], store: other.folder)
+        try #require(run.status == 0, "\(run.stderr)")
+        let pages = try #require(try JSONValue.parse(run.stdout).object?["pages"]?.number)
+        #expect(try ExternalTool.run("pdfinfo", [book]).stdout.contains("Pages:           \(Int(pages))\n"))
+        #expect(try ExternalTool.run("pdftotext", [book, "-"]).stdout.contains("The very last words."))
+    }
+
     /// A journal in Hindi with a Tamil entry: the book is in Hindi (its dates in Hindi), and
     /// each script's text is set in Noto's serif for it, beside Latin text in Noto Serif.
     @Test(.enabled(if: readers))
