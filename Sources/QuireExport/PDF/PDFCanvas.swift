@@ -84,11 +84,9 @@ final class PDFCanvas {
 
     /// Writes what is left (fonts, subset at this point) and closes the file.
     func finish() throws {
-        // A context in error has drawn nothing since: refuse the book rather than leave pages out.
+        // A context in error has drawn nothing since: the book is refused rather than left
+        // short of pages (after the disk's own words, when writing is what failed).
         let drawing = cairo_status(cr)
-        guard drawing == CAIRO_STATUS_SUCCESS else {
-            throw ExportError(.io, path: sink.path, detail: "drawing the book failed: " + String(cString: cairo_status_to_string(drawing)))
-        }
         cairo_tag_end(cr, "Document")
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
@@ -96,6 +94,9 @@ final class PDFCanvas {
         if let failure = sink.failure ?? (closed == 0 ? nil : errno) {
             // The disk's own words for it (a full disk: "no space left on device"), with the file.
             throw ExportError(.io, path: sink.path, detail: "writing the PDF failed: " + FileIO.errnoText(failure))
+        }
+        guard drawing == CAIRO_STATUS_SUCCESS else {
+            throw ExportError(.io, path: sink.path, detail: "drawing the book failed: " + String(cString: cairo_status_to_string(drawing)))
         }
         guard status == CAIRO_STATUS_SUCCESS else {
             throw ExportError(.io, path: sink.path, detail: "writing the PDF failed: " + String(cString: cairo_status_to_string(status)))
