@@ -154,7 +154,7 @@ final class PDFCanvas {
                 // after is left out of the file) become one cluster: the run's text still
                 // copies and is found, only not glyph by glyph.
                 var clusters = run.clusters
-                if !TextLayout.clustersFit(clusters, bytes: bytes, glyphs: glyphs.count, backward: run.backward) {
+                if !TextLayout.clustersFit(clusters, bytes: bytes, glyphs: glyphs.count) {
                     clusters = [cairo_text_cluster_t(num_bytes: Int32(bytes.count), num_glyphs: Int32(glyphs.count))]
                 }
                 cairo_show_text_glyphs(cr, bytes.baseAddress, Int32(bytes.count), glyphs, Int32(glyphs.count), clusters, Int32(clusters.count), flags)

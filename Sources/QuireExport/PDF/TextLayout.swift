@@ -356,17 +356,15 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
 
     /// Whether cairo takes `clusters` for `bytes` and `glyphs` glyphs, by its own rules
     /// (`_cairo_validate_text_clusters`): counts not negative, none empty of both, adding up
-    /// to the bytes and the glyphs, and no cluster starting inside a character (clusters of
-    /// a backward run are counted from the text's end).
-    static func clustersFit(_ clusters: [cairo_text_cluster_t], bytes: UnsafeBufferPointer<CChar>, glyphs: Int, backward: Bool) -> Bool {
+    /// to the bytes and the glyphs, and each cluster's bytes whole characters, counted from
+    /// the text's start as cairo counts them, for a backward run too.
+    static func clustersFit(_ clusters: [cairo_text_cluster_t], bytes: UnsafeBufferPointer<CChar>, glyphs: Int) -> Bool {
         var byteCount = 0, glyphCount = 0
         for cluster in clusters {
             let (b, g) = (Int(cluster.num_bytes), Int(cluster.num_glyphs))
-            guard b >= 0, g >= 0, b + g > 0 else { return false }
-            // Where the cluster's bytes begin and end: neither may fall inside a character.
-            let (from, to) = backward ? (bytes.count - byteCount - b, bytes.count - byteCount) : (byteCount, byteCount + b)
-            guard from >= 0, to <= bytes.count else { return false }
-            for edge in [from, to] where edge < bytes.count && UInt8(bitPattern: bytes[edge]) & 0xC0 == 0x80 { return false }
+            guard b >= 0, g >= 0, b + g > 0, byteCount + b <= bytes.count else { return false }
+            // Neither end may fall inside a character.
+            for edge in [byteCount, byteCount + b] where edge < bytes.count && UInt8(bitPattern: bytes[edge]) & 0xC0 == 0x80 { return false }
             byteCount += b
             glyphCount += g
         }

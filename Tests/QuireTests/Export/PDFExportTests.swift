@@ -55,7 +55,8 @@ import CPango
     @Test(.enabled(if: readers))
     func textCairoWouldRefuseClustersForLosesNoPage() throws {
         let store = dir.path + "/clusters"
-        for (date, body) in [("2025-03-01 10:00", "r\u{202E}\t\u{AD}\u{FFFD}"), ("2025-03-02 10:00", "Afterwards the words are all there.")] {
+        for (date, body) in [("2025-03-01 10:00", "r\u{202E}\t\u{AD}\u{FFFD}"), ("2025-03-02 10:00", "Afterwards the words are all there."),
+                             ("2025-03-03 10:00", "صباح في المكتبة")] {
             try #require(try QuireBinary.run(["add", "--date", date, "--body", body], store: store).status == 0)
         }
         for print in [[], ["--print"]] {
@@ -65,17 +66,21 @@ import CPango
             let pages = try #require(try JSONValue.parse(run.stdout).object?["pages"]?.number)
             let info = try ExternalTool.run("pdfinfo", [book]).stdout
             #expect(info.contains("Pages:           \(Int(pages))\n"), "\(info)")
-            #expect(try ExternalTool.run("pdftotext", [book, "-"]).stdout.contains("Afterwards the words are all there."))
+            let text = try ExternalTool.run("pdftotext", [book, "-"]).stdout
+            #expect(text.contains("Afterwards the words are all there."))
+            // A right-to-left run keeps its own clusters (cairo counts them from the start):
+            // its words come out in reading order, not reversed as one cluster gives them.
+            #expect(text.contains("صباح في المكتبة"), "\(text)")
             #expect(try ExternalTool.run("qpdf", ["--check", book]).status == 0)
         }
         // cairo's rules, as `clustersFit` reads them.
         let text: [CChar] = Array("aé".utf8CString.dropLast())  // 3 bytes
         text.withUnsafeBufferPointer { bytes in
-            func fit(_ c: [(Int32, Int32)], glyphs: Int, backward: Bool = false) -> Bool {
-                TextLayout.clustersFit(c.map { cairo_text_cluster_t(num_bytes: $0.0, num_glyphs: $0.1) }, bytes: bytes, glyphs: glyphs, backward: backward)
+            func fit(_ c: [(Int32, Int32)], glyphs: Int) -> Bool {
+                TextLayout.clustersFit(c.map { cairo_text_cluster_t(num_bytes: $0.0, num_glyphs: $0.1) }, bytes: bytes, glyphs: glyphs)
             }
-            #expect(fit([(1, 1), (2, 1)], glyphs: 2) && fit([(2, 1), (1, 1)], glyphs: 2, backward: true))
-            #expect(!fit([(2, 1), (1, 1)], glyphs: 2), "a cluster starting inside é")
+            #expect(fit([(1, 1), (2, 1)], glyphs: 2) && fit([(3, 2)], glyphs: 2) && fit([(1, 0), (2, 2)], glyphs: 2))
+            #expect(!fit([(2, 1), (1, 1)], glyphs: 2), "a cluster ending inside é (cairo counts from the start, for a backward run too)")
             #expect(!fit([(1, 1), (2, 1)], glyphs: 3) && !fit([(1, 1), (1, 1)], glyphs: 2), "counts that do not add up")
             #expect(!fit([(0, 0), (3, 2)], glyphs: 2) && !fit([(-1, 1), (4, 1)], glyphs: 2))
         }
