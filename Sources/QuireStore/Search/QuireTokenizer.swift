@@ -110,7 +110,7 @@ package enum QuireTokenizer {
                                        _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Int32) -> Int32 {
         let stems = word.count > 2
         guard stems || upper else { return body(word, false) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count * 2) { buffer in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count) { buffer in
             guard let base = buffer.baseAddress else { return body(word, false) }
             var letters = true
             for (k, b) in word.enumerated() {
