@@ -45,28 +45,28 @@ package struct UserService {
     /// The unit's text. Arguments and variables are quoted for systemd (`"…"`, with `%`, `$`,
     /// `\` and `"` escaped), so a store folder with spaces or quotes is passed as one argument.
     package func unit(interval: Int) -> String {
-        // Scalar by scalar: a quote followed by a combining mark is one `Character`, and
-        // would not be escaped by a `String` replacement.
-        func quoted(_ s: String) -> String {
+        // Scalar by scalar: a quote or a `%` followed by a combining mark is one `Character`,
+        // and would not be escaped by a `String` replacement. `%` starts a systemd specifier
+        // everywhere; in a quoted argument `\` and `"` are escaped and `$` doubled too.
+        func escaped(_ s: String, argument: Bool) -> String {
             var out = String.UnicodeScalarView()
-            out.append("\"")
             for scalar in s.unicodeScalars {
                 switch scalar {
-                case "\\", "\"": out.append("\\")
                 case "%": out.append("%")
-                case "$": out.append("$")
+                case "\\" where argument, "\"" where argument: out.append("\\")
+                case "$" where argument: out.append("$")
                 default: break
                 }
                 out.append(scalar)
             }
-            out.append("\"")
             return String(out)
         }
+        func quoted(_ s: String) -> String { "\"" + escaped(s, argument: true) + "\"" }
         let command = [executable, "--store", storeFolder, "sync", "--watch", "--interval", String(interval), "--cached-key-only"]
         return """
             # Written by `quire service install`; `quire service uninstall` removes it.
             [Unit]
-            Description=Quire journal sync for \(storeFolder.replacingOccurrences(of: "%", with: "%%"))
+            Description=Quire journal sync for \(escaped(storeFolder, argument: false))
             Wants=network-online.target
             After=network-online.target
 

@@ -35,10 +35,12 @@ import Testing
     /// A folder's quotes, backslashes, `%` and `$` are escaped for systemd, each of them,
     /// also a quote that a combining accent follows (one `Character` with it).
     @Test func theUnitQuotesEveryQuoteOfAPath() {
-        let folder = "/home/a \"b\"\u{301} \\ $HOME %h"
+        let folder = "/home/a \"b\"\u{301} \\ $HOME %h %\u{301}"
         let unit = UserService(storeFolder: folder, executable: "/usr/bin/quire", environment: ["HOME": "/home/a"]).unit(interval: 60)
         let line = unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") } ?? ""
-        #expect(line.contains(#""--store" "/home/a \"b\"\#u{301} \\ $$HOME %%h" "sync""#), "\(line)")
+        #expect(line.contains(#""--store" "/home/a \"b\"\#u{301} \\ $$HOME %%h %%\#u{301}" "sync""#), "\(line)")
+        let description = unit.split(separator: "\n").first { $0.hasPrefix("Description=") } ?? ""
+        #expect(description == "Description=Quire journal sync for /home/a \"b\"\u{301} \\ $HOME %%h %%\u{301}", "\(description)")
     }
 
     @Test func installWritesAUnitWithoutSecretsAndEnablesIt() throws {
