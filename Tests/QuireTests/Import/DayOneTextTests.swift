@@ -4,6 +4,20 @@ import Testing
 /// Day One's text made Quire's, case by case: which escapes go, which stay because dropping
 /// them would make Markdown, and how `dayone-moment` references are replaced.
 @Suite struct DayOneTextTests {
+    /// A first `# Title` line is the title, also when the title begins with a combining mark
+    /// (one `Character` with the space before it) or holds an emoji sequence.
+    @Test(arguments: [
+        ("# Walk\n\nBy the river.", "Walk", "By the river."),
+        ("# \u{301}Accent first\nText", "\u{301}Accent first", "Text"),
+        ("#  👩‍👩‍👧 family  \n\n\nMore", "👩‍👩‍👧 family", "More"),
+        ("#No space\nText", "", "#No space\nText"),
+        ("# Only a title", "Only a title", ""),
+    ])
+    func aFirstHeadingLineIsTheTitle(text: String, title: String, body: String) {
+        let split = TitleLine.split(text)
+        #expect(Array(split.title.unicodeScalars) == Array(title.unicodeScalars) && split.body == body, "\(split)")
+    }
+
     @Test(arguments: [
         // Plain punctuation loses its escape, in any script around it.
         ("Hola\\. ¿Qué tal\\? \\(bien\\)", "Hola. ¿Qué tal? (bien)"),
