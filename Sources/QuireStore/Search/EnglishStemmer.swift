@@ -70,19 +70,38 @@ enum EnglishStemmer {
         return true
     }
 
-    /// Suffixes grouped by their last letter, the longest first in each group, so that a
-    /// step compares a word with the few that end as it does.
+    /// What a step does with a suffix it found (in its region).
+    enum Rule {
+        /// Put this in its place.
+        case replace(StaticString)
+        /// Put this in its place after an `l` (Step 2's -ogi).
+        case replaceAfterL(StaticString)
+        /// Delete it after one of c d e g h k m n r t (Step 2's -li).
+        case deleteAfterValidLI
+        /// Delete it where it stands in R2 too (Step 3's -ative).
+        case deleteInR2
+        /// Delete it after an `s` or a `t` (Step 4's -ion).
+        case deleteAfterSOrT
+    }
+
+    /// Suffixes and their rules grouped by the suffix's last letter, the longest first in
+    /// each group, so that a step compares a word with the few that end as it does.
     struct SuffixTable {
-        let suffixes: [StaticString]
-        /// The group of letter `k` (a = 0) is `suffixes[bounds[k]..<bounds[k + 1]]`.
+        let entries: [(suffix: StaticString, rule: Rule)]
+        /// The group of letter `k` (a = 0) is `entries[bounds[k]..<bounds[k + 1]]`.
         let bounds: [Int]
 
-        init(_ list: [StaticString]) {
+        init(_ list: [(StaticString, Rule)]) {
             func last(_ s: StaticString) -> Int { Int(s.utf8Start[s.utf8CodeUnitCount - 1]) - 97 }
-            let sorted = list.sorted { last($0) != last($1) ? last($0) < last($1) : $0.utf8CodeUnitCount > $1.utf8CodeUnitCount }
-            suffixes = sorted
-            bounds = (0...26).map { letter in sorted.firstIndex { last($0) >= letter } ?? sorted.count }
+            let sorted = list.map { (suffix: $0.0, rule: $0.1) }.sorted {
+                last($0.suffix) != last($1.suffix) ? last($0.suffix) < last($1.suffix) : $0.suffix.utf8CodeUnitCount > $1.suffix.utf8CodeUnitCount
+            }
+            entries = sorted
+            bounds = (0...26).map { letter in sorted.firstIndex { last($0.suffix) >= letter } ?? sorted.count }
         }
+
+        /// Suffixes that a step only finds, each deleted if anything.
+        init(deleting list: [StaticString]) { self.init(list.map { ($0, .replace("")) }) }
     }
 
     /// The word being stemmed, `w[0..<n]`, and its regions R1 (`p1..<n`) and R2 (`p2..<n`).
@@ -118,11 +137,22 @@ enum EnglishStemmer {
         func ends(_ s: StaticString) -> Bool { ends(s, at: n) }
 
         /// The longest suffix of `table` that the word ends with.
-        func longest(_ table: SuffixTable) -> StaticString? {
+        func longest(_ table: SuffixTable) -> (suffix: StaticString, rule: Rule)? {
             let letter = Int(w[n - 1]) &- 97
             guard letter >= 0, letter < 26 else { return nil }
-            for i in table.bounds[letter]..<table.bounds[letter + 1] where ends(table.suffixes[i]) { return table.suffixes[i] }
+            for i in table.bounds[letter]..<table.bounds[letter + 1] where ends(table.entries[i].suffix) { return table.entries[i] }
             return nil
+        }
+
+        /// Applies `rule` to the word's last `length` bytes, a suffix found in its region.
+        mutating func apply(_ rule: Rule, length k: Int) {
+            switch rule {
+            case .replace(let s): replaceEnd(k, with: s)
+            case .replaceAfterL(let s): if n > k, w[n - k - 1] == 0x6C { replaceEnd(k, with: s) }
+            case .deleteAfterValidLI: if n > k, "cdeghkmnrt".utf8.contains(w[n - k - 1]) { n -= k }
+            case .deleteInR2: if n - k >= p2 { n -= k }
+            case .deleteAfterSOrT: if n > k, w[n - k - 1] == 0x73 || w[n - k - 1] == 0x74 { n -= k }
+            }
         }
 
         /// Puts `s` in place of the word's last `length` bytes.
@@ -212,10 +242,10 @@ enum EnglishStemmer {
         }
 
         /// -eed, -ed, -ing and their -ly forms.
-        static let step1bSuffixes = SuffixTable(["eedly", "ingly", "edly", "eed", "ing", "ed"])
+        static let step1bSuffixes = SuffixTable(deleting: ["eedly", "ingly", "edly", "eed", "ing", "ed"])
 
         mutating func step1b() {
-            guard w[n - 1] == 0x64 || w[n - 1] == 0x67 || w[n - 1] == 0x79, let suffix = longest(Self.step1bSuffixes) else { return }
+            guard w[n - 1] == 0x64 || w[n - 1] == 0x67 || w[n - 1] == 0x79, let suffix = longest(Self.step1bSuffixes)?.suffix else { return }
             let k = suffix.utf8CodeUnitCount
             let start = n - k
             if ends("eed") || ends("eedly") {
@@ -262,82 +292,37 @@ enum EnglishStemmer {
         }
 
         static let step2Suffixes = SuffixTable([
-            "ational", "ization", "fulness", "ousness", "iveness",
-            "tional", "biliti", "lessli",
-            "entli", "ation", "alism", "aliti", "ousli", "iviti", "fulli", "ogist",
-            "enci", "anci", "abli", "izer", "ator", "alli",
-            "bli", "ogi",
-            "li",
+            ("ational", .replace("ate")), ("ization", .replace("ize")), ("fulness", .replace("ful")), ("ousness", .replace("ous")),
+            ("iveness", .replace("ive")),
+            ("tional", .replace("tion")), ("biliti", .replace("ble")), ("lessli", .replace("less")),
+            ("entli", .replace("ent")), ("ation", .replace("ate")), ("alism", .replace("al")), ("aliti", .replace("al")),
+            ("ousli", .replace("ous")), ("iviti", .replace("ive")), ("fulli", .replace("ful")), ("ogist", .replace("og")),
+            ("enci", .replace("ence")), ("anci", .replace("ance")), ("abli", .replace("able")), ("izer", .replace("ize")),
+            ("ator", .replace("ate")), ("alli", .replace("al")),
+            ("bli", .replace("ble")), ("ogi", .replaceAfterL("og")),
+            ("li", .deleteAfterValidLI),
         ])
 
-        mutating func step2() {
-            guard let suffix = longest(Self.step2Suffixes) else { return }
-            let k = suffix.utf8CodeUnitCount
-            guard n - k >= p1 else { return }
-            switch k {
-            case 7:
-                if ends("ational") { replaceEnd(7, with: "ate") }
-                else if ends("ization") { replaceEnd(7, with: "ize") }
-                else if ends("fulness") { replaceEnd(7, with: "ful") }
-                else if ends("ousness") { replaceEnd(7, with: "ous") }
-                else { replaceEnd(7, with: "ive") }  // iveness
-            case 6:
-                if ends("tional") { replaceEnd(6, with: "tion") }
-                else if ends("biliti") { replaceEnd(6, with: "ble") }
-                else { replaceEnd(6, with: "less") }  // lessli
-            case 5:
-                if ends("entli") { replaceEnd(5, with: "ent") }
-                else if ends("ation") { replaceEnd(5, with: "ate") }
-                else if ends("alism") || ends("aliti") { replaceEnd(5, with: "al") }
-                else if ends("ousli") { replaceEnd(5, with: "ous") }
-                else if ends("iviti") { replaceEnd(5, with: "ive") }
-                else if ends("fulli") { replaceEnd(5, with: "ful") }
-                else { replaceEnd(5, with: "og") }  // ogist
-            case 4:
-                if ends("enci") { replaceEnd(4, with: "ence") }
-                else if ends("anci") { replaceEnd(4, with: "ance") }
-                else if ends("abli") { replaceEnd(4, with: "able") }
-                else if ends("izer") { replaceEnd(4, with: "ize") }
-                else if ends("ator") { replaceEnd(4, with: "ate") }
-                else { replaceEnd(4, with: "al") }  // alli
-            case 3:
-                if ends("bli") { replaceEnd(3, with: "ble") }
-                else if n >= 4, w[n - 4] == 0x6C { replaceEnd(3, with: "og") }  // ogi after l
-            default:  // li, after c d e g h k m n r t
-                if n >= 3, "cdeghkmnrt".utf8.contains(w[n - 3]) { n -= 2 }
-            }
-        }
-
-        static let step3Suffixes = SuffixTable(["ational", "tional", "alize", "icate", "iciti", "ative", "ical", "ness", "ful"])
-
-        mutating func step3() {
-            guard let suffix = longest(Self.step3Suffixes) else { return }
-            let k = suffix.utf8CodeUnitCount
-            guard n - k >= p1 else { return }
-            if ends("ational") { replaceEnd(7, with: "ate") }
-            else if ends("tional") { replaceEnd(6, with: "tion") }
-            else if ends("alize") { replaceEnd(5, with: "al") }
-            else if ends("icate") || ends("iciti") { replaceEnd(5, with: "ic") }
-            else if ends("ative") { if n - 5 >= p2 { n -= 5 } }
-            else if ends("ical") { replaceEnd(4, with: "ic") }
-            else { n -= k }  // ness, ful
-        }
-
-        static let step4Suffixes = SuffixTable([
-            "ement",
-            "ance", "ence", "able", "ible", "ment",
-            "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize", "ion",
-            "al", "er", "ic",
+        static let step3Suffixes = SuffixTable([
+            ("ational", .replace("ate")), ("tional", .replace("tion")), ("alize", .replace("al")), ("icate", .replace("ic")),
+            ("iciti", .replace("ic")), ("ative", .deleteInR2), ("ical", .replace("ic")), ("ness", .replace("")), ("ful", .replace("")),
         ])
 
-        mutating func step4() {
-            guard let suffix = longest(Self.step4Suffixes) else { return }
-            let k = suffix.utf8CodeUnitCount
-            guard n - k >= p2 else { return }
-            if k == 3 && ends("ion") {
-                guard n - k >= 1, w[n - 4] == 0x73 || w[n - 4] == 0x74 else { return }  // after s or t
-            }
-            n -= k
+        static let step4Suffixes = SuffixTable(
+            ["ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize", "al", "er", "ic"]
+                .map { ($0, Rule.replace("")) } + [("ion", .deleteAfterSOrT)])
+
+        /// Steps 2 and 3 find the longest suffix of theirs and apply its rule where it stands
+        /// in R1; Step 4, where it stands in R2.
+        mutating func step2() { applyLongest(Self.step2Suffixes, from: p1) }
+        mutating func step3() { applyLongest(Self.step3Suffixes, from: p1) }
+        mutating func step4() { applyLongest(Self.step4Suffixes, from: p2) }
+
+        /// The longest suffix of `table` the word ends with, its rule applied if it starts at
+        /// `region` or after (a shorter one is not tried, as Snowball's `among` tries none).
+        mutating func applyLongest(_ table: SuffixTable, from region: Int) {
+            guard let (suffix, rule) = longest(table), n - suffix.utf8CodeUnitCount >= region else { return }
+            apply(rule, length: suffix.utf8CodeUnitCount)
         }
 
         /// A final e or ll: generate → generat (R2), hope stays (short syllable), controll → control.
