@@ -9,8 +9,11 @@ import Glibc
 package final class LineReader {
     private let fd: Int32
     private let path: String
-    private var buffer: [UInt8] = []
+    /// Read bytes; those in `start..<end` are not handed out yet. Allocated once, and only
+    /// grown for a line longer than it.
+    private var buffer = [UInt8](repeating: 0, count: FileIO.chunkSize)
     private var start = 0
+    private var end = 0
     private var atEnd = false
     private(set) var bytesRead: Int64 = 0
     let size: Int64
@@ -27,30 +30,37 @@ package final class LineReader {
     /// Calls `body` with the next line's bytes; returns false at the end of the file.
     package func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                var end = newline
-                if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+            if let newline = buffer[start..<end].firstIndex(of: 0x0A) {
+                var lineEnd = newline
+                if lineEnd > start && buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                 let lineStart = start
                 start = newline + 1
-                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<end])) }
+                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
                 return true
             }
             if atEnd {
-                guard start < buffer.count else { return false }
-                let lineStart = start
-                start = buffer.count
-                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart...])) }
+                guard start < end else { return false }
+                let (lineStart, lineEnd) = (start, end)
+                start = end
+                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
                 return true
             }
-            buffer.removeSubrange(0..<start)
-            start = 0
-            let old = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: FileIO.chunkSize))
-            let n = try buffer.withUnsafeMutableBytes { raw in
-                try FileIO.readSome(fd, UnsafeMutableRawBufferPointer(rebasing: raw[old...]), path: path)
+            // The unread part goes to the front; a line longer than the buffer doubles it.
+            let unread = end - start
+            if start > 0 {
+                let from = start
+                buffer.withUnsafeMutableBytes { raw in
+                    if let base = raw.baseAddress { memmove(base, base + from, unread) }
+                }
+                (start, end) = (0, unread)
             }
-            buffer.removeLast(FileIO.chunkSize - n)
-            if bytesRead == 0 && buffer.starts(with: UTF8.byteOrderMark) { start = UTF8.byteOrderMark.count }
+            if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+            let filled = end
+            let n = try buffer.withUnsafeMutableBytes { raw in
+                try FileIO.readSome(fd, UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), path: path)
+            }
+            end += n
+            if bytesRead == 0 && buffer[..<end].starts(with: UTF8.byteOrderMark) { start = UTF8.byteOrderMark.count }
             bytesRead += Int64(n)
             if n == 0 { atEnd = true }
         }
