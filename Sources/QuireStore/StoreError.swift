@@ -1,5 +1,6 @@
 import Foundation
 import CSQLite
+import QuireSupport
 
 /// The one error type of the Store layer. It carries a kind for callers to branch on and
 /// context (path, line, SQLite code) — never entry text. The CLI turns it into one line.
@@ -59,7 +60,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         if let path {
-            parts.append(line.map { "\(path):\($0)" } ?? path)
+            // A path may hold any byte but '/' and NUL: a line break in one stays escaped.
+            let shown = TextSnippet.escapingControls(path)
+            parts.append(line.map { "\(shown):\($0)" } ?? shown)
         } else if let line {
             parts.append("line \(line)")
         }

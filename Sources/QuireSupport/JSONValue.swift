@@ -160,7 +160,7 @@ package enum JSONValue: Equatable, Sendable {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes") }
                 let key = try string()
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after key \"\(key)\"") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after key \(TextSnippet.quoted(key, limit: 30))") }
                 index += 1
                 skipWhitespace()
                 let item: JSONValue
@@ -170,7 +170,7 @@ package enum JSONValue: Equatable, Sendable {
                 } else {
                     item = try value(depth: depth + 1)
                 }
-                guard result.updateValue(item, forKey: key) == nil else { throw fail("duplicate key \"\(key)\"") }
+                guard result.updateValue(item, forKey: key) == nil else { throw fail("duplicate key \(TextSnippet.quoted(key, limit: 30))") }
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end of line inside an object") }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

@@ -1,6 +1,7 @@
 import CZip
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// A zip archive read in place with libzip: its names checked once, its entries streamed,
 /// never unpacked onto disk or whole into memory. The only file of the Import layer that

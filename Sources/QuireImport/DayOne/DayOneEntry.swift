@@ -1,5 +1,6 @@
 import Foundation
 import QuireStore
+import QuireSupport
 
 /// One entry of a Day One journal file, read into Quire's terms.
 struct DayOneEntry {

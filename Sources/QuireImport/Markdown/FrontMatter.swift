@@ -1,3 +1,5 @@
+import QuireSupport
+
 /// The YAML front matter of a Markdown note, in the subset notes use: `key: value`,
 /// nested maps and lists by indentation, `- item` lists (of scalars or of maps), flow lists
 /// `[a, "b"]`, and plain, "double-quoted" (with `\n`, `\"`, `\\`, `\t`, `\xHH`, `\uHHHH`) and
@@ -271,7 +273,7 @@ enum FrontMatter {
                     out.unicodeScalars.append(scalar)
                     position += n
                 default:
-                    throw FrontMatterError(line: line, detail: "has an unknown escape \\\(e)")
+                    throw FrontMatterError(line: line, detail: "has a backslash before \(TextSnippet.quoted(String(e))), which is not an escape")
                 }
             }
             throw FrontMatterError(line: line, detail: "has a \"quoted\" value that is not closed")

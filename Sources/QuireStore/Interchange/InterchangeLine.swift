@@ -1,4 +1,5 @@
 import Foundation
+import QuireSupport
 
 /// One line of the JSON-lines interchange format, validated (CLI.md, "Interchange").
 struct InterchangeLine {
@@ -19,7 +20,7 @@ struct InterchangeLine {
     init(_ value: JSONValue, folder: String) throws {
         guard let o = value.object else { throw StoreError(.invalid, detail: "a line must be a JSON object") }
         if let unknown = o.keys.sorted().first(where: { !Self.entryKeys.contains($0) }) {
-            throw StoreError(.invalid, detail: "unknown key \"\(unknown)\"")
+            throw StoreError(.invalid, detail: "unknown key \(TextSnippet.quoted(unknown, limit: 30))")
         }
         let created = try Self.timestamp(o["created"], key: "created", required: true)
         guard let created else { throw StoreError(.invalid, detail: "\"created\" is missing") }
@@ -75,7 +76,7 @@ struct InterchangeLine {
         let at = "media[\(index)]"
         guard let o = value.object else { throw StoreError(.invalid, detail: "\(at) must be an object") }
         if let unknown = o.keys.sorted().first(where: { !mediaKeys.contains($0) }) {
-            throw StoreError(.invalid, detail: "unknown key \"\(unknown)\" in \(at)")
+            throw StoreError(.invalid, detail: "unknown key \(TextSnippet.quoted(unknown, limit: 30)) in \(at)")
         }
         guard let relative = try string(o["path"], key: "\(at).path"), !relative.isEmpty else {
             throw StoreError(.invalid, detail: "\(at).path is missing")
