@@ -49,7 +49,8 @@ struct DayOneEntry {
                 var duration = try item.number("duration")
                 if let d = duration, !(0...Media.maxSeconds).contains(d) || d == 0 { duration = nil }
                 let transcript = try item.string("transcription") ?? item.string("transcript")
-                let order = Int(try item.number("orderInEntry") ?? Double(index))
+                // Only an order in reason: 1e300 is damage, and would trap as an Int.
+                let order = try item.number("orderInEntry").flatMap { abs($0) < 1e9 ? Int($0) : nil } ?? index
                 let media = ImportedMedia(id: StableID.derived("dayone\u{0}\(uuid.uppercased())\u{0}\(identifier)"), kind: kind.media,
                                           source: file.source, filename: filename, mime: MimeTypes.guess(filename: fileName),
                                           duration: duration, transcript: transcript)
@@ -109,7 +110,7 @@ struct DayOneEntry {
         guard let w = try fields.fields("weather") else { return nil }
         var parts: [String] = []
         if let conditions = try w.string("conditionsDescription"), !conditions.isEmpty { parts.append(conditions) }
-        if let celsius = try w.number("temperatureCelsius") { parts.append("\(Int(celsius.rounded())) °C") }
+        if let celsius = try w.number("temperatureCelsius"), abs(celsius) < 1000 { parts.append("\(Int(celsius.rounded())) °C") }
         return parts.isEmpty ? nil : "Weather: " + parts.joined(separator: ", ")
     }
 }

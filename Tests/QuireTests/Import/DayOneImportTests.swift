@@ -103,6 +103,32 @@ import Testing
         #expect { try DayOneImporter(path: wrongShape).run(into: store) } throws: { "\($0)".contains("no \"entries\" list") }
     }
 
+    /// Numbers no Day One writes (an attachment's order of 1e300, a temperature of 1e300)
+    /// trapped converting to Int, ending the whole import; now they are left out. A key
+    /// that is really entry text, as a cut file makes one, is quoted short on one line.
+    @Test func damagedNumbersAndKeysAreNoTrap() throws {
+        let store = try makeStore(dir)
+        let photo = ImportFixtures.bytes(ImportFixtures.media + "/photo.jpg")
+        let md5 = "0123456789abcdef0123456789abcdef"
+        let journal = """
+            {"entries": [{"uuid": "A1", "creationDate": "2024-03-01T10:00:00Z", "text": "Warm.",
+              "weather": {"conditionsDescription": "Sunny", "temperatureCelsius": 1e300},
+              "photos": [{"identifier": "P1", "md5": "\(md5)", "type": "jpeg", "orderInEntry": -1e300}]}]}
+            """
+        let zip = dir.path + "/numbers.zip"
+        try makeZip(zip, ["Journal.json": Data(journal.utf8), "photos/\(md5).jpeg": photo])
+        _ = try DayOneImporter(path: zip).run(into: store)
+        let entry = try #require(try store.entries().first)
+        #expect(entry.body == "Warm.\n\nWeather: Sunny" && entry.media.count == 1)
+
+        let cut = dir.path + "/cut.zip"
+        try makeZip(cut, ["Journal.json": Data("{\"entries\": [{\"text\\n\\nDear diary, today I met someone and we walked along the river for hours\", 1}]}".utf8)])
+        #expect { try DayOneImporter(path: cut).run(into: store) } throws: { error in
+            let line = "\(error)"
+            return line.contains(#"after key "text\u{a}\u{a}Dear diary, today I met …""#) && !line.contains("river")
+        }
+    }
+
     @Test func theCLIPrintsCountsAndNamesWhatIsMissing() throws {
         let store = dir.path + "/cli"
         let run = try QuireBinary.run(["import", "dayone", ImportFixtures.path("dayone/export.zip"), "--journal", "Imported", "--json"], store: store)
