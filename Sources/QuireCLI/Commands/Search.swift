@@ -17,7 +17,7 @@ struct SearchCommand: Command {
         with or without its zero-width non-joiner (میخواهم finds می‌خواهم).
 
         "a phrase" (in single quotes for the shell: '"a phrase"') matches its words in that
-        order; word* matches words starting with "word" as typed; -word or NOT word leaves
+        order; word* matches words starting with "word" (swimm* finds swimming); -word or NOT word leaves
         out the entries holding it; OR between two words takes either: `quire search dinner
         pizza OR pasta -work` finds dinners with pizza or pasta, none about work.
         """

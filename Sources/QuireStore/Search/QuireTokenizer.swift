@@ -101,10 +101,9 @@ package enum QuireTokenizer {
 
     /// `word` (ASCII letters and digits) as its token, for `body(token, colocated)`:
     /// lower-cased, and stemmed as English (`EnglishStemmer`: «Swimming» is «swim», through
-    /// `cache`) when it is letters alone; on the stack. A prefix is taken as typed, with its
-    /// stem beside it as an alternative when that is shorter, so `meetings*` finds «meetings»,
-    /// indexed as `meet`. `upper`: whether it holds a capital (else a word too short to stem
-    /// is handed over as it stands).
+    /// `cache`) when it is letters alone; on the stack. A prefix is taken as typed (the words
+    /// it may be short of are `SearchQuery`'s: `PrefixEndings`). `upper`: whether it holds a
+    /// capital (else a word too short to stem is handed over as it stands).
     @inline(__always)
     private static func withASCIIToken(_ word: UnsafeBufferPointer<UInt8>, upper: Bool, mode: Mode, cache: Cache,
                                        _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Int32) -> Int32 {
@@ -119,22 +118,7 @@ package enum QuireTokenizer {
             }
             let lowered = UnsafeBufferPointer(start: base, count: word.count)
             guard stems && letters else { return body(lowered, false) }
-            guard mode == .prefix else { return body(UnsafeBufferPointer(start: base, count: cache.stem(base, count: word.count)), false) }
-            let rc = body(lowered, false)
-            return rc != 0 ? rc : withPrefixStem(lowered, cache: cache) { body($0, true) }
-        }
-    }
-
-    /// For a prefix of lower-case ASCII letters, its English stem when that is shorter (a
-    /// whole word typed as a prefix: `meetings*`), for `body`; else nothing.
-    private static func withPrefixStem(_ prefix: UnsafeBufferPointer<UInt8>, cache: Cache,
-                                       _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32 {
-        guard prefix.count > 2, prefix.allSatisfy({ $0 &- 97 < 26 }) else { return 0 }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count) { buffer in
-            guard let stem = buffer.baseAddress, let source = prefix.baseAddress else { return 0 }
-            stem.update(from: source, count: prefix.count)
-            let n = cache.stem(stem, count: prefix.count)
-            return n < prefix.count ? body(UnsafeBufferPointer(start: stem, count: n)) : 0
+            return mode == .prefix ? body(lowered, false) : body(UnsafeBufferPointer(start: base, count: cache.stem(base, count: word.count)), false)
         }
     }
 
@@ -186,9 +170,8 @@ package enum QuireTokenizer {
                     guard !token.isEmpty else { return 0 }
                     let rc = emit(token, start, i, false)
                     switch mode {
-                    case _ where rc != 0, .query: return rc
+                    case _ where rc != 0, .query, .prefix: return rc
                     case .document: return emitWithoutHebrewPrefixes(token, start, i, emit: emit)
-                    case .prefix: return withPrefixStem(token, cache: cache) { emit($0, start, i, true) }  // «Straße*» as «STRASSE*»
                     }
                 }
             }

@@ -2,7 +2,8 @@
 /// query that no input can make a syntax error of:
 /// - words: every one must match (`AND` between them may be written, and means nothing more);
 /// - `"a phrase"`: its words, one after another;
-/// - `word*` and `"a phra"*`: a prefix, taken as typed (not stemmed);
+/// - `word*` and `"a phra"*`: a prefix, taken as typed (not stemmed), and an English one
+///   also as the words it may be short of (`swimm*` and `swimming`: `PrefixEndings`);
 /// - `-word`, `-"a phrase"` or `NOT word`: no entry that holds it;
 /// - `OR` between two terms: either (`dinner pizza OR pasta` is dinner and one of the two).
 /// A quote left open runs to the end. Every term is quoted for FTS5, so `NEAR(`, `title:`
@@ -22,7 +23,11 @@ struct SearchQuery {
                 quoted.append(scalar)
             }
             quoted.append("\"")
-            return String(quoted) + (prefix ? "*" : "")
+            let fts = String(quoted) + (prefix ? "*" : "")
+            // A word typed short of its ending (`swimm*`) finds the words it may be short of.
+            let typed = prefix ? QuireTokenizer.tokens(text, mode: .prefix) : []
+            let words = typed.count == 1 ? PrefixEndings.completions(of: typed[0].text) : []
+            return words.isEmpty ? fts : "(" + ([fts] + words.map { "\"" + $0 + "\"" }).joined(separator: " OR ") + ")"
         }
     }
 
