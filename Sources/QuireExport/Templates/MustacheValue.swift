@@ -42,6 +42,13 @@ package enum MustacheValue: Equatable, Sendable {
         }
     }
 
+    /// What a section over this value renders its children with: each item of a list,
+    /// else the value itself once.
+    var listItems: [MustacheValue] {
+        if case .list(let items) = self { return items }
+        return [self]
+    }
+
     func member(_ name: String) -> MustacheValue? {
         if case .object(let members) = self { return members[name] }
         return nil

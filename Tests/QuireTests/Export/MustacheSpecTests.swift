@@ -53,4 +53,23 @@ import Testing
         } throws: { ($0 as? MustacheTemplate.SyntaxError)?.line == 1 }
         #expect(throws: MustacheTemplate.SyntaxError.self) { _ = try MustacheTemplate("{{unclosed", name: "t") }
     }
+
+    /// A template of one's own may nest too deep or multiply: an error naming it, never a
+    /// crash (100,000 nested sections overflowed the stack) or an export that never ends.
+    @Test func aRunawayTemplateIsAnError() throws {
+        let deep = String(repeating: "{{#a}}", count: 100_000) + "x" + String(repeating: "{{/a}}", count: 100_000)
+        #expect {
+            _ = try MustacheTemplate(deep, name: "entry.md")
+        } throws: { ($0 as? MustacheTemplate.SyntaxError)?.description == "entry.md:1: sections nest more than 32 deep" }
+        // Thirty-two sections deep is allowed; over a list of ten, each inside the next, it
+        // would render 10³² times.
+        let nested = String(repeating: "{{#tags}}", count: 32) + "{{.}}" + String(repeating: "{{/tags}}", count: 32)
+        let template = try MustacheTemplate(nested, name: "entry.md")
+        let tags = MustacheValue.object(["tags": .list((0..<10).map { .number(Double($0)) })])
+        #expect {
+            _ = try template.render(tags, partials: MustachePartials([:]), steps: 100_000)
+        } throws: { ($0 as? MustacheTemplate.SyntaxError)?.description.hasPrefix("entry.md:1: renders more than 100000 tags for one page") == true }
+        #expect(try MustacheTemplate(String(repeating: "{{#a}}", count: 32) + "x" + String(repeating: "{{/a}}", count: 32))
+            .render(.object(["a": .bool(true)])) == "x")
+    }
 }
