@@ -1,6 +1,5 @@
 import Foundation
 import CSQLite
-import QuireSupport
 
 /// The one error type of the Store layer. It carries a kind for callers to branch on and
 /// context (path, line, SQLite code) — never entry text. The CLI turns it into one line.
@@ -60,9 +59,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         if let path {
-            // A path may hold any byte but '/' and NUL: a line break in one stays escaped.
-            let shown = TextSnippet.escapingControls(path)
-            parts.append(line.map { "\(shown):\($0)" } ?? shown)
+            parts.append(line.map { "\(path):\($0)" } ?? path)
         } else if let line {
             parts.append("line \(line)")
         }

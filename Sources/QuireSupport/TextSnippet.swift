@@ -7,8 +7,7 @@ package enum TextSnippet {
         "\"" + escapingControls(String(text.unicodeScalars.prefix(limit))) + (text.unicodeScalars.count > limit ? "…" : "") + "\""
     }
 
-    /// `text` whole, with the characters `quoted` escapes as `\u{…}`.
-    package static func escapingControls(_ text: String) -> String {
+    private static func escapingControls(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
