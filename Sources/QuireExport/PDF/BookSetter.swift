@@ -30,6 +30,7 @@ struct BookSetter {
 
     func set(on canvas: PDFCanvas, progress: (Int64) -> Void) throws -> (summary: BookSummary, move: Move) {
         let geometry = PageGeometry(options.pageSize, rightToLeft: plan.language.isRightToLeft)
+        canvas.fonts = fonts
         let flow = PageFlow(geometry: geometry, fonts: fonts, canvas: canvas)
         var places = PDFExporter.Places()
         var summary = BookSummary()

@@ -76,9 +76,14 @@ final class PDFCanvas {
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, date)
     }
 
+    /// The context the book's text is laid out in, on two threads: cairo plays a page's
+    /// glyphs into the file when the page ends (its PDF surface records them until then),
+    /// under the lock Pango is called with (`FontContext`).
+    var fonts: FontContext?
+
     /// Ends the page being drawn; the next drawing starts a new one.
     func endPage() {
-        cairo_show_page(cr)
+        if let fonts { fonts.withLock { cairo_show_page(cr) } } else { cairo_show_page(cr) }
         pagesDrawn += 1
     }
 

@@ -87,7 +87,8 @@ import CPango
     }
 
     /// A book of odd text (`OddText`): made, every page it counts in the file, its last
-    /// entry's words on them.
+    /// entry's words on them. Made twelve times: cairo crashed one export in five while the
+    /// page thread played a page into the file as the other laid text out (`FontContext`).
     @Test(.enabled(if: readers))
     func oddTextMakesAWholeBook() throws {
         let other = try makeStore(dir, name: "odd")
@@ -98,7 +99,11 @@ import CPango
         }
         try other.add(NewEntry(title: "Last", body: "The very last words.", created: ts("2025-12-31T23:00:00+03:00")))
         let book = dir.path + "/odd-text.pdf"
-        let run = try QuireBinary.run(["export", "pdf", book, "--json"], store: other.folder)
+        var run = try QuireBinary.run(["export", "pdf", book, "--json"], store: other.folder)
+        for _ in 1..<12 where run.status == 0 {
+            try FileManager.default.removeItem(atPath: book)
+            run = try QuireBinary.run(["export", "pdf", book, "--json"], store: other.folder)
+        }
         try #require(run.status == 0, "\(run.stderr)")
         let pages = try #require(try JSONValue.parse(run.stdout).object?["pages"]?.number)
         #expect(try ExternalTool.run("pdfinfo", [book]).stdout.contains("Pages:           \(Int(pages))\n"))
