@@ -12,9 +12,11 @@ import Foundation
 /// looking each up in the same caches Pango fills while it lays text out. Without it one
 /// export in five of a book of Japanese, Russian and odd text crashed in cairo 1.16 (an
 /// assertion or a segmentation fault in `cairo_surface_finish`), whichever thread won; with
-/// it none did in 120.
+/// it none did in 120. Those caches are the whole process's, so the lock is one for every
+/// context: two books made at once by an app are kept apart the same way.
 final class FontContext: @unchecked Sendable {  // every Pango call holds `lock`
-    fileprivate let lock = NSLock()
+    private static let processLock = NSLock()
+    fileprivate var lock: NSLock { Self.processLock }
     private let map: UnsafeMutablePointer<PangoFontMap>
     fileprivate let context: OpaquePointer
     /// Parsed font descriptions by their text and size (a book uses a handful, a layout each).
