@@ -4,20 +4,15 @@
 /// need them.
 package enum TextSnippet {
     package static func quoted(_ text: String, limit: Int = 60) -> String {
-        "\"" + escapingControls(String(text.unicodeScalars.prefix(limit))) + (text.unicodeScalars.count > limit ? "…" : "") + "\""
-    }
-
-    private static func escapingControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
-        for scalar in text.unicodeScalars {
+        for scalar in text.unicodeScalars.prefix(limit) {
             if needsEscape(scalar) {
                 out += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 out.unicodeScalars.append(scalar)
             }
         }
-        return out
+        return "\"" + out + (text.unicodeScalars.count > limit ? "…" : "") + "\""
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {

@@ -74,7 +74,7 @@ package enum QuireTokenizer {
                 }
                 guard i < count, base[i] >= 0x80 else {
                     let word = UnsafeBufferPointer(rebasing: text[start..<i])
-                    let rc = withASCIIToken(word, upper: upper, mode: mode, cache: cache) { emit($0, start, i, $1) }
+                    let rc = withASCIIToken(word, upper: upper, mode: mode, cache: cache) { emit($0, start, i, false) }
                     if rc != 0 { return rc }
                     continue
                 }
@@ -99,26 +99,26 @@ package enum QuireTokenizer {
         b &- 48 < 10 || (b | 0x20) &- 97 < 26
     }
 
-    /// `word` (ASCII letters and digits) as its token, for `body(token, colocated)`:
+    /// `word` (ASCII letters and digits) as its token, for `body`:
     /// lower-cased, and stemmed as English (`EnglishStemmer`: «Swimming» is «swim», through
     /// `cache`) when it is letters alone; on the stack. A prefix is taken as typed (the words
     /// it may be short of are `SearchQuery`'s: `PrefixEndings`). `upper`: whether it holds a
     /// capital (else a word too short to stem is handed over as it stands).
     @inline(__always)
     private static func withASCIIToken(_ word: UnsafeBufferPointer<UInt8>, upper: Bool, mode: Mode, cache: Cache,
-                                       _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Int32) -> Int32 {
+                                       _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32 {
         let stems = word.count > 2
-        guard stems || upper else { return body(word, false) }
+        guard stems || upper else { return body(word) }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count) { buffer in
-            guard let base = buffer.baseAddress else { return body(word, false) }
+            guard let base = buffer.baseAddress else { return body(word) }
             var letters = true
             for (k, b) in word.enumerated() {
                 base[k] = b &- 65 < 26 ? b | 0x20 : b
                 letters = letters && b &- 48 >= 10
             }
             let lowered = UnsafeBufferPointer(start: base, count: word.count)
-            guard stems && letters else { return body(lowered, false) }
-            return mode == .prefix ? body(lowered, false) : body(UnsafeBufferPointer(start: base, count: cache.stem(base, count: word.count)), false)
+            guard stems && letters else { return body(lowered) }
+            return mode == .prefix ? body(lowered) : body(UnsafeBufferPointer(start: base, count: cache.stem(base, count: word.count)))
         }
     }
 
@@ -164,7 +164,7 @@ package enum QuireTokenizer {
             if nonJoiners > 0 {
                 rc = emitJoined(text, start..<i, mode: mode, cache: cache, emit: emit)
             } else if ascii {
-                rc = withASCIIToken(word, upper: true, mode: mode, cache: cache) { emit($0, start, i, $1) }
+                rc = withASCIIToken(word, upper: true, mode: mode, cache: cache) { emit($0, start, i, false) }
             } else {
                 rc = cache.withNormalized(word, mode: mode) { token in
                     guard !token.isEmpty else { return 0 }
