@@ -52,6 +52,7 @@ package enum MarkdownRenderer {
         cmark_parser_feed(parser, shown, shown.utf8.count)
         guard let document = cmark_parser_finish(parser) else { return nil }
         defer { cmark_node_free(document) }
+        MarkdownDepth.flatten(document)
         showRawHTMLAsText(document)
         // Obsidian's marks, where the text has any: most entries have none, and these walk the tree.
         if holds("==", in: shown) {
