@@ -18,8 +18,13 @@ extension TextLayout {
         let widest: Double
     }
 
-    /// Whether the paragraph is in the scripts total fit is for.
+    /// The longest paragraph total fit sets: measured on one line, a longer one (some thirty
+    /// pages) would pass what Pango's Int32 widths hold. Pango's own breaking sets it.
+    static let maxTotalFitBytes = 65_536
+
+    /// Whether the paragraph is in the scripts total fit is for, and not too long for it.
     static func breaksByTotalFit(_ text: String) -> Bool {
+        guard text.utf8.count <= maxTotalFitBytes else { return false }
         for scalar in text.unicodeScalars where scalar.properties.isAlphabetic {
             switch scalar.value {
             case 0..<0x0530, 0x1D00..<0x2000, 0x2C60..<0x2C80, 0xA720..<0xA800, 0xFB00..<0xFB07: continue

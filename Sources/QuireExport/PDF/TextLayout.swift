@@ -247,7 +247,9 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
     private static func runs(of line: UnsafeMutablePointer<PangoLayoutLine>, text: UnsafePointer<CChar>?) -> [Run] {
         let scale = Double(PANGO_SCALE)
         var runs: [Run] = []
-        var xOffset: Int32 = 0
+        // Pango's widths are Int32 in 1/1024 pt: a run of a line Pango could not break may
+        // add up past Int32, so sums are kept wider.
+        var xOffset = 0
         var node = line.pointee.runs
         while let current = node {
             node = current.pointee.next
@@ -291,20 +293,20 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
                     pango_font_metrics_unref(metrics)
                 }
             }
-            xOffset += run.pointee.start_x_offset
+            xOffset += Int(run.pointee.start_x_offset)
             let shift = -Double(run.pointee.y_offset) / scale
             let start = Double(xOffset) / scale
             let scaled = font.flatMap { pango_cairo_font_get_scaled_font(OpaquePointer($0)) }
             let usable = scaled.map { cairo_scaled_font_status($0) == CAIRO_STATUS_SUCCESS } ?? false
 
             var glyphs: [cairo_glyph_t] = [], missing: [Rect] = []
-            var position: Int32 = 0
+            var position = 0
             let count = Int(glyphString.pointee.num_glyphs)
             let infos = UnsafeBufferPointer(start: glyphString.pointee.glyphs, count: count)
             for info in infos {
-                defer { position += info.geometry.width }
+                defer { position += Int(info.geometry.width) }
                 guard info.glyph != PANGO_GLYPH_EMPTY else { continue }
-                let x = Double(position + info.geometry.x_offset) / scale
+                let x = Double(position + Int(info.geometry.x_offset)) / scale
                 let y = Double(info.geometry.y_offset) / scale
                 if !usable || info.glyph & PANGO_GLYPH_UNKNOWN_FLAG != 0 {
                     if info.glyph != (0x20 | PANGO_GLYPH_UNKNOWN_FLAG) {
@@ -327,7 +329,7 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
             runs.append(Run(font: usable ? cairo_scaled_font_reference(scaled) : nil, start: start, shift: shift, glyphs: glyphs, clusters: clusters, backward: backward,
                             textRange: offset..<(offset + Int(item.pointee.length)), shownText: shown, color: color, strike: strike, missing: missing,
                             ground: marked.flatMap { box in ground.map { (box, $0) } }))
-            xOffset += stringWidth + run.pointee.end_x_offset
+            xOffset += Int(stringWidth) + Int(run.pointee.end_x_offset)
         }
         return runs
     }
