@@ -25,7 +25,9 @@ enum SafeName {
             } else {
                 pendingDash = true
             }
-            if out.count >= maxCharacters { break }
+            // Bytes first: counting characters walks them all, and a letter under 50,000
+            // accents is one character (that count for each made an export of minutes).
+            if out.utf8.count > maxBytes || out.count >= maxCharacters { break }
         }
         out = String(out.prefix(maxCharacters))
         while out.utf8.count > maxBytes - 20 { out.removeLast() }

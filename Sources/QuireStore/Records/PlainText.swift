@@ -19,6 +19,7 @@ package enum PlainText {
     }
 
     private static func append(_ text: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8]) {
+        var closes = NextByte(UInt8(ascii: "]")), parens = NextByte(UInt8(ascii: ")"))
         var i = text.startIndex
         while i < text.endIndex {
             // Bytes that mark nothing go over as one run (most of a text is such bytes).
@@ -30,11 +31,12 @@ package enum PlainText {
                 continue
             }
             let c = text[i]
-            if c == UInt8(ascii: "!"), i + 1 < text.endIndex, text[i + 1] == UInt8(ascii: "["), let (_, after) = link(in: text, at: i + 1) {
+            if c == UInt8(ascii: "!"), i + 1 < text.endIndex, text[i + 1] == UInt8(ascii: "["),
+               let (_, after) = link(in: text, at: i + 1, &closes, &parens) {
                 i = after  // an image: nothing of it is words of the text
                 continue
             }
-            if c == UInt8(ascii: "["), let (words, after) = link(in: text, at: i) {
+            if c == UInt8(ascii: "["), let (words, after) = link(in: text, at: i, &closes, &parens) {
                 append(text[words], to: &out)
                 i = after
                 continue
@@ -63,12 +65,32 @@ package enum PlainText {
 
     /// `[words](target)` starting at `start` (a `[`): the range of its words and the index
     /// just past it.
-    private static func link(in text: Slice<UnsafeBufferPointer<UInt8>>, at start: Int) -> (Range<Int>, Int)? {
-        guard let close = text[start...].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+    private static func link(in text: Slice<UnsafeBufferPointer<UInt8>>, at start: Int,
+                             _ closes: inout NextByte, _ parens: inout NextByte) -> (Range<Int>, Int)? {
+        guard let close = closes.next(in: text, from: start) else { return nil }
         let target = close + 1
         guard target < text.endIndex, text[target] == UInt8(ascii: "("),
-              let end = text[target...].firstIndex(of: UInt8(ascii: ")")) else { return nil }
+              let end = parens.next(in: text, from: target) else { return nil }
         return ((start + 1)..<close, end + 1)
+    }
+
+    /// Where a byte next occurs, remembered: the pass asks from one place after another, and
+    /// a text of 100,000 `[` with its `]` at the end must not be read to its end for each
+    /// (that took minutes, on every device the entry reached).
+    private struct NextByte {
+        let byte: UInt8
+        private var from = Int.max, found: Int?
+
+        init(_ byte: UInt8) { self.byte = byte }
+
+        /// The first index at or after `start` holding the byte.
+        mutating func next(in text: Slice<UnsafeBufferPointer<UInt8>>, from start: Int) -> Int? {
+            // The last answer holds for any start between where it was asked and what it found.
+            if start >= from, found.map({ start <= $0 }) ?? true { return found }
+            from = start
+            found = text[start...].firstIndex(of: byte)
+            return found
+        }
     }
 
     /// A letter or a digit, as `Character.isLetter`/`isNumber` judge one.
@@ -85,11 +107,15 @@ package enum PlainText {
     }
 
     /// The last character's first scalar: combining marks after a letter still make a letter.
+    /// Looks back over 32 marks at most: a letter under thousands of them, each `_` after
+    /// it asking again, was a pass that never ended.
     private static func lastScalar(of bytes: ArraySlice<UInt8>) -> Unicode.Scalar? {
         var end = bytes.endIndex
-        while end > bytes.startIndex {
+        var marks = 0
+        while end > bytes.startIndex, marks <= 32 {
+            marks += 1
             var start = end - 1
-            while start > bytes.startIndex && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            while start > bytes.startIndex && end - start < 4 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
             guard let scalar = firstScalar(of: bytes[start..<end]) else { return nil }
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .spacingMark, .enclosingMark: end = start

@@ -139,7 +139,20 @@ public struct Entry: Equatable, Sendable {
     public var displayTitle: String {
         if !title.isEmpty { return title }
         let firstLine = body.split(whereSeparator: \.isNewline).lazy.map(PlainText.line).first { !$0.isEmpty } ?? ""
-        return firstLine.count > 60 ? String(firstLine.prefix(59)) + "…" : firstLine
+        guard firstLine.count > 60 || firstLine.unicodeScalars.count > 240 else { return firstLine }
+        // 59 characters, and 240 scalars at most: a letter under 50,000 accents is one character.
+        var shown = "", characters = 0, scalars = 0
+        for character in firstLine {
+            let count = character.unicodeScalars.count
+            guard characters < 59, scalars + count <= 240 else {
+                if characters < 59 { shown.unicodeScalars.append(contentsOf: character.unicodeScalars.prefix(240 - scalars)) }
+                break
+            }
+            shown.append(character)
+            characters += 1
+            scalars += count
+        }
+        return shown + "…"
     }
 }
 
