@@ -1,6 +1,7 @@
 import CSQLite
 
-/// Registers `QuireTokenizer` with FTS5 on a connection as the tokenizer named `quire`.
+/// Registers `QuireTokenizer` with FTS5 on a connection as the tokenizer named `quire`, and
+/// the auxiliary function `quire_hits`.
 extension QuireTokenizer {
     static func register(on database: Database) throws {
         guard let api = quire_fts5_api(database.handle) else {
@@ -33,5 +34,16 @@ extension QuireTokenizer {
         let cache = Unmanaged.passUnretained(database.tokenizerCache).toOpaque()
         let rc = api.pointee.xCreateTokenizer(api, "quire", cache, &tokenizer, nil)
         try database.check(rc)
+        // `quire_hits(search)`: how many times the row matched, so a search asks FTS5's
+        // snippet only of a row it can make one for (`Store.snippets`).
+        let hits: fts5_extension_function = { api, fts, context, _, _ in
+            var count: Int32 = 0
+            guard let instances = api?.pointee.xInstCount, instances(fts, &count) == SQLITE_OK else {
+                sqlite3_result_null(context)
+                return
+            }
+            sqlite3_result_int64(context, Int64(count))
+        }
+        try database.check(api.pointee.xCreateFunction(api, "quire_hits", nil, hits, nil))
     }
 }

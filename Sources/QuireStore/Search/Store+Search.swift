@@ -65,14 +65,60 @@ extension Store {
     /// statement: 9 ms for a page. Here they are merged once, and FTS5 walks the matches
     /// between the page's first and last rowid; `+rowid` keeps the list out of the index, so
     /// that it is not again one lookup per row.
+    ///
+    /// FTS5's snippet weighs every match in a row against every other: an entry where the
+    /// word stands 100,000 times took minutes. Such a row's snippet is its opening words
+    /// (`openingWords`), marked where they match.
     private func snippets(_ match: String, rowids: [Int64], tokens: Int) throws -> [Int64: String] {
         guard let first = rowids.min(), let last = rowids.max() else { return [:] }
         let list = rowids.map(String.init).joined(separator: ",")
         let rows = try database.prepare("""
-            SELECT rowid, snippet(search, -1, char(1), char(2), '…', ?4) FROM search
+            SELECT rowid, CASE WHEN quire_hits(search) <= \(Self.maxSnippetHits) THEN snippet(search, -1, char(1), char(2), '…', ?4) END,
+                   CASE WHEN quire_hits(search) > \(Self.maxSnippetHits) THEN highlight(search, \(Self.bodyColumn), char(1), char(2)) END
+            FROM search
             WHERE search MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 AND +rowid IN (\(list))
-            """).rows([.text(match), .integer(first), .integer(last), .integer(Int64(tokens))]) { ($0.int(0), $0.text(1)) }
-        return Dictionary(rows.map { ($0.0, Self.startingOnABase($0.1)) }, uniquingKeysWith: { first, _ in first })
+            """).rows([.text(match), .integer(first), .integer(last), .integer(Int64(tokens))]) { row -> (Int64, String) in
+                let snippet = row.isNull(1) ? Self.openingWords(row.text(2), tokens: tokens) : row.text(1)
+                return (row.int(0), Self.startingOnABase(Self.bounded(snippet, scalars: tokens * 16)))
+            }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The most matches in one row FTS5's snippet is asked to weigh (a million pairs).
+    static let maxSnippetHits = 1_000
+    private static let bodyColumn = SearchFeed.columns.firstIndex(of: "body") ?? 1
+
+    /// The first `tokens` words of a highlighted text, and at most twelve characters for each,
+    /// with `…` when there is more.
+    static func openingWords(_ highlighted: String, tokens: Int) -> String {
+        var words = 0, characters = 0, end = highlighted.endIndex, inWord = false
+        for index in highlighted.indices {
+            let isSpace = highlighted[index].isWhitespace
+            if !isSpace && !inWord { words += 1 }
+            characters += 1
+            if words > tokens || characters > tokens * 12 { end = index; break }
+            inWord = !isSpace
+        }
+        var opening = String(highlighted[..<end]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // A mark opened in the words kept is closed.
+        if opening.filter({ $0 == "\u{1}" }).count > opening.filter({ $0 == "\u{2}" }).count { opening += "\u{2}" }
+        return end < highlighted.endIndex ? opening + "…" : opening
+    }
+
+    /// At most `limit` scalars of `snippet`, from a little before its first match: FTS5's
+    /// window counts tokens, and what stands between them (100,000 quote marks, a letter
+    /// under 50,000 accents) came whole. A mark cut in two is closed or dropped.
+    static func bounded(_ snippet: String, scalars limit: Int) -> String {
+        let scalars = Array(snippet.unicodeScalars)
+        guard scalars.count > limit, limit > 0 else { return snippet }
+        let firstMark = scalars.firstIndex(of: "\u{1}") ?? 0
+        let start = max(0, min(firstMark - limit / 4, scalars.count - limit))
+        var part = Array(scalars[start..<(start + limit)])
+        if let close = part.firstIndex(of: "\u{2}"), part.firstIndex(of: "\u{1}").map({ $0 > close }) ?? true { part.remove(at: close) }
+        if let open = part.lastIndex(of: "\u{1}"), part.lastIndex(of: "\u{2}").map({ $0 < open }) ?? true { part.append("\u{2}") }
+        var out = String(String.UnicodeScalarView(part))
+        if start > 0 && !out.hasPrefix("…") { out = "…" + out }
+        return start + limit < scalars.count ? out + "…" : out
     }
 
     /// FTS5 starts a snippet at a token, and Thai, Lao, Khmer and Myanmar are indexed scalar
