@@ -295,22 +295,24 @@ struct InlineSetter {
     }
 
     /// Appends `inlines`; at a photo, hands the text before it and the photo to `photo`
-    /// and goes on with an empty text (without `photo`, the photo is left out).
-    private func append(_ inlines: [MarkdownInline], to text: inout StyledText, photo: ((StyledText, Int) -> Void)?) {
+    /// and goes on with an empty text (without `photo`, the photo is left out). `hyphenated`
+    /// is false inside a link that shows an address: a hyphen put into one changes it.
+    private func append(_ inlines: [MarkdownInline], to text: inout StyledText, photo: ((StyledText, Int) -> Void)?, hyphenated: Bool = true) {
         for inline in inlines {
             switch inline {
-            case .text(let t): text.append(hyphens?.hyphenate(t) ?? t)
+            case .text(let t): text.append(hyphenated ? hyphens?.hyphenate(t) ?? t : t)
             case .code(let t): text.append(t, style: .mono)
-            case .emphasis(let c): text.styled(.italic) { append(c, to: &$0, photo: photo) }
-            case .strong(let c): text.styled(.bold) { append(c, to: &$0, photo: photo) }
-            case .strikethrough(let c): text.styled(.strike) { append(c, to: &$0, photo: photo) }
-            case .highlight(let c): text.styled(.highlight) { append(c, to: &$0, photo: photo) }
+            case .emphasis(let c): text.styled(.italic) { append(c, to: &$0, photo: photo, hyphenated: hyphenated) }
+            case .strong(let c): text.styled(.bold) { append(c, to: &$0, photo: photo, hyphenated: hyphenated) }
+            case .strikethrough(let c): text.styled(.strike) { append(c, to: &$0, photo: photo, hyphenated: hyphenated) }
+            case .highlight(let c): text.styled(.highlight) { append(c, to: &$0, photo: photo, hyphenated: hyphenated) }
             case .link(let url, let c):
-                if let target = target(of: url) {
-                    text.linked(target) { append(c, to: &$0, photo: photo) }
-                } else {
-                    append(c, to: &text, photo: photo)
+                let address = Self.showsAnAddress(PlainInline.text(c))
+                let words = { (text: inout StyledText) in
+                    if address { text.styled(.address) { append(c, to: &$0, photo: photo, hyphenated: false) } }
+                    else { append(c, to: &text, photo: photo, hyphenated: hyphenated) }
                 }
+                if let target = target(of: url) { text.linked(target, words) } else { words(&text) }
             case .image(let url, let alt):
                 if url.hasPrefix("quire-photo:"), let index = Int(url.dropFirst("quire-photo:".count)) {
                     if let photo {
@@ -325,6 +327,13 @@ struct InlineSetter {
             case .lineBreak: text.append("\u{2028}")
             }
         }
+    }
+
+    /// Whether a link's words are an address (`https://…`, `www.…`, `anna@example.org`, a
+    /// path): one run without spaces holding `/`, `@` or a dot inside.
+    static func showsAnAddress(_ words: String) -> Bool {
+        guard !words.isEmpty, !words.contains(where: \.isWhitespace) else { return false }
+        return words.contains("/") || words.contains("@") || words.dropLast().contains(".")
     }
 
     private func target(of url: String) -> PDFCanvas.Target? {

@@ -5,6 +5,8 @@ struct StyledText {
         case italic, bold, mono, strike, link, gray, small
         /// A marker's colour behind the text (Obsidian's `==highlight==`).
         case highlight
+        /// An address (a URL, an e-mail): broken at the end of a line without a hyphen.
+        case address
         /// Raised and smaller: a footnote's number in the text.
         case superscript
     }

@@ -225,6 +225,7 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
             case .gray: attribute = pango_attr_foreground_new(0x5500, 0x5500, 0x5500)
             case .small: attribute = pango_attr_scale_new(0.85)
             case .highlight: attribute = pango_attr_background_new(0xff00, 0xec00, 0x8b00)
+            case .address: attribute = pango_attr_insert_hyphens_new(0)
             case .superscript:
                 insert(pango_attr_rise_new(Int32(style.size * 0.33 * Double(PANGO_SCALE))), into: attributes, span.start, span.end)
                 attribute = pango_attr_scale_new(0.7)

@@ -52,6 +52,24 @@ import CPango
     /// clusters cairo refused; its context then drew nothing more, and every page after went
     /// missing from the file. The run is drawn with one cluster now: every page is there,
     /// the words after it are on them, and the book passes qpdf.
+    /// An address is broken at a line's end without a hyphen: the dictionary's hyphen in
+    /// «ti-tles», or Pango's when it breaks between letters, would be read as part of it.
+    /// Its words break as before: only the link showing an address is left whole.
+    @Test(.enabled(if: readers))
+    func anAddressIsNeverHyphenated() throws {
+        let store = dir.path + "/addresses"
+        let address = "https://en.wikipedia.org/wiki/List_of_the_longest_article_titles_on_the_internet_with_many_more_words_appended_here"
+        let body = "See \(address) for the whole story. [Unforgettable extraordinarily international conversations](https://example.org) followed."
+        try #require(try QuireBinary.run(["add", "--date", "2025-03-01 10:00", "--body", body], store: store).status == 0)
+        let book = dir.path + "/addresses.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        let text = try ExternalTool.run("pdftotext", [book, "-"]).stdout
+        #expect(text.replacingOccurrences(of: "\n", with: "").contains(address), "\(text)")
+        #expect(InlineSetter.showsAnAddress("anna@example.org") && InlineSetter.showsAnAddress("www.example.org"))
+        #expect(!InlineSetter.showsAnAddress("Unforgettable conversations") && !InlineSetter.showsAnAddress("the end."))
+    }
+
     @Test(.enabled(if: readers))
     func textCairoWouldRefuseClustersForLosesNoPage() throws {
         let store = dir.path + "/clusters"
