@@ -67,8 +67,8 @@ extension Store {
     /// that it is not again one lookup per row.
     ///
     /// FTS5's snippet weighs every match in a row against every other: an entry where the
-    /// word stands 100,000 times took minutes. Such a row's snippet is its opening words
-    /// (`openingWords`), marked where they match.
+    /// word stands 100,000 times took minutes. Such a row's snippet is its text, every match
+    /// marked, cut as every snippet is (`bounded`) around its first match.
     private func snippets(_ match: String, rowids: [Int64], tokens: Int) throws -> [Int64: String] {
         guard let first = rowids.min(), let last = rowids.max() else { return [:] }
         let list = rowids.map(String.init).joined(separator: ",")
@@ -78,7 +78,7 @@ extension Store {
             FROM search
             WHERE search MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 AND +rowid IN (\(list))
             """).rows([.text(match), .integer(first), .integer(last), .integer(Int64(tokens))]) { row -> (Int64, String) in
-                let snippet = row.isNull(1) ? Self.openingWords(row.text(2), tokens: tokens) : row.text(1)
+                let snippet = row.isNull(1) ? row.text(2) : row.text(1)
                 return (row.int(0), Self.startingOnABase(Self.bounded(snippet, scalars: tokens * 16)))
             }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -87,23 +87,6 @@ extension Store {
     /// The most matches in one row FTS5's snippet is asked to weigh (a million pairs).
     static let maxSnippetHits = 1_000
     private static let bodyColumn = SearchFeed.columns.firstIndex(of: "body") ?? 1
-
-    /// The first `tokens` words of a highlighted text, and at most twelve characters for each,
-    /// with `…` when there is more.
-    static func openingWords(_ highlighted: String, tokens: Int) -> String {
-        var words = 0, characters = 0, end = highlighted.endIndex, inWord = false
-        for index in highlighted.indices {
-            let isSpace = highlighted[index].isWhitespace
-            if !isSpace && !inWord { words += 1 }
-            characters += 1
-            if words > tokens || characters > tokens * 12 { end = index; break }
-            inWord = !isSpace
-        }
-        var opening = String(highlighted[..<end]).trimmingCharacters(in: .whitespacesAndNewlines)
-        // A mark opened in the words kept is closed.
-        if opening.filter({ $0 == "\u{1}" }).count > opening.filter({ $0 == "\u{2}" }).count { opening += "\u{2}" }
-        return end < highlighted.endIndex ? opening + "…" : opening
-    }
 
     /// At most `limit` scalars of `snippet`, from a little before its first match: FTS5's
     /// window counts tokens, and what stands between them (100,000 quote marks, a letter
