@@ -73,20 +73,19 @@ extension Store {
         guard let first = rowids.min(), let last = rowids.max() else { return [:] }
         let list = rowids.map(String.init).joined(separator: ",")
         let rows = try database.prepare("""
-            SELECT rowid, CASE WHEN quire_hits(search) <= \(Self.maxSnippetHits) THEN snippet(search, -1, char(1), char(2), '…', ?4) END,
-                   CASE WHEN quire_hits(search) > \(Self.maxSnippetHits) THEN highlight(search, \(Self.bodyColumn), char(1), char(2)) END
+            SELECT rowid, CASE WHEN quire_hits(search) <= \(Self.maxSnippetHits) THEN snippet(search, -1, char(1), char(2), '…', ?4)
+                               ELSE highlight(search, \(Self.bodyColumn), char(1), char(2)) END
             FROM search
             WHERE search MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 AND +rowid IN (\(list))
-            """).rows([.text(match), .integer(first), .integer(last), .integer(Int64(tokens))]) { row -> (Int64, String) in
-                let snippet = row.isNull(1) ? row.text(2) : row.text(1)
-                return (row.int(0), Self.startingOnABase(Self.bounded(snippet, scalars: tokens * 16)))
+            """).rows([.text(match), .integer(first), .integer(last), .integer(Int64(tokens))]) {
+                ($0.int(0), Self.startingOnABase(Self.bounded($0.text(1), scalars: tokens * 16)))
             }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
     /// The most matches in one row FTS5's snippet is asked to weigh (a million pairs).
     static let maxSnippetHits = 1_000
-    private static let bodyColumn = SearchFeed.columns.firstIndex(of: "body") ?? 1
+    private static let bodyColumn = SearchFeed.columns.firstIndex(of: SearchBuild.markdownColumn) ?? 1
 
     /// At most `limit` scalars of `snippet`, from a little before its first match: FTS5's
     /// window counts tokens, and what stands between them (100,000 quote marks, a letter
