@@ -51,6 +51,7 @@ enum ObsidianText {
         var out = ""
         var rest = line
         var codeRun = 0
+        var closer = NextBytes("]]")
         while let c = rest.first {
             if inComment {
                 if rest.hasPrefix("%%") {
@@ -76,7 +77,7 @@ enum ObsidianText {
                     rest = rest.dropFirst(2)
                     continue
                 }
-                if rest.hasPrefix("[["), out.last != "!", let close = rest.firstRange(ofBytes: "]]") {
+                if rest.hasPrefix("[["), out.last != "!", let close = closer.first(in: rest) {
                     let inner = rest.dropFirst(2)[..<close.lowerBound]
                     // `[[x]](url)` is a CommonMark link whose text is "[x]", not a wiki link.
                     let after = rest[close.upperBound...].first

@@ -68,8 +68,9 @@ enum DayOneText {
         guard text.containsBytes(marker) else { return text }
         var out = ""
         var rest = Substring(text)
+        var parens = NextBytes(")")
         while let open = rest.firstRange(ofBytes: marker) {
-            guard let close = rest[open.upperBound...].firstIndex(of: ")"),
+            guard let close = parens.first(in: rest[open.upperBound...])?.lowerBound,
                   let moment = parse(String(rest[rest.index(after: open.lowerBound)..<close])) else {
                 out += rest[..<open.upperBound]
                 rest = rest[open.upperBound...]

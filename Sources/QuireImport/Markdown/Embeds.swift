@@ -26,10 +26,16 @@ struct Embeds {
         }
         var out = ""
         var rest = Substring(body)
+        // Each closer found once for all the openers before it (`NextBytes`).
+        var closers = NextBytes("]]"), brackets = NextBytes("]"), parens = NextBytes(")"), newlines = NextBytes("\n")
+        /// Whether `text` holds no line end before `end`.
+        func oneLine(_ text: Substring, to end: Substring.Index) -> Bool {
+            (newlines.first(in: text)?.lowerBound ?? text.endIndex) >= end
+        }
         while let bang = rest.firstRange(ofBytes: "![") {
             out += rest[..<bang.lowerBound]
             let after = rest[bang.upperBound...]
-            if after.hasPrefix("["), let close = after.firstRange(ofBytes: "]]"), !after[..<close.lowerBound].containsBytes("\n") {
+            if after.hasPrefix("["), let close = closers.first(in: after), oneLine(after, to: close.lowerBound) {
                 // ![[target|alias]] or ![[target#part]]
                 let inner = after.dropFirst()[..<close.lowerBound]
                 let target = String(inner.prefix { $0 != "|" && $0 != "#" }).trimmingCharacters(in: .whitespaces)
@@ -47,8 +53,8 @@ struct Embeds {
                 continue
             }
             // ![alt](path "title")
-            if let altEnd = after.firstIndex(of: "]"), after[after.index(after: altEnd)...].hasPrefix("("),
-               let parenEnd = after[altEnd...].firstIndex(of: ")"), !after[..<parenEnd].containsBytes("\n") {
+            if let altEnd = brackets.first(in: after)?.lowerBound, after[after.index(after: altEnd)...].hasPrefix("("),
+               let parenEnd = parens.first(in: after[altEnd...])?.lowerBound, oneLine(after, to: parenEnd) {
                 let alt = after[..<altEnd]
                 var target = String(after[after.index(altEnd, offsetBy: 2)..<parenEnd]).trimmingCharacters(in: .whitespaces)
                 if target.hasPrefix("<") && target.hasSuffix(">") { target = String(target.dropFirst().dropLast()) }

@@ -23,9 +23,10 @@ enum WikiLinks {
         var out = ""
         var rest = line
         var inCode = false
+        var closer = NextBytes("]]")
         while let c = rest.first {
             if c == "`" { inCode.toggle() }
-            if !inCode, rest.hasPrefix("[["), out.last != "!", let close = rest.firstRange(ofBytes: "]]") {
+            if !inCode, rest.hasPrefix("[["), out.last != "!", let close = closer.first(in: rest) {
                 let inner = rest.dropFirst(2)[..<close.lowerBound]
                 let target = String(inner.prefix { $0 != "|" && $0 != "#" }).trimmingCharacters(in: .whitespaces)
                 let words = inner.contains("|") ? String(inner.drop { $0 != "|" }.dropFirst()).trimmingCharacters(in: .whitespaces) : target

@@ -24,10 +24,11 @@ package enum MediaReference {
         guard text.containsBytes("](") else { return text }
         var out = ""
         var rest = Substring(text)
+        var parens = NextBytes(")")
         while let open = rest.firstRange(ofBytes: "](") {
             out += rest[..<open.upperBound]
             rest = rest[open.upperBound...]
-            guard let close = rest.firstIndex(of: ")") else { continue }
+            guard let close = parens.first(in: rest)?.lowerBound else { continue }
             if let target = replace(String(rest[..<close])) {
                 out += target
                 rest = rest[close...]

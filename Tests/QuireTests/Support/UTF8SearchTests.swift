@@ -37,6 +37,33 @@ import Testing
     }
 }
 
+/// A closer looked for at each opener as a scan moves on finds what a search of the rest
+/// would find, searching the text again only once the scan has passed it.
+@Suite struct NextBytesTests {
+    @Test(arguments: ["]]", "]", "\n", "é]"])
+    func itFindsWhatASearchOfTheRestFinds(needle: String) {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % bound
+        }
+        let pieces = ["[[", "]]", "]", "a", "é", "\n", " ", "東"]
+        for _ in 0..<200 {
+            let text = (0..<next(40)).map { _ in pieces[next(pieces.count)] }.joined()
+            var finder = NextBytes(needle)
+            var at = text.startIndex
+            while true {
+                let rest = text[at...]
+                #expect(finder.first(in: rest) == rest.firstRange(ofBytes: needle), "\(text) from \(text.distance(from: text.startIndex, to: at))")
+                guard at < text.endIndex else { break }
+                // Mostly forward, sometimes back to the start (searched again, still right).
+                at = next(10) == 0 ? text.startIndex : text.index(at, offsetBy: min(1 + next(3), text.distance(from: at, to: text.endIndex)))
+                if at == text.startIndex, next(2) == 0 { break }
+            }
+        }
+    }
+}
+
 /// White space trimmed as Foundation trims it, without Foundation.
 @Suite struct WhiteSpaceTests {
     @Test(arguments: ["", " ", "\n\t\r\n", "word", "  two words \n", "\u{3000}全角\u{3000}", "\u{85}nel\u{2028}", "\u{A0}nbsp\u{202F}",
