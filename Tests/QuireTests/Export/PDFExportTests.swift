@@ -567,6 +567,22 @@ import CPango
         }
     }
 
+    /// A paragraph of 1.2 MB (an imported entry whose lines are one paragraph) is hyphenated
+    /// in one pass: appending each short word copied all the text before it (16 GB for 400 KB,
+    /// minutes for this). Fails loudly past a deadline far above the second it takes.
+    @Test func aLongParagraphIsHyphenatedInOnePass() throws {
+        let paragraph = String(repeating: "hyphenation of short words, ", count: 45_000)
+        let done = DispatchSemaphore(value: 0)
+        let box = HyphenatedBox()
+        Thread.detachNewThread {
+            box.text = Hyphenator(language: "en")?.hyphenate(paragraph)
+            done.signal()
+        }
+        try #require(done.wait(timeout: .now() + 60) == .success, "hyphenating 1.2 MB took over a minute")
+        let text = try #require(box.text)
+        #expect(text.count > paragraph.count && text.replacingOccurrences(of: "\u{AD}", with: "") == paragraph)
+    }
+
     // MARK: Reading back
 
     /// Text with white space collapsed and line-end hyphens and CJK line breaks undone.
@@ -589,4 +605,8 @@ import CPango
             Range($0.range(at: 1), in: text).map { String(text[$0]) }
         }
     }
+}
+
+private final class HyphenatedBox: @unchecked Sendable {  // written by one thread, read after its signal
+    var text: String?
 }
