@@ -339,7 +339,11 @@ final class PDFCanvas {
         let rect = "rect=[\(Self.number(x)) \(Self.number(y)) \(Self.number(width)) \(Self.number(height))]"
         let attributes: String
         switch target {
-        case .uri(let uri): attributes = rect + " uri='" + Self.quoted(uri) + "'"
+        case .uri(let uri):
+            // A longer one is no address to follow (a pasted blob, data the text holds), and
+            // each line it spans would write it again: its words stay, unlinked.
+            guard uri.utf8.count <= Self.longestURI else { return }
+            attributes = rect + " uri='" + Self.quoted(uri) + "'"
         case .destination(let name): attributes = rect + " dest='" + Self.quoted(name) + "'"
         case .entry(let entry):
             laterLinks.link(to: entry, page: pagesDrawn, x: x, y: y, width: width, height: height)
@@ -357,6 +361,9 @@ final class PDFCanvas {
         let flags = open ? CAIRO_PDF_OUTLINE_FLAG_OPEN : cairo_pdf_outline_flags_t(0)
         return cairo_pdf_surface_add_outline(surface, parent, title, "dest='" + Self.quoted(destination) + "'", flags)
     }
+
+    /// The longest address a link is made for: what RFC 9110 (4.1) asks every client to take.
+    static let longestURI = 8_000
 
     static func number(_ value: Double) -> String { String(format: "%.2f", value) }
 

@@ -70,6 +70,24 @@ import CPango
         #expect(!InlineSetter.showsAnAddress("Unforgettable conversations") && !InlineSetter.showsAnAddress("the end."))
     }
 
+    /// A link to an address longer than any client takes (RFC 9110's 8,000 bytes: a pasted
+    /// blob) keeps its words and makes no link: each line it spans wrote it again, and a
+    /// 400 KB one took minutes and hundreds of megabytes. A shorter link is made as before.
+    @Test(.enabled(if: readers))
+    func aLinkTooLongToFollowKeepsItsWordsUnlinked() throws {
+        let store = dir.path + "/long-link"
+        let long = "https://example.org/" + String(repeating: "a", count: 9_000)
+        let body = "A [short link](https://example.org/short) and [one too long](\(long)) end here."
+        try #require(try QuireBinary.run(["add", "--date", "2025-03-01 10:00", "--body", body], store: store).status == 0)
+        let book = dir.path + "/long-link.pdf"
+        let run = try QuireBinary.run(["export", "pdf", book], store: store)
+        try #require(run.status == 0, "\(run.stderr)")
+        let bytes = String(decoding: try Data(contentsOf: URL(fileURLWithPath: book)), as: UTF8.self)
+        #expect(bytes.contains("/URI (https://example.org/short)") && !bytes.contains("example.org/aaaa"))
+        let text = try ExternalTool.run("pdftotext", [book, "-"]).stdout
+        #expect(Self.flattened(text).contains("A short link and one too long end here."), "\(text)")
+    }
+
     @Test(.enabled(if: readers))
     func textCairoWouldRefuseClustersForLosesNoPage() throws {
         let store = dir.path + "/clusters"
