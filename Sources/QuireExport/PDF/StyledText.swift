@@ -57,10 +57,38 @@ struct StyledText {
     }
 
     /// `text` without the control characters Pango would draw as boxes (C0 but tab, line feed
-    /// and the line separator; DEL; C1), as the EPUB drops those XML forbids.
+    /// and the line separator; DEL; C1), as the EPUB drops those XML forbids, and without
+    /// the marks of a letter past its thirtieth: no script puts as many on one letter
+    /// (Unicode's stream-safe text has at most 30 in a row), and HarfBuzz places a letter's
+    /// marks in time that grows with the square of their number: a letter under 50,000
+    /// accents took 11 s to set.
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.filter { !(($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value)) }))
+        let scalars = text.unicodeScalars
+        var marks = 0
+        var kept: String.UnicodeScalarView?  // made at the first scalar left out
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            let v = scalar.value
+            let isControl = (v < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(v)
+            marks = v >= 0x300 && Self.isMark(scalar) ? marks + 1 : 0
+            if isControl || marks > maxMarks {
+                if kept == nil { kept = String.UnicodeScalarView(scalars[..<index]) }
+            } else {
+                kept?.append(scalar)
+            }
+            scalars.formIndex(after: &index)
+        }
+        return kept.map(String.init) ?? text
+    }
+
+    static let maxMarks = 30
+
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
     }
 
     /// Gives the whole text `style`.
