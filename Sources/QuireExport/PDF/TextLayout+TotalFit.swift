@@ -24,7 +24,11 @@ extension TextLayout {
 
     /// Whether the paragraph is in the scripts total fit is for, and not too long for it.
     static func breaksByTotalFit(_ text: String) -> Bool {
-        guard text.utf8.count <= maxTotalFitBytes else { return false }
+        text.utf8.count <= maxTotalFitBytes && isInTotalFitScripts(text)
+    }
+
+    /// Whether every letter of the paragraph is Latin, Greek or Cyrillic.
+    static func isInTotalFitScripts(_ text: String) -> Bool {
         for scalar in text.unicodeScalars where scalar.properties.isAlphabetic {
             switch scalar.value {
             case 0..<0x0530, 0x1D00..<0x2000, 0x2C60..<0x2C80, 0xA720..<0xA800, 0xFB00..<0xFB07: continue
@@ -161,6 +165,23 @@ extension TextLayout {
             justify(line, to: width - (index == 0 ? indent : 0), text: text, last: index == lines.count - 1)
         }
         return true
+    }
+
+    /// Justifies `layout` (broken by Pango, at its width, unjustified) by widening the inner
+    /// spaces of every line but the last of each paragraph. Pango's own justification spreads
+    /// the letters of a line without a space (a lone "see" before an address too long for
+    /// the line set "s   e   e"); here such a line stays as set, as a typesetter leaves it.
+    /// Called with the lock held.
+    static func justifyBySpaces(_ layout: OpaquePointer?, width: Double, indent: Double) {
+        pango_layout_set_justify(layout, 0)
+        let count = Int(pango_layout_get_line_count(layout))
+        guard count > 1, let text = pango_layout_get_text(layout) else { return }
+        let lines = (0..<count).compactMap { pango_layout_get_line(layout, Int32($0)) }
+        for (line, next) in zip(lines, lines.dropFirst()) where next.pointee.is_paragraph_start == 0 {
+            // Pango's indent: the first line's when positive, every other line's when negative.
+            let inset = line.pointee.is_paragraph_start != 0 ? max(indent, 0) : max(-indent, 0)
+            justify(line, to: width - inset, text: text, last: false)
+        }
     }
 
     /// Brings `line` to `width` by widening or narrowing its inner spaces alike (a line from

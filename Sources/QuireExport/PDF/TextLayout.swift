@@ -139,14 +139,16 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
         if style.indent != 0 { pango_layout_set_indent(layout, Int32(style.indent * Double(PANGO_SCALE))) }
         // A justified paragraph's breaks chosen for the whole paragraph, where that is ours to
         // do; one that fits its first line stays as measured, unwrapped (its last line is not
-        // justified, and it starts at the left either way).
-        if style.justify, style.alignment == .natural, width > 0, Self.breaksByTotalFit(text.text) {
-            let fit = Self.totalFitBreaks(layout, width: width, indent: style.indent, size: style.size)
+        // justified, and it starts at the left either way). Where total fit does not set it
+        // (a word too long for a line, a hard line break, a paragraph too long), Pango breaks
+        // the lines and only their spaces are widened (`justifyBySpaces`).
+        if style.justify, style.alignment == .natural, width > 0, Self.isInTotalFitScripts(text.text) {
+            let fit = Self.breaksByTotalFit(text.text) ? Self.totalFitBreaks(layout, width: width, indent: style.indent, size: style.size) : nil
             if fit?.starts.isEmpty != true {
                 let set = fit.map { Self.setLines(layout, breaking: $0, width: width, indent: style.indent, length: text.text.utf8.count) } ?? false
                 if !set {
                     pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
-                    pango_layout_set_justify(layout, 1)
+                    Self.justifyBySpaces(layout, width: width, indent: style.indent)
                 }
             }
         }

@@ -106,6 +106,58 @@ import Testing
         #expect(Self.clustersAddUp(layout))
     }
 
+    /// A run of text no line can hold is set in pieces of a few hundred bytes (Pango shapes
+    /// the rest of an item again at each line it breaks it into), never inside a character;
+    /// words are never cut, and the pieces are laid out whole.
+    @Test func aRunNoLineHoldsIsSetInPieces() {
+        #expect(TextLayout.itemCuts(in: String(repeating: "words in a line ", count: 2_000)).isEmpty)
+        #expect(TextLayout.itemCuts(in: "a " + String(repeating: "a", count: TextLayout.longestRun)).isEmpty)
+        for unit in ["a", "é", "e\u{301}", "東", "👍🏽", "ب"] {
+            let text = "before " + String(repeating: unit, count: 3_000) + " after"
+            let cuts = TextLayout.itemCuts(in: text)
+            let bytes = unit.utf8.count
+            #expect(cuts.count >= 3_000 * bytes / (TextLayout.itemPiece + bytes) - 1, "\(unit): \(cuts.count) cuts")
+            #expect(zip(cuts, cuts.dropFirst()).allSatisfy { $1 - $0 >= TextLayout.itemPiece && $1 - $0 < TextLayout.itemPiece + bytes }, "\(unit)")
+            #expect(cuts.allSatisfy { ($0 - 7) % bytes == 0 && $0 > 7 && $0 < 7 + 3_000 * bytes }, "\(unit): a cut inside a character")
+        }
+        let word = String(repeating: "a", count: 20_000)
+        let layout = TextLayout(StyledText(word, language: "en"), style: style, width: 200, in: fonts)
+        let ranges = layout.lines.flatMap(\.runs).map(\.textRange)
+        #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == word.utf8.count)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "a gap or an overlap between runs")
+        #expect(layout.lines.count > 20_000 / 60 && Self.clustersAddUp(layout))
+    }
+
+    /// A justified line without a space to widen (a word before one too long for any line)
+    /// stays as set: Pango's own justification spread its letters across the measure. The
+    /// paragraph's other lines still reach the measure by their spaces.
+    @Test func aLineWithoutASpaceIsNotLetterSpaced() throws {
+        let hash = String(repeating: "9f86d081884c7d659a2feaa0c55ad015", count: 3)
+        let text = "Today I checked the download again, and the checksum was " + hash + " which matched.\nSee " + hash + " for more."
+        let layout = TextLayout(StyledText(text, language: "en"), style: style, width: 200, in: fonts)
+        /// Where the line's last glyph starts, from the line's start.
+        func lastGlyph(_ line: TextLayout.Line) -> Double { line.runs.map { $0.start + ($0.glyphs.last?.x ?? 0) }.max() ?? 0 }
+        func line(startingWith words: String) throws -> TextLayout.Line {
+            let offset = try #require(text.firstRange(of: words)).lowerBound.utf16Offset(in: text)
+            return try #require(layout.lines.first { $0.runs.map(\.textRange.lowerBound).min() == offset })
+        }
+        let see = try line(startingWith: "See")
+        #expect(lastGlyph(see) < 30, "“See” spread to \(lastGlyph(see)) pt")
+        #expect(lastGlyph(try line(startingWith: "Today")) > 190, "the first line is not justified")
+    }
+
+    /// A letter keeps 30 marks at most (Unicode's stream-safe text; HarfBuzz places them in
+    /// time that grows with the square of their number). Scripts that stack marks keep them
+    /// all, and control characters go as before.
+    @Test func aLetterKeepsThirtyMarksAtMost() {
+        let piled = "Z" + String(repeating: "\u{301}", count: 100) + "b" + String(repeating: "\u{323}", count: 30) + "!"
+        #expect(StyledText(piled).text == "Z" + String(repeating: "\u{301}", count: 30) + "b" + String(repeating: "\u{323}", count: 30) + "!")
+        for text in ["Tiếng Việt có dấu", "हिन्दी में लिखा", "བོད་ཡིག་ ཀྵྭྱྲ", "e\u{301}\u{323}\u{302}", "Zalgo: Z\u{36B}\u{303}\u{36A}\u{358}"] {
+            #expect(StyledText(text).text == text)
+        }
+        #expect(StyledText("a\u{7}b\u{85}c\td\n" + String(repeating: "\u{301}", count: 31)).text == "abc\td\n" + String(repeating: "\u{301}", count: 30))
+    }
+
     /// Two threads laying out at once through one font context get what one thread gets.
     @Test func twoThreadsLayingOutAtOnceGetTheSameRuns() async {
         let texts = ["Утром шёл снег, а к обеду выглянуло солнце.", "今日は朝から雨が降っていた。", "ذهبنا إلى السوق صباحاً", "Plain words, justified."]
