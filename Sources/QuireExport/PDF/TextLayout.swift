@@ -255,6 +255,13 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
     /// longer than `longestRun` bytes into pieces of `itemPiece` bytes or a little more (a
     /// character is never cut). None for text of words.
     static func itemCuts(in text: String) -> [Int] {
+        // Most text has a space every few bytes: told by its bytes, without its characters.
+        var sinceSpace = 0, longest = 0
+        for byte in text.utf8 {
+            sinceSpace = byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D ? 0 : sinceSpace + 1
+            longest = max(longest, sinceSpace)
+        }
+        guard longest > longestRun else { return [] }
         var cuts: [Int] = []
         var runStart = 0, runCuts: [Int] = [], lastCut = 0, offset = 0
         func endRun(at end: Int) {
