@@ -12,6 +12,21 @@ import Testing
         #expect(RussianStemmer.stem(word) == stem)
     }
 
+    /// A word of letters folded to two (ß is ss) is folded in one pass: each ß appended its
+    /// "ss" by copying the whole word so far, and a word of 400,000 took 93 s to add. Fails
+    /// loudly past a deadline far above the second a million take.
+    @Test func aLongWordOfFoldedLettersIsFoldedInOnePass() throws {
+        let done = DispatchSemaphore(value: 0)
+        let box = FoldedBox()
+        Thread.detachNewThread {
+            box.text = QuireTokenizer.normalize(String(repeating: "ß", count: 1_000_000) + "ø", mode: .query)
+            done.signal()
+        }
+        try #require(done.wait(timeout: .now() + 60) == .success, "folding a word of 1,000,001 letters took over a minute")
+        let folded = try #require(box.text)
+        #expect(folded.utf8.count == 2_000_001 && folded.hasPrefix("ssss") && folded.hasSuffix("sso"))
+    }
+
     /// English words are indexed and searched by their stem, however they reach the stemmer:
     /// read byte by byte, scalar by scalar beside another script, or folded from accents.
     @Test func englishWordsAreStemmed() {
@@ -506,4 +521,8 @@ import Testing
             }
         }
     }
+}
+
+private final class FoldedBox: @unchecked Sendable {  // written by one thread, read after its signal
+    var text: String?
 }
