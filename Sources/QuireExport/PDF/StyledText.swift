@@ -64,6 +64,14 @@ struct StyledText {
     /// accents took 11 s to set.
     static func printable(_ text: String) -> String {
         let scalars = text.unicodeScalars
+        // Most text has neither: told without asking what a scalar is (only a run of more
+        // than 30 past U+0300 can hold too many marks).
+        var past300 = 0
+        guard scalars.contains(where: { scalar in
+            let v = scalar.value
+            past300 = v >= 0x300 ? past300 + 1 : 0
+            return (v < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(v) || past300 > maxMarks
+        }) else { return text }
         var marks = 0
         var kept: String.UnicodeScalarView?  // made at the first scalar left out
         var index = scalars.startIndex

@@ -22,11 +22,6 @@ extension TextLayout {
     /// pages) would pass what Pango's Int32 widths hold. Pango's own breaking sets it.
     static let maxTotalFitBytes = 65_536
 
-    /// Whether the paragraph is in the scripts total fit is for, and not too long for it.
-    static func breaksByTotalFit(_ text: String) -> Bool {
-        text.utf8.count <= maxTotalFitBytes && isInTotalFitScripts(text)
-    }
-
     /// Whether every letter of the paragraph is Latin, Greek or Cyrillic.
     static func isInTotalFitScripts(_ text: String) -> Bool {
         for scalar in text.unicodeScalars where scalar.properties.isAlphabetic {

@@ -143,7 +143,7 @@ final class TextLayout: @unchecked Sendable {  // made on one thread, then only 
         // (a word too long for a line, a hard line break, a paragraph too long), Pango breaks
         // the lines and only their spaces are widened (`justifyBySpaces`).
         if style.justify, style.alignment == .natural, width > 0, Self.isInTotalFitScripts(text.text) {
-            let fit = Self.breaksByTotalFit(text.text) ? Self.totalFitBreaks(layout, width: width, indent: style.indent, size: style.size) : nil
+            let fit = text.text.utf8.count <= Self.maxTotalFitBytes ? Self.totalFitBreaks(layout, width: width, indent: style.indent, size: style.size) : nil
             if fit?.starts.isEmpty != true {
                 let set = fit.map { Self.setLines(layout, breaking: $0, width: width, indent: style.indent, length: text.text.utf8.count) } ?? false
                 if !set {
