@@ -149,8 +149,7 @@ extension TextLayout {
         pango_layout_set_width(layout, Int32((max(width, fit.widest) + 1) * scale))
         pango_layout_set_justify(layout, 0)
         pango_layout_set_attributes(layout, list)
-        let count = Int(pango_layout_get_line_count(layout))
-        let lines = (0..<count).compactMap { pango_layout_get_line(layout, Int32($0)) }
+        let lines = Self.lines(of: layout)
         guard lines.count == fit.starts.count + 1, zip(lines.dropFirst(), fit.starts).allSatisfy({ Int($0.pointee.start_index) == $1 }),
               let text = pango_layout_get_text(layout) else {
             pango_layout_set_attributes(layout, original ?? nil)
@@ -169,14 +168,26 @@ extension TextLayout {
     /// Called with the lock held.
     static func justifyBySpaces(_ layout: OpaquePointer?, width: Double, indent: Double) {
         pango_layout_set_justify(layout, 0)
-        let count = Int(pango_layout_get_line_count(layout))
-        guard count > 1, let text = pango_layout_get_text(layout) else { return }
-        let lines = (0..<count).compactMap { pango_layout_get_line(layout, Int32($0)) }
+        let lines = Self.lines(of: layout)
+        guard lines.count > 1, let text = pango_layout_get_text(layout) else { return }
         for (line, next) in zip(lines, lines.dropFirst()) where next.pointee.is_paragraph_start == 0 {
             // Pango's indent: the first line's when positive, every other line's when negative.
             let inset = line.pointee.is_paragraph_start != 0 ? max(indent, 0) : max(-indent, 0)
             justify(line, to: width - inset, text: text, last: false)
         }
+    }
+
+    /// The layout's lines, which Pango may then measure afresh, from its list: asked for one
+    /// by one (`pango_layout_get_line`), each walks the list from its start, and a 1 MB word's
+    /// 20,000 lines spent a second there.
+    static func lines(of layout: OpaquePointer?) -> [UnsafeMutablePointer<PangoLayoutLine>] {
+        var lines: [UnsafeMutablePointer<PangoLayoutLine>] = []
+        var node = pango_layout_get_lines(layout)
+        while let current = node {
+            if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) { lines.append(line) }
+            node = current.pointee.next
+        }
+        return lines
     }
 
     /// Brings `line` to `width` by widening or narrowing its inner spaces alike (a line from
