@@ -58,7 +58,9 @@ enum ObsidianNote {
             let raw = node.items?.compactMap(\.text) ?? (node.text ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
             tags = raw.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }.filter { !$0.isEmpty }
         }
-        for tag in inlineTags(body) where !tags.contains(tag) { tags.append(tag) }
+        // Each tag once, in the order first met (a set: a note may bring thousands).
+        var seen = Set<String>()
+        tags = (tags + inlineTags(body)).filter { seen.insert($0).inserted }
         let embeds = Embeds(body: body, note: note, entryID: id, folder: folder)
         let entry = Entry(id: id, journal: yaml?["journal"]?.text ?? Store.defaultJournal, title: title, body: embeds.body,
                           created: created, modified: created, tags: tags, starred: false, location: nil, media: [])
@@ -82,6 +84,7 @@ enum ObsidianNote {
     /// `#tag` and `#nested/tag` at a word's start, outside code; a bare number is no tag.
     static func inlineTags(_ text: String) -> [String] {
         var found: [String] = []
+        var seen = Set<String>()  // a note may bring thousands: no search of `found` for each
         var inFence = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.drop(while: { $0 == " " }).hasPrefix("```") { inFence.toggle(); continue }
@@ -91,11 +94,11 @@ enum ObsidianNote {
             var inCode = false
             for c in line + " " {
                 if c == "`" { inCode.toggle() }
-                if let tag = current {
+                if current != nil {
                     if c.isLetter || c.isNumber || c == "_" || c == "-" || c == "/" {
-                        current = tag + String(c)
+                        current?.append(c)  // in place: a new string for each letter made a long tag quadratic
                     } else {
-                        if tag.contains(where: { !$0.isNumber }), !found.contains(tag) { found.append(tag) }
+                        if let tag = current, tag.contains(where: { !$0.isNumber }), seen.insert(tag).inserted { found.append(tag) }
                         current = nil
                     }
                 } else if c == "#" && !inCode && (previous.isWhitespace || previous == "(") {

@@ -39,9 +39,9 @@ package enum MediaReference {
 
     /// The attachment ids `text` refers to, in order of first reference.
     package static func ids(in text: String) -> [String] {
-        var found: [String] = []
+        var found: [String] = [], seen = Set<String>()
         _ = rewrite(text) { id in
-            if !found.contains(id) { found.append(id) }
+            if seen.insert(id).inserted { found.append(id) }
             return nil
         }
         return found

@@ -109,16 +109,23 @@ final class Writer {
                 """).run([.text(record.rawValue), .text(id), .text(field)])
         }
         let kind = SQLValue.text(record.rawValue), recordID = SQLValue.text(id), device = SQLValue.integer(store.deviceNumber)
-        var values: [SQLValue] = []
-        values.reserveCapacity(fields.count * 5)
-        for field in fields {  // appended one by one: no array made for each field
-            values.append(kind)
-            values.append(recordID)
-            values.append(.text(field))
-            values.append(hlc)
-            values.append(device)
+        // At most 500 rows a statement: SQLite takes 32,766 variables, and a note may bring
+        // thousands of tags.
+        var start = 0
+        while start < fields.count {
+            let batch = fields[start..<min(start + 500, fields.count)]
+            start = batch.endIndex
+            var values: [SQLValue] = []
+            values.reserveCapacity(batch.count * 5)
+            for field in batch {  // appended one by one: no array made for each field
+                values.append(kind)
+                values.append(recordID)
+                values.append(.text(field))
+                values.append(hlc)
+                values.append(device)
+            }
+            try clockTouch(rows: batch.count).run(values)
         }
-        try clockTouch(rows: fields.count).run(values)
         try database.cached("""
             INSERT INTO outbox (record, record_id, hlc) VALUES (?, ?, ?)
             ON CONFLICT(record, record_id) DO UPDATE SET hlc = excluded.hlc

@@ -87,6 +87,38 @@ import Testing
         }
     }
 
+    /// Notes a vault or a jrnl journal may hold, built as hard: each `[[` of 100,000 `[`
+    /// read to its `]]` (minutes), a tag of a million letters built a letter at a time (a
+    /// 400,000-letter one took 30 s in a release build), and 20,000 tags in the front matter
+    /// and as many in the text (one SQL statement for all their clocks passed SQLite's
+    /// 32,766 variables: "too many SQL variables", nothing imported). Each is imported from
+    /// a Markdown folder and, but the front matter, from jrnl's text, whole.
+    static let notes: [(name: String, body: String, tags: Int)] = [
+        ("brackets", String(repeating: "[", count: 100_000) + "x" + String(repeating: "]", count: 100_000), 0),
+        ("embed openers", String(repeating: "![[", count: 100_000) + "x]]", 0),
+        ("one long tag", "#" + String(repeating: "a", count: 1_000_000) + " and @" + String(repeating: "b", count: 1_000_000), 1),
+        ("many tags", "---\ntags: [" + (0..<20_000).map { "t\($0)" }.joined(separator: ", ") + "]\n---\n"
+            + (0..<20_000).map { "#u\($0)" }.joined(separator: " "), 40_000),
+    ]
+
+    @Test(arguments: notes.map(\.name))
+    func aNoteBuiltToRunAwayIsImportedWhole(name: String) throws {
+        let note = try #require(Self.notes.first { $0.name == name })
+        let folder = dir.path + "/vault-\(note.tags)-\(note.body.utf8.count)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try note.body.write(toFile: folder + "/2025-03-01.md", atomically: true, encoding: .utf8)
+        let store = folder + "-store"
+        let run = try #require(self.run(["import", "markdown", folder], store: store, seconds: 120))
+        #expect(run.status == 0, "\(run.stderr.prefix(500))")
+        let tags = try #require(self.run(["tags"], store: store))
+        #expect(tags.stdout.split(separator: "\n").count >= note.tags, "\(tags.stdout.prefix(300))")
+        guard !note.body.hasPrefix("---") else { return }
+        let journal = folder + ".txt"
+        try ("[2025-03-01 10:00] A title\n" + note.body + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+        let jrnl = try #require(self.run(["import", "jrnl", journal], store: store + "-jrnl", seconds: 120))
+        #expect(jrnl.status == 0, "\(jrnl.stderr.prefix(500))")
+    }
+
     /// Containers past the limit give their content to the one holding them: the words stay,
     /// in order, in a tree no deeper than the limit, and the page is well-formed XHTML.
     @Test func nestingPastTheLimitIsFlattenedNotLost() {
