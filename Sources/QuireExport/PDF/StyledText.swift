@@ -68,19 +68,16 @@ struct StyledText {
         // than 30 past U+0300 can hold too many marks).
         var past300 = 0
         guard scalars.contains(where: { scalar in
-            let v = scalar.value
-            past300 = v >= 0x300 ? past300 + 1 : 0
-            return (v < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(v) || past300 > maxMarks
+            past300 = scalar.value >= 0x300 ? past300 + 1 : 0
+            return isControl(scalar) || past300 > maxMarks
         }) else { return text }
         var marks = 0
         var kept: String.UnicodeScalarView?  // made at the first scalar left out
         var index = scalars.startIndex
         while index < scalars.endIndex {
             let scalar = scalars[index]
-            let v = scalar.value
-            let isControl = (v < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(v)
-            marks = v >= 0x300 && Self.isMark(scalar) ? marks + 1 : 0
-            if isControl || marks > maxMarks {
+            marks = scalar.value >= 0x300 && Self.isMark(scalar) ? marks + 1 : 0
+            if isControl(scalar) || marks > maxMarks {
                 if kept == nil { kept = String.UnicodeScalarView(scalars[..<index]) }
             } else {
                 kept?.append(scalar)
@@ -91,6 +88,11 @@ struct StyledText {
     }
 
     static let maxMarks = 30
+
+    /// C0 but tab and line feed, DEL, C1.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+    }
 
     private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
