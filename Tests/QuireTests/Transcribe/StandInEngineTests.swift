@@ -76,7 +76,11 @@ struct TranscribeKillTests {
         var liar = [UInt8](try Data(contentsOf: URL(fileURLWithPath: mkv)))
         let at = try #require((0..<(liar.count - 11)).first { liar[$0] == 0x44 && liar[$0 + 1] == 0x89 && liar[$0 + 2] == 0x88 })
         liar.replaceSubrange((at + 3)..<(at + 11), with: withUnsafeBytes(of: (1e15 as Double).bitPattern.bigEndian, Array.init))
-        let lying = try QuireBinary.run(["attach", entry, dir.file("liar.mkv", bytes: liar), "--kind", "voice"], store: store).stdout
+        // Written beside the honest file, and read back: once in a full run the note attached
+        // was heard as the honest two seconds, as if the patched bytes had never been written.
+        let liarPath = dir.file("liar-patched.mkv", bytes: liar)
+        try #require(FileManager.default.contents(atPath: liarPath) == Data(liar), "the patched recording was not written")
+        let lying = try QuireBinary.run(["attach", entry, liarPath, "--kind", "voice"], store: store).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let playlist = try QuireBinary.run(["attach", entry, dir.file("list.m3u8", "#EXTM3U\n#EXTINF:10,\n\(silentWAV(dir, "other.wav", seconds: 3))\n#EXT-X-ENDLIST\n"),
                                             "--kind", "voice"], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
