@@ -49,7 +49,7 @@ extension Writer {
     private func writeClocks<Changes: Collection<SyncChange>>(_ changes: Changes) throws {
         var start = changes.startIndex
         while start < changes.endIndex {
-            let end = changes.index(start, offsetBy: 500, limitedBy: changes.endIndex) ?? changes.endIndex
+            let end = changes.index(start, offsetBy: Self.clockRowsPerStatement, limitedBy: changes.endIndex) ?? changes.endIndex
             let batch = changes[start..<end]
             start = end
             var values: [SQLValue] = []

@@ -109,11 +109,9 @@ final class Writer {
                 """).run([.text(record.rawValue), .text(id), .text(field)])
         }
         let kind = SQLValue.text(record.rawValue), recordID = SQLValue.text(id), device = SQLValue.integer(store.deviceNumber)
-        // At most 500 rows a statement: SQLite takes 32,766 variables, and a note may bring
-        // thousands of tags.
         var start = 0
-        while start < fields.count {
-            let batch = fields[start..<min(start + 500, fields.count)]
+        while start < fields.count {  // a note may bring thousands of tags
+            let batch = fields[start..<min(start + Self.clockRowsPerStatement, fields.count)]
             start = batch.endIndex
             var values: [SQLValue] = []
             values.reserveCapacity(batch.count * 5)
@@ -154,6 +152,9 @@ final class Writer {
             ON CONFLICT(record, record_id) DO NOTHING
             """).run([hlc, .text(record.rawValue), .text(id), .text(field), device, .integer(pushed.rawValue)])
     }
+
+    /// The most clock rows one statement writes: SQLite takes 32,766 variables, 7 a row at most.
+    static let clockRowsPerStatement = 500
 
     /// The statement `touch` runs for `rows` fields: its text made and looked up once per
     /// count in a transaction, not once per record written (an import writes 100,000).
